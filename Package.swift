@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependencies point down only:
+//   kindred -> Service -> {JSONRPC, Storage, VectorIndex, Embedding, Grouping} -> LinearAlgebra -> KindredCore
+// C libraries are wrapped by C* system-library targets, each imported by exactly one Swift module.
+let package = Package(
+    name: "Kindred",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "kindred", targets: ["kindred"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(name: "CLAPACKE", pkgConfig: "lapacke", providers: [.apt(["liblapacke-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        .target(name: "KindredCore"),
+        .target(name: "LinearAlgebra", dependencies: ["KindredCore", "CBLAS", "CLAPACKE"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"]),
+        .target(name: "VectorIndex", dependencies: ["KindredCore", "LinearAlgebra"]),
+        .target(name: "Embedding", dependencies: ["KindredCore", "LinearAlgebra"]),
+        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra"]),
+        .target(name: "JSONRPC", dependencies: ["KindredCore"]),
+        .target(name: "Service", dependencies: [
+            "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "Embedding", "Grouping", "JSONRPC",
+        ]),
+        .executableTarget(name: "kindred", dependencies: ["Service", "KindredCore"]),
+
+        .testTarget(name: "KindredCoreTests", dependencies: ["KindredCore"]),
+        .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "KindredCore"]),
+        .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex", "LinearAlgebra"]),
+        .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "LinearAlgebra"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GroupingTests", dependencies: ["Grouping", "LinearAlgebra"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
+        .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore"]),
+    ]
+)

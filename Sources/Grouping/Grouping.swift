@@ -1,0 +1,1 @@
+// Grouping module.
