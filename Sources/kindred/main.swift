@@ -1,1 +1,67 @@
-print("kindred")
+import Foundation
+import KindredCore
+
+let usage = """
+    kindred — semantic search and pattern discovery over a person's records
+
+    USAGE: kindred <command> [options]
+
+    COMMANDS:
+      serve      speak JSON-RPC 2.0 over stdio (for applications)
+      ingest     load records from a JSON Lines file
+      search     natural-language search over one owner's records
+      status     index counts, model and version
+      help       show this help, or `kindred help COMMAND`
+
+    Run `kindred COMMAND --help` for a command's options.
+    """
+
+func runMain() -> Int32 {
+    var argv = Array(CommandLine.arguments.dropFirst())
+    guard let command = argv.first else {
+        Output.err(usage)
+        return ExitCode.usage
+    }
+    argv.removeFirst()
+    do {
+        switch command {
+        case "serve": return try ServeCommand.run(argv)
+        case "ingest": return try IngestCommand.run(argv)
+        case "search": return try SearchCommand.run(argv)
+        case "status": return try StatusCommand.run(argv)
+        case "help", "--help", "-h":
+            if let sub = argv.first { return try run(sub, ["--help"]) }
+            Output.out(usage)
+            return ExitCode.ok
+        case "--version":
+            Output.out("kindred 0.1.0")
+            return ExitCode.ok
+        default:
+            Output.err("kindred: unknown command '\(command)'\n\n\(usage)")
+            return ExitCode.usage
+        }
+    } catch let e as Arguments.UsageError {
+        Output.err("kindred \(command): \(e.description)\nRun `kindred \(command) --help` for usage.")
+        return ExitCode.usage
+    } catch let e as ConfigError {
+        Output.err("kindred \(command): configuration: \(e.description)")
+        return ExitCode.usage
+    } catch {
+        Output.err("kindred \(command): \(error)")
+        return ExitCode.failure
+    }
+}
+
+func run(_ command: String, _ argv: [String]) throws -> Int32 {
+    switch command {
+    case "serve": return try ServeCommand.run(argv)
+    case "ingest": return try IngestCommand.run(argv)
+    case "search": return try SearchCommand.run(argv)
+    case "status": return try StatusCommand.run(argv)
+    default:
+        Output.err("kindred: unknown command '\(command)'")
+        return ExitCode.usage
+    }
+}
+
+exit(runMain())

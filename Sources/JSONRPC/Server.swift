@@ -1,0 +1,244 @@
+public import KindredCore
+import Dispatch
+import Synchronization
+
+/// How a method's work is scheduled: reads run concurrently, writes one at a time in arrival order
+/// (a write waits for earlier reads, later reads wait for it).
+public enum MethodKind: Sendable { case read, write }
+
+public typealias MethodHandler = @Sendable (_ params: JSONValue?, _ context: RequestContext) throws -> JSONValue
+
+/// The JSON-RPC 2.0 server: lifecycle, dispatch, batches, cancellation, progress and logging.
+/// Knows no domain: methods are registered by the composition root.
+public final class Server: Sendable {
+    public struct Options: Sendable {
+        public var framing: Framing?
+        public var maxMessageBytes: Int
+        public init(framing: Framing? = nil, maxMessageBytes: Int = 64 << 20) {
+            self.framing = framing
+            self.maxMessageBytes = maxMessageBytes
+        }
+    }
+
+    enum Lifecycle { case uninitialized, initialized, shuttingDown }
+
+    struct State {
+        var lifecycle = Lifecycle.uninitialized
+        var framing: Framing?
+        var inflight: [JSONValue: CancellationToken] = [:]
+        var exitCode: Int32?
+    }
+
+    private let options: Options
+    private let sink: any MessageSink
+    private let methods: Mutex<[String: (MethodKind, MethodHandler)]> = Mutex([:])
+    private let state: Mutex<State>
+    private let work = DispatchQueue(label: "kindred.rpc.work", attributes: .concurrent)
+    private let group = DispatchGroup()
+    private let initializeHandler: MethodHandler
+    private let shutdownHandler: @Sendable () -> Void
+
+    /// - Parameters:
+    ///   - initialize: builds the `initialize` result.
+    ///   - onShutdown: called once, after all acknowledged work, when the server stops (close the database here).
+    public init(options: Options, sink: any MessageSink, initialize: @escaping MethodHandler, onShutdown: @escaping @Sendable () -> Void) {
+        self.options = options
+        self.sink = sink
+        self.initializeHandler = initialize
+        self.shutdownHandler = onShutdown
+        self.state = Mutex(State(framing: options.framing))
+    }
+
+    public func register(_ method: String, kind: MethodKind, _ handler: @escaping MethodHandler) {
+        methods.withLock { $0[method] = (kind, handler) }
+    }
+
+    public var registeredMethods: [String] { methods.withLock { Array($0.keys).sorted() } }
+
+    // MARK: output
+
+    private func send(_ message: JSONValue) {
+        let framing = state.withLock { $0.framing } ?? .ndjson
+        sink.write(FrameEncoder.encode(JSONWriter.bytes(message), framing: framing))
+    }
+
+    /// Sends a notification to the client (`window/logMessage`, `$/progress`).
+    public func notify(_ method: String, _ params: JSONValue) {
+        send(OutgoingMessage.notification(method, params))
+    }
+
+    public func log(_ type: LogType, _ message: String) {
+        notify("window/logMessage", ["type": .int(Int64(type.rawValue)), "message": .string(message)])
+    }
+
+    // MARK: input
+
+    /// Reads frames from `read` (a blocking byte source returning nil at end of input) until `exit`
+    /// or end of input; returns the process exit code.
+    public func run(read: () -> [UInt8]?) -> Int32 {
+        var decoder = FrameDecoder(framing: options.framing, maxMessageBytes: options.maxMessageBytes)
+        outer: while let chunk = read() {
+            decoder.feed(chunk)
+            while let frame = decoder.next() {
+                if state.withLock({ $0.framing == nil }) { state.withLock { $0.framing = decoder.framing } }
+                handle(frame: frame)
+                if state.withLock({ $0.exitCode != nil }) { break outer }
+            }
+        }
+        group.wait()
+        work.sync(flags: .barrier) {}
+        shutdownHandler()
+        return state.withLock { $0.exitCode } ?? 0
+    }
+
+    func handle(frame: Frame) {
+        switch frame {
+        case .tooLarge(let size):
+            send(OutgoingMessage.error(id: .null, ResponseError(
+                code: .invalidRequest, message: "message of \(size) bytes exceeds the limit of \(options.maxMessageBytes) bytes",
+                data: ["size": .int(Int64(size)), "limit": .int(Int64(options.maxMessageBytes))])))
+        case .badHeader(let reason):
+            send(OutgoingMessage.error(id: .null, .parseError(reason)))
+        case .message(let bytes):
+            let value: JSONValue
+            do { value = try JSONParser.parse(bytes) } catch {
+                send(OutgoingMessage.error(id: .null, .parseError(error.description)))
+                return
+            }
+            if case .array(let items) = value {
+                handleBatch(items)
+            } else {
+                dispatch(IncomingMessage.classify(value)) { [self] response in
+                    if let response { send(response) }
+                }
+            }
+        }
+    }
+
+    private func handleBatch(_ items: [JSONValue]) {
+        guard !items.isEmpty else {
+            send(OutgoingMessage.error(id: .null, .invalidRequest("empty batch")))
+            return
+        }
+        let collector = BatchCollector(count: items.count) { [self] responses in
+            if !responses.isEmpty { send(.array(responses)) }
+        }
+        for (i, item) in items.enumerated() {
+            dispatch(IncomingMessage.classify(item)) { collector.set(i, $0) }
+        }
+    }
+
+    /// Routes one message; `reply` is called exactly once (with nil for notifications and responses).
+    private func dispatch(_ message: IncomingMessage, reply: @escaping @Sendable (JSONValue?) -> Void) {
+        switch message {
+        case .response:
+            reply(nil)
+        case .invalid(let id, let error):
+            reply(OutgoingMessage.error(id: id, error))
+        case .notification(let method, let params):
+            handleNotification(method, params)
+            reply(nil)
+        case .request(let id, let method, let params):
+            handleRequest(id: id, method: method, params: params, reply: reply)
+        }
+    }
+
+    private func handleNotification(_ method: String, _ params: JSONValue?) {
+        switch method {
+        case "$/cancelRequest":
+            guard let id = params?["id"] else { return }
+            state.withLock { $0.inflight[id] }?.cancel()
+        case "exit":
+            state.withLock { $0.exitCode = ($0.lifecycle == .shuttingDown) ? 0 : 1 }
+        default:
+            break  // `initialized` and unknown notifications need no answer.
+        }
+    }
+
+    private func handleRequest(id: JSONValue, method: String, params: JSONValue?, reply: @escaping @Sendable (JSONValue?) -> Void) {
+        let lifecycle = state.withLock { $0.lifecycle }
+        switch (lifecycle, method) {
+        case (.shuttingDown, _):
+            reply(OutgoingMessage.error(id: id, .invalidRequest("server is shutting down")))
+            return
+        case (.uninitialized, "initialize"):
+            schedule(id: id, method: method, params: params, kind: .write, reply: reply) { [self] p, ctx in
+                let result = try initializeHandler(p, ctx)
+                state.withLock { $0.lifecycle = .initialized }
+                return result
+            }
+            return
+        case (.uninitialized, _):
+            reply(OutgoingMessage.error(id: id, .notInitialized))
+            return
+        case (.initialized, "initialize"):
+            reply(OutgoingMessage.error(id: id, .invalidRequest("initialize was already received")))
+            return
+        case (.initialized, "shutdown"):
+            state.withLock { $0.lifecycle = .shuttingDown }
+            schedule(id: id, method: method, params: params, kind: .write, reply: reply) { _, _ in .null }
+            return
+        default:
+            break
+        }
+        guard let (kind, handler) = methods.withLock({ $0[method] }) else {
+            reply(OutgoingMessage.error(id: id, .methodNotFound(method)))
+            return
+        }
+        schedule(id: id, method: method, params: params, kind: kind, reply: reply, handler)
+    }
+
+    private func schedule(id: JSONValue, method: String, params: JSONValue?, kind: MethodKind,
+                          reply: @escaping @Sendable (JSONValue?) -> Void, _ handler: @escaping MethodHandler) {
+        let token = CancellationToken()
+        state.withLock { $0.inflight[id] = token }
+        let workDone = params?["workDoneToken"]
+        let ctx = RequestContext(id: id, method: method, token: token, workDoneToken: workDone.flatMap { $0.isNull ? nil : $0 }) { [self] m, p in
+            notify(m, p)
+        }
+        group.enter()
+        let job: @Sendable () -> Void = { [self] in
+            defer {
+                state.withLock { if $0.inflight[id] === token { $0.inflight[id] = nil } }
+                group.leave()
+            }
+            if token.isCancelled {
+                reply(OutgoingMessage.error(id: id, .cancelled))
+                return
+            }
+            do {
+                let result = try handler(params, ctx)
+                reply(token.isCancelled && kind == .read ? OutgoingMessage.error(id: id, .cancelled) : OutgoingMessage.result(id: id, result))
+            } catch let e as ResponseError {
+                reply(OutgoingMessage.error(id: id, e))
+            } catch {
+                reply(OutgoingMessage.error(id: id, .internalError(String(describing: error))))
+            }
+        }
+        switch kind {
+        case .read: work.async(execute: job)
+        case .write: work.async(flags: .barrier, execute: job)
+        }
+    }
+}
+
+/// Collects the responses of one batch and sends them together, in request order.
+final class BatchCollector: Sendable {
+    private struct S { var slots: [JSONValue?]; var remaining: Int }
+    private let s: Mutex<S>
+    private let done: @Sendable ([JSONValue]) -> Void
+
+    init(count: Int, done: @escaping @Sendable ([JSONValue]) -> Void) {
+        s = Mutex(S(slots: Array(repeating: nil, count: count), remaining: count))
+        self.done = done
+    }
+
+    func set(_ i: Int, _ v: JSONValue?) {
+        let finished: [JSONValue]? = s.withLock { st in
+            st.slots[i] = v
+            st.remaining -= 1
+            return st.remaining == 0 ? st.slots.compactMap { $0 } : nil
+        }
+        if let finished { done(finished) }
+    }
+}

@@ -1,0 +1,111 @@
+/// Kindred's configuration: dotted keys (`search.defaultLimit`) with typed defaults, layered as
+/// defaults < config file (JSON, nested objects) < environment (`KINDRED_SEARCH_DEFAULT_LIMIT`) < flags.
+public struct Config: Sendable, Equatable {
+    public private(set) var values: [String: JSONValue]
+
+    /// Every key Kindred reads, with its default and one line of documentation.
+    public static let defaults: [(key: String, value: JSONValue, doc: String)] = [
+        ("rpc.maxMessageBytes", 67_108_864, "Largest accepted JSON-RPC message in bytes; larger ones are refused and skipped."),
+        ("search.defaultLimit", 10, "Results returned when a search names no limit."),
+        ("search.maxLimit", 1000, "Largest limit a search may ask for."),
+        ("search.batchGemmThreshold", 8, "Query-block size from which batched search uses one sgemm instead of per-query scans."),
+        ("search.rrfK", 60, "Reciprocal-rank-fusion constant for hybrid search."),
+        ("search.candidatePool", 100, "Candidates taken from each ranking before hybrid fusion."),
+        ("passages.maxChars", 1000, "Longest passage, in Unicode scalars, when texts are split for matching and display."),
+        ("index.dimension", 384, "Vector dimension of the index (client vectors must match)."),
+        ("embedder.provider", "local", "Embedding provider: local (in-process model) or none."),
+        ("embedder.model", "all-MiniLM-L6-v2", "Model id; with the dimension it forms the index version."),
+        ("embedder.modelDirectory", "", "Folder of a sentence-transformers BERT model; empty means KINDRED_MODEL_DIR or ~/.local/share/kindred/models/all-MiniLM-L6-v2."),
+        ("embedder.batchSize", 32, "Texts embedded per forward pass."),
+        ("blas.threads", 0, "BLAS worker threads; 0 means one per core."),
+        ("ingest.batchSize", 256, "Records per transaction when ingesting a file."),
+    ]
+
+    public init() {
+        var v: [String: JSONValue] = [:]
+        for d in Config.defaults { v[d.key] = d.value }
+        values = v
+    }
+
+    public static func isKnown(_ key: String) -> Bool { defaults.contains { $0.key == key } }
+
+    /// Applies a JSON config document (nested objects are flattened into dotted keys).
+    public mutating func apply(json: JSONValue) throws(ConfigError) {
+        guard case .object(let o) = json else { throw ConfigError(key: "", reason: "config must be a JSON object") }
+        try flatten(o, prefix: "")
+    }
+
+    private mutating func flatten(_ o: JSONObject, prefix: String) throws(ConfigError) {
+        for (k, v) in o {
+            let key = prefix.isEmpty ? k : prefix + "." + k
+            if case .object(let inner) = v, !Config.isKnown(key) {
+                try flatten(inner, prefix: key)
+            } else {
+                try set(key, v)
+            }
+        }
+    }
+
+    /// Sets one key, checking that it is known and that the type matches the default's.
+    public mutating func set(_ key: String, _ value: JSONValue) throws(ConfigError) {
+        guard let d = Config.defaults.first(where: { $0.key == key }) else {
+            throw ConfigError(key: key, reason: "unknown configuration key")
+        }
+        switch (d.value, value) {
+        case (.int, .int), (.string, .string), (.bool, .bool), (.double, .double), (.double, .int): values[key] = value
+        default: throw ConfigError(key: key, reason: "expected a \(d.value.typeName), got \(value.typeName)")
+        }
+    }
+
+    /// Sets one key from text (environment variables and flags).
+    public mutating func set(_ key: String, text: String) throws(ConfigError) {
+        guard let d = Config.defaults.first(where: { $0.key == key }) else {
+            throw ConfigError(key: key, reason: "unknown configuration key")
+        }
+        switch d.value {
+        case .int:
+            guard let i = Int64(text) else { throw ConfigError(key: key, reason: "expected an integer, got '\(text)'") }
+            values[key] = .int(i)
+        case .double:
+            guard let x = Double(text) else { throw ConfigError(key: key, reason: "expected a number, got '\(text)'") }
+            values[key] = .double(x)
+        case .bool:
+            guard let b = Bool(text) else { throw ConfigError(key: key, reason: "expected true or false, got '\(text)'") }
+            values[key] = .bool(b)
+        default: values[key] = .string(text)
+        }
+    }
+
+    /// Applies `KINDRED_*` variables whose names match a known key.
+    public mutating func apply(environment: [String: String]) throws(ConfigError) {
+        for d in Config.defaults {
+            if let text = environment[Config.environmentName(d.key)] { try set(d.key, text: text) }
+        }
+    }
+
+    /// `search.defaultLimit` → `KINDRED_SEARCH_DEFAULT_LIMIT`.
+    public static func environmentName(_ key: String) -> String {
+        var out = "KINDRED_"
+        for ch in key {
+            if ch == "." { out.append("_") } else if ch.isUppercase { out.append("_"); out.append(ch) } else {
+                out.append(contentsOf: ch.uppercased())
+            }
+        }
+        return out
+    }
+
+    public func int(_ key: String) -> Int { Int(values[key]?.intValue ?? 0) }
+    public func double(_ key: String) -> Double { values[key]?.doubleValue ?? 0 }
+    public func string(_ key: String) -> String { values[key]?.stringValue ?? "" }
+    public func bool(_ key: String) -> Bool { values[key]?.boolValue ?? false }
+}
+
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let key: String
+    public let reason: String
+    public init(key: String, reason: String) {
+        self.key = key
+        self.reason = reason
+    }
+    public var description: String { key.isEmpty ? reason : "\(key): \(reason)" }
+}

@@ -1,0 +1,120 @@
+public import KindredCore
+public import JSONRPC
+import LinearAlgebra
+import Storage
+import VectorIndex
+
+/// The composition root: one database file, its in-memory vector index and the embedder, exposed as
+/// JSON-RPC methods. Writes are serialised by the server; reads run concurrently on pooled connections.
+public final class KindredService: Sendable {
+    public static let version = "0.1.0"
+
+    public let config: Config
+    public let databasePath: String
+    let indexVersion: IndexVersion
+    let writer: Guarded<RecordStore>
+    let readers: ReaderPool
+    let index: Guarded<VectorIndex>
+    let indexLock = ReadWriteLock()
+    let embedder: (any TextEmbedder)?
+    /// Why the embedder is missing, when it is.
+    let embedderProblem: String?
+    let worker = BackgroundWorker()
+
+    public init(config: Config, databasePath: String, embedder: (any TextEmbedder)?, embedderProblem: String? = nil) throws {
+        self.config = config
+        self.databasePath = databasePath
+        self.embedder = embedder
+        self.embedderProblem = embedder == nil ? (embedderProblem ?? "no embedder is configured") : nil
+        let dimension = embedder?.dimension ?? config.int("index.dimension")
+        indexVersion = IndexVersion(model: embedder?.modelID ?? config.string("embedder.model"), dimension: dimension)
+        let store = try RecordStore(path: databasePath)
+        writer = Guarded(store)
+        readers = ReaderPool(path: databasePath)
+        let vi = VectorIndex(dimension: dimension, batchGemmThreshold: config.int("search.batchGemmThreshold"))
+        var buffer = [Float]()
+        buffer.reserveCapacity(dimension)
+        let version = indexVersion
+        try store.forEachSearchableVector(indexVersion: version) { rowid, owner, bytes in
+            buffer.removeAll(keepingCapacity: true)
+            if VectorBlob.decode(bytes, dimension: dimension, into: &buffer) { vi.put(owner: owner, rowid: rowid, vector: buffer) }
+        }
+        index = Guarded(vi)
+    }
+
+    /// Closes every connection (call after the last request).
+    public func close() {
+        stopBackgroundEmbedding()
+        readers.close()
+    }
+
+    // MARK: index access
+
+    func readIndex<T>(_ body: (VectorIndex) throws -> T) rethrows -> T {
+        try indexLock.read { try index.with { try body($0) } }
+    }
+
+    func writeIndex<T>(_ body: (VectorIndex) throws -> T) rethrows -> T {
+        try indexLock.write { try index.with { try body($0) } }
+    }
+
+    func withWriter<T>(_ body: (RecordStore) throws -> T) throws(ResponseError) -> T {
+        do {
+            return try writer.with { try body($0) }
+        } catch let e as ResponseError {
+            throw e
+        } catch {
+            throw ResponseError.storage(error)
+        }
+    }
+
+    func withReader<T>(_ body: (RecordStore) throws -> T) throws(ResponseError) -> T {
+        do {
+            return try readers.with(body)
+        } catch let e as ResponseError {
+            throw e
+        } catch {
+            throw ResponseError.storage(error)
+        }
+    }
+
+    // MARK: registration
+
+    /// Registers every method on `server`.
+    public func register(on server: Server) {
+        server.register("records/upsert", kind: .write) { [self] p, ctx in try upsert(p, ctx) }
+        server.register("records/delete", kind: .write) { [self] p, _ in try delete(p) }
+        server.register("records/get", kind: .read) { [self] p, _ in try get(p) }
+        server.register("records/setPermissions", kind: .write) { [self] p, _ in try setPermissions(p) }
+        server.register("search/query", kind: .read) { [self] p, ctx in try searchQuery(p, ctx) }
+        server.register("search/similar", kind: .read) { [self] p, ctx in try searchSimilar(p, ctx) }
+        server.register("index/status", kind: .read) { [self] p, _ in try status(p) }
+    }
+
+    /// The `initialize` result.
+    public func initializeResult(methods: [String]) -> JSONValue {
+        var embedderInfo: JSONObject = ["model": .string(indexVersion.model), "dimension": .from(indexVersion.dimension),
+                                        "indexVersion": .string(indexVersion.description), "available": .bool(embedder != nil)]
+        if let embedderProblem { embedderInfo["problem"] = .string(embedderProblem) }
+        return [
+            "serverInfo": ["name": "kindred", "version": .string(Self.version)],
+            "capabilities": [
+                "methods": .from(methods + ["initialize", "shutdown"]).sortedArray,
+                "embedder": .object(embedderInfo),
+                "searchModes": ["hybrid", "semantic", "keyword"],
+                "framing": ["lsp", "ndjson"],
+                "progress": true,
+                "cancellation": true,
+            ],
+        ]
+    }
+
+    func owner(_ p: Params) throws(ResponseError) -> String { try p.nonEmptyString("owner") }
+}
+
+extension JSONValue {
+    var sortedArray: JSONValue {
+        guard case .array(let a) = self else { return self }
+        return .array(a.sorted { ($0.stringValue ?? "") < ($1.stringValue ?? "") })
+    }
+}

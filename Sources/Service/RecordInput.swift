@@ -1,0 +1,73 @@
+public import KindredCore
+public import JSONRPC
+
+/// Validates the `records` of `records/upsert`. Collects every problem so the client sees them all;
+/// one bad record refuses the whole request.
+enum RecordInput {
+    struct Problem { var index: Int; var field: String; var reason: String }
+
+    static let maxTextBytes = 1 << 20
+
+    static func parse(_ items: [JSONValue], dimension: Int) throws(ResponseError) -> [Record] {
+        var records: [Record] = []
+        var problems: [Problem] = []
+        var seen: [String: Int] = [:]
+        for (i, item) in items.enumerated() {
+            do throws(ResponseError) {
+                let r = try parseOne(item, index: i, dimension: dimension)
+                if let first = seen[r.id] {
+                    problems.append(Problem(index: i, field: "records[\(i)].id", reason: "duplicate id '\(r.id)' (also at index \(first))"))
+                } else {
+                    seen[r.id] = i
+                    records.append(r)
+                }
+            } catch {
+                let field = error.data?["field"]?.stringValue ?? "records[\(i)]"
+                let reason = error.data?["reason"]?.stringValue ?? error.message
+                problems.append(Problem(index: i, field: field, reason: reason))
+            }
+        }
+        if let first = problems.first {
+            let list: [JSONValue] = problems.map { .object(["index": .int(Int64($0.index)), "field": .string($0.field), "reason": .string($0.reason)]) }
+            throw ResponseError(
+                code: .invalidParams,
+                message: "invalid params: \(first.field): \(first.reason)" + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "") + "; nothing was written",
+                data: ["field": .string(first.field), "reason": .string(first.reason), "index": .int(Int64(first.index)), "errors": .array(list)])
+        }
+        return records
+    }
+
+    static func parseOne(_ item: JSONValue, index i: Int, dimension: Int) throws(ResponseError) -> Record {
+        guard case .object(let o) = item else { throw ResponseError.invalidParams(field: "records[\(i)]", reason: "must be an object") }
+        let p = Params(object: o, prefix: "records[\(i)]")
+        let known: Set<String> = ["id", "revision", "text", "kind", "date", "tags", "metadata", "permissions", "vector"]
+        if let unknown = o.keys.first(where: { !known.contains($0) }) { throw p.fail(unknown, "is not a record field") }
+        let id = try p.nonEmptyString("id")
+        let revision = try p.int("revision")
+        guard revision > 0 else { throw p.fail("revision", "must be a positive integer") }
+        let text = try p.string("text")
+        guard text.utf8.count <= maxTextBytes else { throw p.fail("text", "must be at most \(maxTextBytes) bytes") }
+        let kind = try p.optionalString("kind")
+        let date = try p.optionalDate("date")
+        let tags = try p.stringArray("tags") ?? []
+        var metadata: JSONObject = [:]
+        if let m = try p.optionalObject("metadata") {
+            for (k, v) in m.object {
+                switch v {
+                case .array, .object: throw m.fail(k, "metadata must be flat: values are strings, numbers, booleans or null")
+                default: metadata[k] = v
+                }
+            }
+        }
+        var permissions = Permissions()
+        if let perm = try p.optionalObject("permissions") {
+            if let unknown = perm.object.keys.first(where: { $0 != "search" && $0 != "patterns" }) { throw perm.fail(unknown, "is not a permission (search, patterns)") }
+            permissions.search = try perm.optionalBool("search") ?? true
+            permissions.patterns = try perm.optionalBool("patterns") ?? true
+        }
+        let vector = try p.vector("vector", dimension: dimension)
+        if let vector, vector.allSatisfy({ $0 == 0 }) { throw p.fail("vector", "must not be all zeros") }
+        return Record(id: id, revision: revision, text: text, kind: kind, date: date, tags: tags, metadata: metadata,
+                      permissions: permissions, vector: vector)
+    }
+}

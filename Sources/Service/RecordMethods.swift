@@ -1,0 +1,101 @@
+import KindredCore
+import JSONRPC
+import Storage
+import VectorIndex
+
+extension KindredService {
+    static let maxRecordsPerUpsert = 10_000
+
+    func upsert(_ params: JSONValue?, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+        let p = try Params(params)
+        let owner = try owner(p)
+        let items = try p.array("records")
+        guard items.count <= Self.maxRecordsPerUpsert else { throw .limitExceeded(field: "records", limit: Self.maxRecordsPerUpsert) }
+        let records = try RecordInput.parse(items, dimension: indexVersion.dimension)
+        let version = indexVersion
+        let outcomes = try withWriter { try $0.upsert(owner: owner, records: records, indexVersion: version) }
+        let byID = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
+        // What the index should hold for each changed record: its client vector, or a model vector that
+        // survived because the text did not change, or nothing (waiting for embedding, or not searchable).
+        let changed = outcomes.filter { $0.status == .created || $0.status == .updated }
+        let placements: [(rowid: Int64, vector: [Float]?)] = try withWriter { store in
+            try changed.compactMap { o in
+                guard let rowid = o.rowid, let r = byID[o.id] else { return nil }
+                guard r.permissions.search else { return (rowid, nil) }
+                if let v = r.vector { return (rowid, v) }
+                return (rowid, o.status == .updated ? try store.vector(rowid: rowid, indexVersion: version) : nil)
+            }
+        }
+        writeIndex { index in
+            for (rowid, vector) in placements {
+                if let vector { index.put(owner: owner, rowid: rowid, vector: vector) } else { index.remove(rowid: rowid) }
+            }
+        }
+        embeddingWorkDidArrive()
+        return ["results": .array(outcomes.map { o in
+            .object(["id": .string(o.id), "revision": .int(o.revision), "status": .string(o.status.rawValue)])
+        })]
+    }
+
+    func delete(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
+        let p = try Params(params)
+        let owner = try owner(p)
+        guard let ids = try p.stringArray("ids") else { throw p.fail("ids", "is required") }
+        let result = try withWriter { try $0.delete(owner: owner, ids: ids) }
+        writeIndex { index in for d in result.deleted { index.remove(rowid: d.rowid) } }
+        return ["deleted": .from(result.deleted.map(\.id)), "missing": .from(result.missing)]
+    }
+
+    func get(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
+        let p = try Params(params)
+        let owner = try owner(p)
+        let id = try p.nonEmptyString("id")
+        guard let stored = try withReader({ try $0.get(owner: owner, id: id) }) else { throw .notFound("record", id: id, owner: owner) }
+        return recordResult(stored)
+    }
+
+    func recordResult(_ stored: StoredRecord) -> JSONValue {
+        let indexed = readIndex { $0.contains(rowid: stored.rowid) }
+        let current = stored.vectorVersion == indexVersion.description
+        return [
+            "record": RecordJSON.encode(stored.record),
+            "indexed": .bool(indexed),
+            "vector": current ? .string(stored.vectorSource ?? "model") : .null,
+            "indexVersion": .from(stored.vectorVersion),
+            "passages": .from(Passages.split(stored.record.text, maxScalars: config.int("passages.maxChars")).count),
+        ]
+    }
+
+    func setPermissions(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
+        let p = try Params(params)
+        let owner = try owner(p)
+        let id = try p.nonEmptyString("id")
+        guard let perm = try p.optionalObject("permissions") else { throw p.fail("permissions", "is required") }
+        if let unknown = perm.object.keys.first(where: { $0 != "search" && $0 != "patterns" }) { throw perm.fail(unknown, "is not a permission (search, patterns)") }
+        let search = try perm.optionalBool("search"), patterns = try perm.optionalBool("patterns")
+        let version = indexVersion
+        let (stored, vector): (StoredRecord?, [Float]?) = try withWriter { store in
+            guard let s = try store.setPermissions(owner: owner, id: id, search: search, patterns: patterns) else { return (nil, nil) }
+            return (s, try store.vector(rowid: s.rowid, indexVersion: version))
+        }
+        guard let stored else { throw .notFound("record", id: id, owner: owner) }
+        writeIndex { index in
+            if stored.record.permissions.search, let vector {
+                index.put(owner: owner, rowid: stored.rowid, vector: vector)
+            } else {
+                index.remove(rowid: stored.rowid)
+            }
+        }
+        return recordResult(stored)
+    }
+}
+
+enum RecordJSON {
+    static func encode(_ r: Record) -> JSONValue {
+        .object([
+            "id": .string(r.id), "revision": .int(r.revision), "text": .string(r.text), "kind": .from(r.kind), "date": .from(r.date),
+            "tags": .from(r.tags), "metadata": .object(r.metadata),
+            "permissions": ["search": .bool(r.permissions.search), "patterns": .bool(r.permissions.patterns)],
+        ])
+    }
+}

@@ -1,0 +1,155 @@
+import KindredCore
+import JSONRPC
+import Storage
+import VectorIndex
+
+extension KindredService {
+    enum SearchMode: String { case hybrid, semantic, keyword }
+
+    struct SearchRequest {
+        var owner: String
+        var text: String?
+        var vector: [Float]?
+        var limit: Int
+        var mode: SearchMode
+        var filters: SearchFilters
+    }
+
+    func parseLimit(_ p: Params) throws(ResponseError) -> Int {
+        let maxLimit = config.int("search.maxLimit")
+        guard let l = try p.optionalInt("limit") else { return config.int("search.defaultLimit") }
+        guard l >= 1 else { throw p.fail("limit", "must be at least 1") }
+        guard l <= maxLimit else { throw ResponseError.limitExceeded(field: "limit", limit: maxLimit) }
+        return Int(l)
+    }
+
+    func parseFilters(_ p: Params) throws(ResponseError) -> SearchFilters {
+        var f = SearchFilters()
+        guard let fp = try p.optionalObject("filters") else { return f }
+        let known: Set<String> = ["kinds", "tags", "tagsMode", "from", "to", "metadata"]
+        if let unknown = fp.object.keys.first(where: { !known.contains($0) }) { throw fp.fail(unknown, "is not a filter (kinds, tags, tagsMode, from, to, metadata)") }
+        f.kinds = try fp.stringArray("kinds")
+        f.tags = try fp.stringArray("tags")
+        if let m = try fp.optionalString("tagsMode") {
+            guard let mode = SearchFilters.TagsMode(rawValue: m) else { throw fp.fail("tagsMode", "must be \"any\" or \"all\"") }
+            f.tagsMode = mode
+        }
+        f.from = try fp.optionalDate("from")
+        f.to = try fp.optionalDate("to")
+        if let md = try fp.optionalObject("metadata") { f.metadata = md.object }
+        return f
+    }
+
+    func searchQuery(_ params: JSONValue?, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+        let p = try Params(params)
+        let owner = try owner(p)
+        let text = try p.optionalString("text")
+        let vector = try p.vector("vector", dimension: indexVersion.dimension)
+        guard text != nil || vector != nil else { throw p.fail("text", "text or vector is required") }
+        let modeText = try p.optionalString("mode") ?? "hybrid"
+        guard let mode = SearchMode(rawValue: modeText) else { throw p.fail("mode", "must be one of hybrid, semantic, keyword") }
+        if mode == .keyword, text == nil { throw p.fail("text", "is required in keyword mode") }
+        let req = SearchRequest(owner: owner, text: text, vector: vector, limit: try parseLimit(p), mode: mode, filters: try parseFilters(p))
+        return try runSearch(req, ctx)
+    }
+
+    func searchSimilar(_ params: JSONValue?, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+        let p = try Params(params)
+        let owner = try owner(p)
+        let id = try p.nonEmptyString("id")
+        let limit = try parseLimit(p)
+        let filters = try parseFilters(p)
+        let version = indexVersion
+        guard let stored = try withReader({ try $0.get(owner: owner, id: id) }) else { throw .notFound("record", id: id, owner: owner) }
+        var found = readIndex { $0.vector(rowid: stored.rowid) }
+        if found == nil { found = try withReader { try $0.vector(rowid: stored.rowid, indexVersion: version) } }
+        guard let vector = found else {
+            throw ResponseError(code: .notFound, message: "record \(id) has no vector of index version \(version) yet",
+                                data: ["what": "vector", "id": .string(id), "indexVersion": .string(version.description)])
+        }
+        try ctx.checkCancelled()
+        let allowed = filters.isEmpty ? nil : try withReader { try $0.filteredRowids(owner: owner, filters: filters) }
+        let hits = readIndex { $0.search(owner: owner, query: vector, k: limit, allowed: allowed, exclude: stored.rowid) }
+        try ctx.checkCancelled()
+        return try results(hits.map { ($0.rowid, Double($0.score)) }, mode: .semantic, words: [], degraded: nil)
+    }
+
+    func runSearch(_ req: SearchRequest, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+        var degraded: String?
+        var queryVector = req.vector
+        var mode = req.mode
+        if queryVector == nil, mode != .keyword, let text = req.text {
+            if let embedder {
+                do {
+                    queryVector = try embedder.embed([text], isCancelled: { ctx.isCancelled }).first
+                } catch {
+                    if mode == .semantic { throw ResponseError.embedderUnavailable(String(describing: error)) }
+                    degraded = "embedder failed: \(error); keyword matching only"
+                }
+            } else if mode == .semantic {
+                throw ResponseError.embedderUnavailable(embedderProblem ?? "no embedder")
+            } else {
+                degraded = "\(embedderProblem ?? "no embedder"); keyword matching only"
+            }
+        }
+        if mode == .hybrid && queryVector == nil { mode = .keyword }
+        if mode == .hybrid && req.text == nil { mode = .semantic }
+        try ctx.checkCancelled()
+        let allowed = req.filters.isEmpty ? nil : try withReader { try $0.filteredRowids(owner: req.owner, filters: req.filters) }
+        let pool = max(req.limit, config.int("search.candidatePool"))
+        var ranked: [(Int64, Double)]
+        switch mode {
+        case .semantic:
+            let hits = readIndex { $0.search(owner: req.owner, query: queryVector!, k: req.limit, allowed: allowed) }
+            ranked = hits.map { ($0.rowid, Double($0.score)) }
+        case .keyword:
+            ranked = try withReader { try $0.keywordSearch(owner: req.owner, query: req.text!, filters: req.filters, limit: req.limit) }
+                .map { ($0.rowid, $0.score) }
+        case .hybrid:
+            let semantic = readIndex { $0.search(owner: req.owner, query: queryVector!, k: pool, allowed: allowed) }.map(\.rowid)
+            try ctx.checkCancelled()
+            let keyword = try withReader { try $0.keywordSearch(owner: req.owner, query: req.text!, filters: req.filters, limit: pool) }.map(\.rowid)
+            ranked = Array(ReciprocalRankFusion.fuse([semantic, keyword], k: Double(config.int("search.rrfK"))).prefix(req.limit))
+        }
+        try ctx.checkCancelled()
+        return try results(ranked, mode: mode, words: req.text.map(Self.words) ?? [], degraded: degraded)
+    }
+
+    static func words(_ text: String) -> [String] {
+        text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init).filter { $0.count > 2 }
+    }
+
+    func results(_ ranked: [(Int64, Double)], mode: SearchMode, words: [String], degraded: String?) throws(ResponseError) -> JSONValue {
+        let rows = try withReader { try $0.records(rowids: ranked.map(\.0)) }
+        let maxChars = config.int("passages.maxChars")
+        var out: [JSONValue] = []
+        for (rowid, score) in ranked {
+            guard let s = rows[rowid] else { continue }  // deleted meanwhile
+            let passage = Passages.best(in: s.record.text, matching: words, maxScalars: maxChars)
+            out.append(.object([
+                "id": .string(s.record.id), "revision": .int(s.record.revision), "score": .double(score),
+                "kind": .from(s.record.kind), "date": .from(s.record.date),
+                "passage": ["start": .from(passage.start), "end": .from(passage.end), "text": .string(passage.text)],
+            ]))
+        }
+        var result: JSONObject = ["results": .array(out), "mode": .string(mode.rawValue)]
+        if let degraded { result["degraded"] = ["reason": .string(degraded)] }
+        return .object(result)
+    }
+}
+
+/// Reciprocal-rank fusion: score = Σ 1 / (k + rank); ties by first appearance.
+enum ReciprocalRankFusion {
+    static func fuse(_ lists: [[Int64]], k: Double) -> [(Int64, Double)] {
+        var score: [Int64: Double] = [:]
+        var order: [Int64] = []
+        for list in lists {
+            for (rank, id) in list.enumerated() {
+                if score[id] == nil { order.append(id) }
+                score[id, default: 0] += 1 / (k + Double(rank + 1))
+            }
+        }
+        let position = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+        return order.map { ($0, score[$0]!) }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : position[$0.0]! < position[$1.0]! }
+    }
+}

@@ -1,0 +1,105 @@
+internal import CSQLite
+
+/// One SQLite connection. Not Sendable: use it from one thread at a time; it closes in `deinit`.
+public final class Database {
+    let handle: OpaquePointer
+    public let path: String
+
+    /// Opens (creating if needed) the file at `path` with WAL, foreign keys, extended result codes
+    /// and a busy timeout.
+    public init(path: String, readOnly: Bool = false) throws {
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let msg = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: "\(msg): \(path)", sql: nil)
+        }
+        handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 5000)
+        if !readOnly {
+            try execute("PRAGMA journal_mode=WAL")
+            try execute("PRAGMA synchronous=FULL")
+        }
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    func error(_ rc: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// Runs one or more statements that take no arguments.
+    public func execute(_ sql: String) throws {
+        var err: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &err)
+        if rc != SQLITE_OK {
+            let message = err.map { String(cString: $0) } ?? "error"
+            sqlite3_free(err)
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message, sql: sql)
+        }
+    }
+
+    public func prepare(_ sql: String) throws -> Statement { try Statement(database: self, sql: sql) }
+
+    /// Runs `sql` with `arguments`, stepping to completion.
+    public func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
+        let s = try prepare(sql)
+        try s.bind(arguments)
+        while try s.step() {}
+    }
+
+    /// Returns all rows of a query, each mapped by `row`.
+    public func query<T>(_ sql: String, _ arguments: [SQLValue] = [], row: (Statement) throws -> T) throws -> [T] {
+        let s = try prepare(sql)
+        try s.bind(arguments)
+        var out: [T] = []
+        while try s.step() { out.append(try row(s)) }
+        return out
+    }
+
+    public func scalarInt(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int64? {
+        try query(sql, arguments) { $0.isNull(0) ? nil : $0.int(0) }.first ?? nil
+    }
+
+    /// Runs `body` in an IMMEDIATE transaction; rolls back if it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let v = try body()
+            try execute("COMMIT")
+            return v
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Asks a running statement on this connection to stop (safe from another thread).
+    public func interrupt() { sqlite3_interrupt(handle) }
+
+    /// `PRAGMA integrity_check` result ("ok" when healthy).
+    public func integrityCheck() throws -> String {
+        try query("PRAGMA integrity_check") { $0.text(0) ?? "" }.joined(separator: "\n")
+    }
+}
+
+/// A bindable SQLite value.
+public enum SQLValue: Sendable, Equatable {
+    case null
+    case int(Int64)
+    case double(Double)
+    case text(String)
+    case blob([UInt8])
+
+    public static func from(_ s: String?) -> SQLValue { s.map { .text($0) } ?? .null }
+    public static func from(_ b: Bool) -> SQLValue { .int(b ? 1 : 0) }
+    public static func from(_ i: Int) -> SQLValue { .int(Int64(i)) }
+}

@@ -1,0 +1,216 @@
+public import KindredCore
+
+/// Records, their vectors and the keyword index, on one SQLite connection.
+/// Every operation is scoped by owner. Not Sendable: one thread at a time.
+public final class RecordStore {
+    public let database: Database
+
+    public init(path: String) throws {
+        database = try Database(path: path)
+        try Migrations.migrate(database)
+    }
+
+    /// Opens a second, read-only connection to an existing store.
+    public init(readerFor path: String) throws {
+        database = try Database(path: path, readOnly: true)
+    }
+
+    public static var schemaVersion: Int { Migrations.latest }
+
+    public func schemaVersionInFile() throws -> Int {
+        Int(try database.scalarInt("SELECT max(version) FROM schema_migrations") ?? 0)
+    }
+
+    // MARK: writes
+
+    /// Upserts validated records in one transaction. Revisions only move forward.
+    public func upsert(owner: String, records: [Record], indexVersion: IndexVersion) throws -> [UpsertOutcome] {
+        try database.transaction {
+            let find = try database.prepare("SELECT rowid, revision, text FROM records WHERE owner = ? AND id = ?")
+            var out: [UpsertOutcome] = []
+            for r in records {
+                try find.bind([.text(owner), .text(r.id)])
+                if try find.step() {
+                    let rowid = find.int(0), rev = find.int(1), text = find.text(2) ?? ""
+                    if r.revision < rev {
+                        out.append(UpsertOutcome(id: r.id, revision: rev, status: .stale, rowid: rowid))
+                    } else if r.revision == rev {
+                        out.append(UpsertOutcome(id: r.id, revision: rev, status: text == r.text ? .unchanged : .conflict, rowid: rowid))
+                    } else {
+                        try database.run("""
+                            UPDATE records SET revision = ?, text = ?, kind = ?, date = ?, tags = ?, metadata = ?,
+                                perm_search = ?, perm_patterns = ? WHERE rowid = ?
+                            """, Self.columns(r) + [.int(rowid)])
+                        try writeVector(rowid: rowid, record: r, indexVersion: indexVersion, textChanged: text != r.text)
+                        out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .updated, rowid: rowid))
+                    }
+                } else {
+                    try database.run("""
+                        INSERT INTO records(revision, text, kind, date, tags, metadata, perm_search, perm_patterns, owner, id)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, Self.columns(r) + [.text(owner), .text(r.id)])
+                    let rowid = database.lastInsertRowID
+                    try writeVector(rowid: rowid, record: r, indexVersion: indexVersion, textChanged: true)
+                    out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .created, rowid: rowid))
+                }
+                find.reset()
+            }
+            return out
+        }
+    }
+
+    private static func columns(_ r: Record) -> [SQLValue] {
+        [.int(r.revision), .text(r.text), .from(r.kind), .from(r.date),
+         .text(JSONWriter.string(.from(r.tags))), .text(JSONWriter.string(.object(r.metadata))),
+         .from(r.permissions.search), .from(r.permissions.patterns)]
+    }
+
+    private func writeVector(rowid: Int64, record r: Record, indexVersion: IndexVersion, textChanged: Bool) throws {
+        if let v = r.vector {
+            try database.run("""
+                INSERT INTO vectors(record, index_version, revision, source, data) VALUES (?, ?, ?, 'client', ?)
+                ON CONFLICT(record) DO UPDATE SET index_version = excluded.index_version, revision = excluded.revision,
+                    source = excluded.source, data = excluded.data
+                """, [.int(rowid), .text(indexVersion.description), .int(r.revision), .blob(VectorBlob.encode(v))])
+        } else if textChanged {
+            // A model vector of the old text no longer describes the record: it waits for re-embedding.
+            try database.run("DELETE FROM vectors WHERE record = ?", [.int(rowid)])
+        } else {
+            try database.run("UPDATE vectors SET revision = ? WHERE record = ? AND source = 'model'", [.int(r.revision), .int(rowid)])
+        }
+    }
+
+    /// Stores model vectors for records still at the revision they were computed for.
+    /// Returns the rowids that were written.
+    public func storeModelVectors(_ items: [(rowid: Int64, revision: Int64, vector: [Float])], indexVersion: IndexVersion) throws -> [Int64] {
+        try database.transaction {
+            var written: [Int64] = []
+            for item in items {
+                guard try database.scalarInt("SELECT revision FROM records WHERE rowid = ?", [.int(item.rowid)]) == item.revision else { continue }
+                try database.run("""
+                    INSERT INTO vectors(record, index_version, revision, source, data) VALUES (?, ?, ?, 'model', ?)
+                    ON CONFLICT(record) DO UPDATE SET index_version = excluded.index_version, revision = excluded.revision,
+                        source = excluded.source, data = excluded.data
+                    """, [.int(item.rowid), .text(indexVersion.description), .int(item.revision), .blob(VectorBlob.encode(item.vector))])
+                written.append(item.rowid)
+            }
+            return written
+        }
+    }
+
+    /// Deletes records; returns (deleted ids with their rowids, missing ids).
+    public func delete(owner: String, ids: [String]) throws -> (deleted: [(id: String, rowid: Int64)], missing: [String]) {
+        try database.transaction {
+            var deleted: [(String, Int64)] = []
+            var missing: [String] = []
+            for id in ids {
+                if let rowid = try database.scalarInt("SELECT rowid FROM records WHERE owner = ? AND id = ?", [.text(owner), .text(id)]) {
+                    try database.run("DELETE FROM records WHERE rowid = ?", [.int(rowid)])
+                    deleted.append((id, rowid))
+                } else {
+                    missing.append(id)
+                }
+            }
+            return (deleted, missing)
+        }
+    }
+
+    public func setPermissions(owner: String, id: String, search: Bool?, patterns: Bool?) throws -> StoredRecord? {
+        try database.transaction {
+            if let search {
+                try database.run("UPDATE records SET perm_search = ? WHERE owner = ? AND id = ?", [.from(search), .text(owner), .text(id)])
+            }
+            if let patterns {
+                try database.run("UPDATE records SET perm_patterns = ? WHERE owner = ? AND id = ?", [.from(patterns), .text(owner), .text(id)])
+            }
+            return try get(owner: owner, id: id)
+        }
+    }
+
+    // MARK: reads
+
+    static let selectColumns = """
+        r.rowid, r.owner, r.id, r.revision, r.text, r.kind, r.date, r.tags, r.metadata, r.perm_search, r.perm_patterns,
+        v.index_version, v.source
+        """
+
+    static func readRecord(_ s: Statement) -> StoredRecord {
+        let tags = (try? JSONParser.parse(s.text(7) ?? "[]"))?.arrayValue?.compactMap(\.stringValue) ?? []
+        let metadata = (try? JSONParser.parse(s.text(8) ?? "{}"))?.objectValue ?? [:]
+        let record = Record(
+            id: s.text(2) ?? "", revision: s.int(3), text: s.text(4) ?? "", kind: s.text(5), date: s.text(6),
+            tags: tags, metadata: metadata, permissions: Permissions(search: s.int(9) != 0, patterns: s.int(10) != 0))
+        return StoredRecord(rowid: s.int(0), owner: s.text(1) ?? "", record: record, vectorVersion: s.text(11), vectorSource: s.text(12))
+    }
+
+    public func get(owner: String, id: String) throws -> StoredRecord? {
+        try database.query("""
+            SELECT \(Self.selectColumns) FROM records r LEFT JOIN vectors v ON v.record = r.rowid
+            WHERE r.owner = ? AND r.id = ?
+            """, [.text(owner), .text(id)], row: Self.readRecord).first
+    }
+
+    /// Records by rowid (for search results), in no particular order.
+    public func records(rowids: [Int64]) throws -> [Int64: StoredRecord] {
+        guard !rowids.isEmpty else { return [:] }
+        let list = JSONWriter.string(.array(rowids.map { .int($0) }))
+        let rows = try database.query("""
+            SELECT \(Self.selectColumns) FROM records r LEFT JOIN vectors v ON v.record = r.rowid
+            WHERE r.rowid IN (SELECT value FROM json_each(?))
+            """, [.text(list)], row: Self.readRecord)
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.rowid, $0) })
+    }
+
+    /// The stored vector of a record, if it has one of `indexVersion`.
+    public func vector(rowid: Int64, indexVersion: IndexVersion) throws -> [Float]? {
+        let s = try database.prepare("SELECT data FROM vectors WHERE record = ? AND index_version = ?")
+        try s.bind([.int(rowid), .text(indexVersion.description)])
+        guard try s.step() else { return nil }
+        var out: [Float] = []
+        let ok = s.withBlob(0) { VectorBlob.decode($0, dimension: indexVersion.dimension, into: &out) }
+        return ok ? out : nil
+    }
+
+    /// Streams every searchable vector of `indexVersion`: (rowid, owner, vector bytes).
+    public func forEachSearchableVector(indexVersion: IndexVersion, _ body: (Int64, String, UnsafeRawBufferPointer) throws -> Void) throws {
+        let s = try database.prepare("""
+            SELECT r.rowid, r.owner, v.data FROM vectors v JOIN records r ON r.rowid = v.record
+            WHERE v.index_version = ? AND r.perm_search = 1 ORDER BY r.owner, r.rowid
+            """)
+        try s.bind([.text(indexVersion.description)])
+        while try s.step() {
+            let owner = s.text(1) ?? ""
+            try s.withBlob(2) { try body(s.int(0), owner, $0) }
+        }
+    }
+
+    /// Records with no vector of `indexVersion` (waiting for embedding), oldest first.
+    public func pendingEmbeddings(indexVersion: IndexVersion, limit: Int, after: Int64 = 0) throws -> [(rowid: Int64, owner: String, revision: Int64, text: String)] {
+        try database.query("""
+            SELECT r.rowid, r.owner, r.revision, r.text FROM records r
+            LEFT JOIN vectors v ON v.record = r.rowid AND v.index_version = ?
+            WHERE v.record IS NULL AND r.rowid > ? ORDER BY r.rowid LIMIT ?
+            """, [.text(indexVersion.description), .int(after), .from(limit)]) { ($0.int(0), $0.text(1) ?? "", $0.int(2), $0.text(3) ?? "") }
+    }
+
+    /// Owners of those rowids whose records are searchable.
+    public func searchableOwners(rowids: [Int64]) throws -> [Int64: String] {
+        guard !rowids.isEmpty else { return [:] }
+        let list = JSONWriter.string(.array(rowids.map { .int($0) }))
+        let rows = try database.query(
+            "SELECT rowid, owner FROM records WHERE perm_search = 1 AND rowid IN (SELECT value FROM json_each(?))",
+            [.text(list)]) { ($0.int(0), $0.text(1) ?? "") }
+        return Dictionary(uniqueKeysWithValues: rows)
+    }
+
+    /// Drops model vectors not of `indexVersion` so they are re-embedded; returns how many.
+    public func dropModelVectors(except indexVersion: IndexVersion) throws -> Int {
+        try database.run("DELETE FROM vectors WHERE source = 'model' AND index_version != ?", [.text(indexVersion.description)])
+        return database.changes
+    }
+
+    public func dropAllModelVectors() throws -> Int {
+        try database.run("DELETE FROM vectors WHERE source = 'model'")
+        return database.changes
+    }
+}

@@ -1,0 +1,19 @@
+public import KindredCore
+
+/// A record as read back from the store, with its index state.
+public struct StoredRecord: Sendable, Equatable {
+    public var rowid: Int64
+    public var owner: String
+    public var record: Record
+    /// Index version of the stored vector, if any, and where it came from (`client` or `model`).
+    public var vectorVersion: String?
+    public var vectorSource: String?
+}
+
+/// The result of upserting one record.
+public struct UpsertOutcome: Sendable, Equatable {
+    public var id: String
+    public var revision: Int64
+    public var status: UpsertStatus
+    public var rowid: Int64?
+}

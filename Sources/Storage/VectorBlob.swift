@@ -1,0 +1,24 @@
+/// Vectors are stored as little-endian float32 BLOBs.
+public enum VectorBlob {
+    public static func encode(_ v: [Float]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: v.count * 4)
+        for (i, x) in v.enumerated() {
+            let b = x.bitPattern.littleEndian
+            out[i * 4] = UInt8(truncatingIfNeeded: b)
+            out[i * 4 + 1] = UInt8(truncatingIfNeeded: b >> 8)
+            out[i * 4 + 2] = UInt8(truncatingIfNeeded: b >> 16)
+            out[i * 4 + 3] = UInt8(truncatingIfNeeded: b >> 24)
+        }
+        return out
+    }
+
+    /// Decodes into `out` (appending); returns false when the size is not `dimension` floats.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, dimension: Int, into out: inout [Float]) -> Bool {
+        guard bytes.count == dimension * 4 else { return false }
+        for i in 0..<dimension {
+            let bits = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))
+            out.append(Float(bitPattern: bits))
+        }
+        return true
+    }
+}

@@ -1,0 +1,58 @@
+public import LinearAlgebra
+
+/// One owner's vectors of one index version: a contiguous row-major [count × d] float32 matrix,
+/// unit-normalised, with the record rowid of each slot. Deletes swap the last row in (O(d)).
+struct OwnerBlock {
+    let dimension: Int
+    var vectors: [Float] = []
+    var rowids: [Int64] = []
+    var slotOf: [Int64: Int] = [:]
+
+    init(dimension: Int) { self.dimension = dimension }
+
+    var count: Int { rowids.count }
+
+    /// Inserts or replaces the vector of `rowid` (already normalised).
+    mutating func put(rowid: Int64, unit v: UnsafeBufferPointer<Float>) {
+        precondition(v.count == dimension, "dimension mismatch")
+        if let slot = slotOf[rowid] {
+            vectors.withUnsafeMutableBufferPointer { buf in
+                for j in 0..<dimension { buf[slot * dimension + j] = v[j] }
+            }
+        } else {
+            slotOf[rowid] = rowids.count
+            rowids.append(rowid)
+            vectors.append(contentsOf: v)
+        }
+    }
+
+    /// Removes `rowid`; returns whether it was present.
+    @discardableResult
+    mutating func remove(rowid: Int64) -> Bool {
+        guard let slot = slotOf.removeValue(forKey: rowid) else { return false }
+        let last = rowids.count - 1
+        if slot != last {
+            let moved = rowids[last]
+            rowids[slot] = moved
+            slotOf[moved] = slot
+            vectors.withUnsafeMutableBufferPointer { buf in
+                for j in 0..<dimension { buf[slot * dimension + j] = buf[last * dimension + j] }
+            }
+        }
+        rowids.removeLast()
+        vectors.removeLast(dimension)
+        return true
+    }
+
+    func vector(rowid: Int64) -> [Float]? {
+        guard let slot = slotOf[rowid] else { return nil }
+        return Array(vectors[(slot * dimension)..<((slot + 1) * dimension)])
+    }
+
+    /// A slot mask from a set of allowed rowids.
+    func mask(allowing allowed: Set<Int64>) -> [Bool] {
+        var m = [Bool](repeating: false, count: count)
+        for r in allowed { if let s = slotOf[r] { m[s] = true } }
+        return m
+    }
+}

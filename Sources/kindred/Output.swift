@@ -1,0 +1,47 @@
+import Foundation
+import KindredCore
+
+/// Writing to stdout/stderr for the CLI (never used by `serve`, whose stdout is the protocol).
+enum Output {
+    static func out(_ s: String) {
+        FileHandle.standardOutput.write(Data((s + "\n").utf8))
+    }
+
+    static func err(_ s: String) {
+        FileHandle.standardError.write(Data((s + "\n").utf8))
+    }
+
+    static func json(_ v: JSONValue) { out(JSONWriter.string(v)) }
+}
+
+/// A progress bar on stderr, redrawn at most ten times a second; silent when stderr is not a terminal.
+final class ProgressBar {
+    let title: String
+    let total: Int
+    private var last = Date.distantPast
+    private let enabled: Bool
+
+    init(title: String, total: Int) {
+        self.title = title
+        self.total = total
+        enabled = isatty(2) != 0 || ProcessInfo.processInfo.environment["KINDRED_PROGRESS"] == "1"
+    }
+
+    func update(_ done: Int, force: Bool = false) {
+        guard enabled else { return }
+        let now = Date()
+        guard force || now.timeIntervalSince(last) > 0.1 else { return }
+        last = now
+        let width = 30
+        let frac = total > 0 ? min(1, Double(done) / Double(total)) : 1
+        let filled = Int(frac * Double(width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        FileHandle.standardError.write(Data("\r\(title) [\(bar)] \(done)/\(total)".utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        update(total, force: true)
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
+}

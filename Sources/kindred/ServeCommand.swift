@@ -1,0 +1,66 @@
+import Foundation
+import JSONRPC
+import KindredCore
+import Service
+
+enum ServeCommand {
+    static let help = """
+        kindred serve — speak JSON-RPC 2.0 over stdio
+
+        USAGE: kindred serve --db PATH [--config PATH] [--framing auto|lsp|ndjson] [--set key=value]...
+
+        Framing is detected from the first byte unless --framing forces it: '{' or '[' means
+        newline-delimited JSON, anything else LSP Content-Length headers. Logs go to stderr and as
+        window/logMessage notifications; stdout carries only protocol messages.
+
+        OPTIONS:
+          --db PATH          SQLite file (created if missing); KINDRED_DB also works
+          --config PATH      JSON configuration file (see config/kindred.json); KINDRED_CONFIG also works
+          --framing MODE     auto (default), lsp or ndjson
+          --set key=value    override one configuration key
+          --help             show this help
+        """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, valued: ServiceFactory.commonOptions.union(["framing"]), flags: ["help"])
+        if args.has("help") { Output.out(help); return ExitCode.ok }
+        guard args.positionals.isEmpty else { throw Arguments.UsageError(description: "unexpected argument '\(args.positionals[0])'") }
+        var framing: Framing?
+        switch args.value("framing") ?? "auto" {
+        case "auto": framing = nil
+        case "lsp": framing = .lsp
+        case "ndjson": framing = .ndjson
+        case let other: throw Arguments.UsageError(description: "--framing must be auto, lsp or ndjson, got '\(other)'")
+        }
+        // Protect the protocol stream: keep the real stdout for the writer, point fd 1 at stderr.
+        signal(SIGPIPE, SIG_IGN)
+        let protocolFD = dup(1)
+        dup2(2, 1)
+
+        let service = try ServiceFactory.open(args)
+        let sink = FileDescriptorSink(fd: protocolFD)
+        let holder = ServerHolder()
+        let server = Server(
+            options: Server.Options(framing: framing, maxMessageBytes: service.config.int("rpc.maxMessageBytes")),
+            sink: sink,
+            initialize: { _, _ in service.initializeResult(methods: holder.methods) },
+            onShutdown: { service.close() })
+        service.register(on: server)
+        holder.methods = server.registeredMethods
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        let code = server.run {
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                if n > 0 { return Array(buffer[0..<n]) }
+                if n < 0 && errno == EINTR { continue }
+                return nil
+            }
+        }
+        return code
+    }
+}
+
+/// Lets the initialize handler see the registered method list.
+final class ServerHolder: @unchecked Sendable {
+    var methods: [String] = []
+}
