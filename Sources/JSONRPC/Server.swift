@@ -162,11 +162,9 @@ public final class Server: Sendable {
             reply(OutgoingMessage.error(id: id, .invalidRequest("server is shutting down")))
             return
         case (.uninitialized, "initialize"):
-            schedule(id: id, method: method, params: params, kind: .write, reply: reply) { [self] p, ctx in
-                let result = try initializeHandler(p, ctx)
-                state.withLock { $0.lifecycle = .initialized }
-                return result
-            }
+            // Later requests queue behind this one (it is a write), so they may be accepted now.
+            state.withLock { $0.lifecycle = .initialized }
+            schedule(id: id, method: method, params: params, kind: .write, reply: reply, initializeHandler)
             return
         case (.uninitialized, _):
             reply(OutgoingMessage.error(id: id, .notInitialized))

@@ -27,6 +27,7 @@ public enum Passages {
                 var e = i + 1
                 while e < scalars.count, scalars[e] == "." || scalars[e] == "!" || scalars[e] == "?" || scalars[e] == "\"" || scalars[e] == "”" || scalars[e] == ")" { e += 1 }
                 sentences.append(s..<e)
+                while e < scalars.count, scalars[e].properties.isWhitespace { e += 1 }
                 s = e
                 i = e
             } else {
