@@ -96,7 +96,7 @@ public struct FrameDecoder {
         }
         let headerText = String(decoding: buffer[start..<end.headerEnd], as: UTF8.self)
         var length: Int?
-        for line in headerText.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\r" || $0 == "\n" }) {
+        for line in headerText.split(omittingEmptySubsequences: true, whereSeparator: { $0.isNewline }) {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].trimmingCharacters(in: " \t").lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
