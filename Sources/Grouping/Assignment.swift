@@ -40,7 +40,8 @@ extension Workspace {
                 for t in occ.tags { candidates.formUnion(tagIndex[t] ?? []) }
                 let decision = decide(occ, candidates: candidates.sorted(), profiles: profiles)
                 guard let (gid, score) = decision else {
-                    state.pending[oid] = PendingMark(evaluatedAt: state.groupsVersion)
+                    // Fresh occurrences stay fresh until seeding has looked at them too.
+                    if state.pending[oid]!.evaluatedAt != nil { state.pending[oid] = PendingMark(evaluatedAt: state.groupsVersion) }
                     continue
                 }
                 attach(oid, to: gid, source: .automatic(score: score))

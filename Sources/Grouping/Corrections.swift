@@ -77,14 +77,22 @@ extension PatternEngine {
             guard let grp = state.groups[g] else { throw GroupingError.unknownGroup(g) }
             let out = Set(moveOut).filter { ws.groupOf[$0] == g }.sorted()
             for o in out { ws.detach(o) }
-            let records = Set(out.compactMap { occurrences[$0]?.recordID })
+            // The moved-out members form a new group, except those cannot-linked to an earlier one
+            // (in id order): a new group never holds a cannot-linked pair.
+            var together: [Int64] = [], records = Set<String>()
+            for o in out {
+                guard let r = occurrences[o]?.recordID, !constraints.conflicts(r, with: records) else { continue }
+                together.append(o)
+                records.insert(r)
+            }
             if records.count >= 2 {
                 let ng = ws.newGroup(grp.scope)
-                for o in out { ws.attach(o, to: ng, source: .moved) }
+                for o in together { ws.attach(o, to: ng, source: .moved) }
                 ws.settle(ng)
             } else {
-                for o in out { ws.makePending(o) }
+                together = []
             }
+            for o in out where !together.contains(o) { ws.makePending(o) }
             ws.settle(g)
         case let .merge(into, from):
             guard state.groups[into] != nil else { throw GroupingError.unknownGroup(into) }

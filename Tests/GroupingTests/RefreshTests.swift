@@ -164,3 +164,43 @@ import Testing
         #expect(out.state.pending[5]?.evaluatedAt == out.state.groupsVersion)
     }
 }
+
+@Suite struct IncrementalTests {
+    /// More history of the same situations: new occurrences join existing groups; nobody moves.
+    @Test(arguments: [UInt64(31), 32, 33])
+    func moreHistoryJoinsExistingGroupsWithoutMovingAnyone(seed: UInt64) throws {
+        let all = Fixture.synthetic(seed: seed, records: 90)
+        let early = Fixture.index(Array(all.prefix(120)))
+        let full = Fixture.index(all)
+        let first = try Fixture.refresh(PatternState(), early)
+        let second = try Fixture.refresh(first.state, full)
+        #expect(second.stats.assigned > 0)
+        for (gid, members) in Fixture.memberSets(first.state) {
+            #expect(members.isSubset(of: Set(second.state.groups[gid]?.memberIDs ?? [])))
+        }
+        #expect(Invariants.check(second.state, full).isEmpty)
+        // Co-membership of the early occurrences is unchanged.
+        let third = try Fixture.refresh(second.state, full)
+        #expect(third.state == second.state)
+    }
+
+    /// Incremental equals from-scratch in the number of groups formed for clean clusters.
+    @Test func incrementalAndBatchAgreeOnCleanClusters() throws {
+        var rng = SeededGenerator(seed: 7)
+        let centres = (0..<3).map { _ in SyntheticData.randomUnit(Fixture.d, &rng) }
+        var xs: [Occurrence] = []
+        for i in 0..<30 {
+            xs.append(Fixture.occ(Int64(i + 1), record: "r\(i)", SyntheticData.near(centres[i % 3], spread: 0.3, &rng)))
+        }
+        let batch = try Fixture.refresh(PatternState(), Fixture.index(xs))
+        var state = PatternState()
+        var seen: [Occurrence] = []
+        for x in xs {
+            seen.append(x)
+            state = try Fixture.refresh(state, Fixture.index(seen)).state
+        }
+        let partition = { (s: PatternState) in Set(s.groups.values.filter { $0.state == .active }.map { Set($0.memberIDs) }) }
+        #expect(partition(batch.state).count == 3)
+        #expect(partition(state) == partition(batch.state))
+    }
+}
