@@ -18,6 +18,11 @@ public struct Period: Sendable, Hashable, Codable {
 public struct Fraction: Sendable, Hashable, Codable {
     public var count: Int
     public var denominator: Int
+
+    public init(count: Int, denominator: Int) {
+        self.count = count
+        self.denominator = denominator
+    }
 }
 
 /// One piece of linked evidence: one per distinct record counted.
