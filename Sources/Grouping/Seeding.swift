@@ -15,6 +15,12 @@ extension Workspace {
         }
         let qSeed = config.quantise(config.tauSeed)
         let poolMatrix = Matrix(rows: pool.count, cols: d, storage: pool.flatMap { occurrences[$0]!.vector })
+        let poolRecords = pool.map { occurrences[$0]!.recordID }
+        var position: [Int64: Int] = [:]
+        for (j, pid) in pool.enumerated() { position[pid] = j }
+        var alive = [Bool](repeating: true, count: pool.count)
+        // Cheap float pre-filter; the quantised comparison below decides.
+        let prefilter = config.tauSeed - 1 / Float(config.scoreScale)
         var changed = false
         var start = 0
         while start < fresh.count {
@@ -26,9 +32,12 @@ extension Workspace {
             for (i, oid) in block.enumerated() where state.pending[oid] != nil {
                 let occ = occurrences[oid]!
                 var neighbours: [(id: Int64, q: Int)] = []
-                for (j, pid) in pool.enumerated() where pid != oid && state.pending[pid] != nil {
-                    let q = config.quantise(sims[i, j])
-                    if q >= qSeed, occurrences[pid]!.recordID != occ.recordID { neighbours.append((pid, q)) }
+                let row = i * pool.count
+                sims.storage.withUnsafeBufferPointer { s in
+                    for j in 0..<pool.count where alive[j] && s[row + j] >= prefilter {
+                        let q = config.quantise(s[row + j])
+                        if q >= qSeed, pool[j] != oid, poolRecords[j] != occ.recordID { neighbours.append((pool[j], q)) }
+                    }
                 }
                 neighbours.sort { $0.q != $1.q ? $0.q > $1.q : $0.id < $1.id }
                 var clique = [occ]
@@ -45,6 +54,7 @@ extension Workspace {
                     state.pending[oid] = PendingMark(evaluatedAt: state.groupsVersion)
                     continue
                 }
+                for member in clique { if let j = position[member.id] { alive[j] = false } }
                 let gid = newGroup(scope)
                 for member in clique.sorted(by: { $0.id < $1.id }) {
                     let others = clique.filter { $0.id != member.id }
