@@ -41,12 +41,12 @@ extension Workspace {
 
     /// Checks that every vector has the same dimension.
     func checkDimensions() throws {
-        var expected: Int?
-        for id in occurrences.keys.sorted() {
-            let n = occurrences[id]!.vector.count
-            if let e = expected, e != n { throw GroupingError.dimensionMismatch(occurrence: id, expected: e, found: n) }
-            expected = expected ?? n
-        }
+        // The lowest id sets the dimension; the lowest mismatching id is reported (no sort needed).
+        guard let first = occurrences.keys.min() else { return }
+        let expected = occurrences[first]!.vector.count
+        var bad: Int64?
+        for (id, o) in occurrences where o.vector.count != expected && id < (bad ?? .max) { bad = id }
+        if let bad { throw GroupingError.dimensionMismatch(occurrence: bad, expected: expected, found: occurrences[bad]!.vector.count) }
     }
 
     /// Brings the state in line with the current eligible occurrences: members and pending entries

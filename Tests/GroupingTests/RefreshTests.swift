@@ -204,3 +204,22 @@ import Testing
         #expect(partition(state) == partition(batch.state))
     }
 }
+
+@Suite struct InputValidationTests {
+    @Test func mixedDimensionsAreRefusedNamingTheOccurrence() throws {
+        let occ = Fixture.index([
+            Fixture.occ(1, record: "a", Fixture.vec(1, 0.1)),
+            Fixture.occ(2, record: "b", [1, 0, 0]),
+        ])
+        #expect(throws: GroupingError.dimensionMismatch(occurrence: 2, expected: Fixture.d, found: 3)) {
+            try Fixture.refresh(PatternState(), occ)
+        }
+    }
+
+    @Test func cancellationThrowsAndLeavesNoPartialResult() throws {
+        let occ = Fixture.index(Fixture.synthetic(seed: 3))
+        #expect(throws: GroupingError.cancelled) {
+            try PatternEngine.refresh(state: PatternState(), occurrences: occ, constraints: Constraints(), isCancelled: { true })
+        }
+    }
+}
