@@ -1,0 +1,68 @@
+import LinearAlgebra
+
+/// Representative and supporting examples of a set of unit vectors.
+///
+/// For unit vectors Σₖ cos(eⱼ, eₖ) = eⱼ · S with S = Σ eₖ, so the medoid is argmax eⱼ · S.
+/// Comparisons are made on quantised values; ties go to the lowest id.
+enum GroupGeometry {
+    /// Σ of the members' vectors, summed in the given (canonical) order.
+    static func sum(_ ids: [Int64], _ occurrences: [Int64: Occurrence]) -> [Float] {
+        guard let first = ids.first, let d = occurrences[first]?.vector.count else { return [] }
+        var s = [Float](repeating: 0, count: d)
+        for id in ids {
+            guard let v = occurrences[id]?.vector else { continue }
+            for i in 0..<d { s[i] += v[i] }
+        }
+        return s
+    }
+
+    /// argmax eⱼ · S over `ids` (ascending), ties to the lowest id.
+    static func medoid(_ ids: [Int64], sum: [Float], _ occurrences: [Int64: Occurrence], config: GroupingConfig) -> Int64? {
+        var best: (id: Int64, score: Int)?
+        for id in ids.sorted() {
+            guard let v = occurrences[id]?.vector else { continue }
+            let q = config.quantise(Vectors.dot(v, sum))
+            if best == nil || q > best!.score { best = (id, q) }
+        }
+        return best?.id
+    }
+
+    /// The `count` members most similar to the medoid (the medoid first), one per record,
+    /// ordered by (−similarity, id).
+    static func exemplars(_ ids: [Int64], medoid: Int64, _ occurrences: [Int64: Occurrence], config: GroupingConfig) -> [Int64] {
+        guard let m = occurrences[medoid]?.vector else { return [] }
+        let ranked = ids.compactMap { id -> (Int64, Int)? in
+            guard let v = occurrences[id]?.vector else { return nil }
+            return (id, config.quantise(Vectors.dot(v, m)))
+        }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
+        var seen = Set<String>()
+        var out: [Int64] = []
+        for (id, _) in ranked where out.count < config.exemplars {
+            guard let r = occurrences[id]?.recordID, seen.insert(r).inserted else { continue }
+            out.append(id)
+        }
+        return out
+    }
+}
+
+/// What assignment needs to know about one group, computed from its members.
+struct GroupProfile {
+    let id: Int64
+    let records: Set<String>
+    let tags: Set<String>
+    /// unit(S): the direction used to propose candidates.
+    let unitSum: [Float]
+    let medoid: [Float]
+    let exemplars: [(record: String, vector: [Float])]
+
+    init?(_ group: Group, _ occurrences: [Int64: Occurrence]) {
+        guard let m = group.medoid, let mv = occurrences[m]?.vector else { return nil }
+        let live = group.members.compactMap { occurrences[$0.occurrenceID] }
+        id = group.id
+        records = Set(live.map(\.recordID))
+        tags = Set(live.flatMap(\.tags))
+        unitSum = Vectors.normalized(GroupGeometry.sum(live.map(\.id), occurrences))
+        medoid = mv
+        exemplars = group.exemplars.compactMap { occurrences[$0].map { ($0.recordID, $0.vector) } }
+    }
+}

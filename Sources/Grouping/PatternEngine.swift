@@ -1,0 +1,126 @@
+/// The grouping engine: pure functions from values to values. No I/O, no clocks, no randomness.
+public enum PatternEngine {}
+
+/// Counts describing what one engine call changed.
+public struct RefreshStats: Sendable, Hashable, Codable {
+    public var groupsCreated = 0
+    /// Existing groups whose membership changed (created groups not included).
+    public var groupsChanged = 0
+    /// Changed or created groups that are dormant afterwards.
+    public var groupsDormant = 0
+    /// Occurrences placed into existing groups.
+    public var assigned = 0
+    /// Automatic members evicted by the stay check.
+    public var evicted = 0
+    /// Occurrences pending afterwards.
+    public var pending = 0
+
+    public init() {}
+}
+
+/// The result of an engine call: the new state to persist and what changed.
+public struct RefreshOutcome: Sendable, Hashable {
+    public var state: PatternState
+    public var stats: RefreshStats
+    /// Groups created or whose membership changed, ascending. Persist these (and `state.pending`).
+    public var changedGroups: [Int64]
+}
+
+extension Workspace {
+    var outcome: RefreshOutcome {
+        var stats = RefreshStats()
+        stats.groupsCreated = createdGroups.count
+        stats.groupsChanged = changedGroups.subtracting(createdGroups).count
+        let touched = changedGroups.union(createdGroups)
+        stats.groupsDormant = touched.filter { state.groups[$0]?.state == .dormant }.count
+        stats.assigned = assigned
+        stats.evicted = evicted
+        stats.pending = state.pending.count
+        return RefreshOutcome(state: state, stats: stats, changedGroups: touched.sorted())
+    }
+
+    /// Checks that every vector has the same dimension.
+    func checkDimensions() throws {
+        // The lowest id sets the dimension; the lowest mismatching id is reported (no sort needed).
+        guard let first = occurrences.keys.min() else { return }
+        let expected = occurrences[first]!.vector.count
+        var bad: Int64?
+        for (id, o) in occurrences where o.vector.count != expected && id < (bad ?? .max) { bad = id }
+        if let bad { throw GroupingError.dimensionMismatch(occurrence: bad, expected: expected, found: occurrences[bad]!.vector.count) }
+    }
+
+    /// Brings the state in line with the current eligible occurrences: members and pending entries
+    /// whose occurrence is gone leave; occurrences not known yet become fresh pending.
+    mutating func reconcile() {
+        let gone = Set(groupOf.keys.filter { occurrences[$0] == nil })
+            .union(state.pending.keys.filter { occurrences[$0] == nil })
+        if !gone.isEmpty { _ = remove(gone) }
+        for id in occurrences.keys where groupOf[id] == nil && state.pending[id] == nil {
+            makePending(id)
+        }
+    }
+
+    /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
+    mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
+        for _ in 0..<max(1, config.maxPasses) {
+            let lastChange = groups(in: scope).map { state.groups[$0]!.changedAt }.max() ?? 0
+            recentlyEvicted = []
+            let pend = pending(in: scope)
+            let work = pend.filter { (state.pending[$0]!.evaluatedAt ?? -1) < lastChange || state.pending[$0]!.evaluatedAt == nil }
+            var changed = try assign(work, in: scope, isCancelled: isCancelled)
+            // Evicted occurrences wait for the next pass rather than join another group in this one.
+            let fresh = pending(in: scope).filter { state.pending[$0]!.evaluatedAt == nil && !recentlyEvicted.contains($0) }
+            if !fresh.isEmpty { changed = try seed(fresh, in: scope, isCancelled: isCancelled) || changed }
+            if !changed { return }
+        }
+    }
+}
+
+extension PatternEngine {
+    /// Incremental refresh. `occurrences` are the owner's current eligible occurrences (all of
+    /// them: ones missing from it leave their groups; unknown ones become pending). Only pending
+    /// occurrences are evaluated, and an evaluated one only again after a group of its scope
+    /// changed. A second refresh over the returned state changes nothing.
+    public static func refresh(
+        state: PatternState, occurrences: [Int64: Occurrence], constraints: Constraints,
+        config: GroupingConfig = GroupingConfig(), isCancelled: () -> Bool = { false },
+        progress: (Double) -> Void = { _ in }
+    ) throws -> RefreshOutcome {
+        var ws = Workspace(state: state, occurrences: occurrences, constraints: constraints, config: config)
+        try ws.checkDimensions()
+        ws.reconcile()
+        let scopes = Set(ws.state.pending.keys.compactMap { occurrences[$0]?.scope }).sorted()
+        for (i, scope) in scopes.enumerated() {
+            try ws.run(scope, isCancelled: isCancelled)
+            progress(Double(i + 1) / Double(scopes.count))
+        }
+        progress(1)
+        return ws.outcome
+    }
+
+    /// Occurrences leave at once (record deleted, permission off, new revision): removed from
+    /// their groups and from pending; affected groups get a cleared label, a new version, a new
+    /// medoid (with the stay check) and become dormant below two records. `occurrences` are the
+    /// remaining eligible occurrences (the removed ones may be absent).
+    public static func removeOccurrences(
+        _ ids: Set<Int64>, from state: PatternState, occurrences: [Int64: Occurrence],
+        config: GroupingConfig = GroupingConfig()
+    ) -> RefreshOutcome {
+        var remaining = occurrences
+        for id in ids { remaining[id] = nil }
+        var ws = Workspace(state: state, occurrences: remaining, constraints: Constraints(), config: config)
+        _ = ws.remove(ids)
+        return ws.outcome
+    }
+
+    /// Sets the client-written label of a group; refused unless `version` is the group's current one.
+    public static func setLabel(_ state: PatternState, groupID: Int64, version: Int, label: String?) throws -> PatternState {
+        guard var g = state.groups[groupID] else { throw GroupingError.unknownGroup(groupID) }
+        guard g.version == version else { throw GroupingError.staleVersion(group: groupID, current: g.version, given: version) }
+        g.label = label
+        g.labelVersion = label == nil ? nil : version
+        var s = state
+        s.groups[groupID] = g
+        return s
+    }
+}

@@ -1,0 +1,70 @@
+import LinearAlgebra
+
+/// Creating new groups from pending occurrences (grouping.md, "Seeding"): cliques only, so a
+/// chain A–B–C with sim(A, C) low can never become one group.
+extension Workspace {
+    /// Grows a clique from each fresh occurrence of `fresh` (ascending) over the pending pool of
+    /// `scope`: neighbours with similarity ≥ τ_seed in order (−similarity, id), each added only if
+    /// it is ≥ τ_seed to every clique member, from a record not yet in the clique, and not
+    /// cannot-linked to any of them. A clique spanning ≥ 2 records becomes a new group.
+    mutating func seed(_ fresh: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
+        let pool = pending(in: scope)
+        guard pool.count >= 2, let d = occurrences[pool[0]]?.vector.count else {
+            for id in fresh { state.pending[id] = PendingMark(evaluatedAt: state.groupsVersion) }
+            return false
+        }
+        let qSeed = config.quantise(config.tauSeed)
+        let poolMatrix = Matrix(rows: pool.count, cols: d, storage: pool.flatMap { occurrences[$0]!.vector })
+        let poolRecords = pool.map { occurrences[$0]!.recordID }
+        var position: [Int64: Int] = [:]
+        for (j, pid) in pool.enumerated() { position[pid] = j }
+        var alive = [Bool](repeating: true, count: pool.count)
+        // Cheap float pre-filter; the quantised comparison below decides.
+        let prefilter = config.tauSeed - 1 / Float(config.scoreScale)
+        var changed = false
+        var start = 0
+        while start < fresh.count {
+            if isCancelled() { throw GroupingError.cancelled }
+            let block = Array(fresh[start..<min(start + config.blockSize, fresh.count)])
+            start += block.count
+            let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences[$0]!.vector })
+            let sims = x.timesTransposed(poolMatrix)
+            for (i, oid) in block.enumerated() where state.pending[oid] != nil {
+                let occ = occurrences[oid]!
+                var neighbours: [(id: Int64, q: Int)] = []
+                let row = i * pool.count
+                sims.storage.withUnsafeBufferPointer { s in
+                    for j in 0..<pool.count where alive[j] && s[row + j] >= prefilter {
+                        let q = config.quantise(s[row + j])
+                        if q >= qSeed, pool[j] != oid, poolRecords[j] != occ.recordID { neighbours.append((pool[j], q)) }
+                    }
+                }
+                neighbours.sort { $0.q != $1.q ? $0.q > $1.q : $0.id < $1.id }
+                var clique = [occ]
+                var records: Set<String> = [occ.recordID]
+                for (pid, _) in neighbours {
+                    let y = occurrences[pid]!
+                    guard !records.contains(y.recordID), !constraints.conflicts(y.recordID, with: records),
+                          clique.allSatisfy({ config.quantise(Vectors.dot($0.vector, y.vector)) >= qSeed })
+                    else { continue }
+                    clique.append(y)
+                    records.insert(y.recordID)
+                }
+                guard records.count >= 2 else {
+                    state.pending[oid] = PendingMark(evaluatedAt: state.groupsVersion)
+                    continue
+                }
+                for member in clique { if let j = position[member.id] { alive[j] = false } }
+                let gid = newGroup(scope)
+                for member in clique.sorted(by: { $0.id < $1.id }) {
+                    let others = clique.filter { $0.id != member.id }
+                    let mean = others.map { Vectors.dot($0.vector, member.vector) }.reduce(0, +) / Float(others.count)
+                    attach(member.id, to: gid, source: .automatic(score: config.quantise(mean)))
+                }
+                settle(gid)
+                changed = true
+            }
+        }
+        return changed
+    }
+}

@@ -1,0 +1,134 @@
+import LinearAlgebra
+
+/// A mutable working copy of a state while one engine call runs. Every membership change goes
+/// through `attach`/`detach` (which keep versions and the occurrence index right) followed by
+/// `settle` (medoid, exemplars, stay check, dormancy).
+struct Workspace {
+    var state: PatternState
+    let occurrences: [Int64: Occurrence]
+    let constraints: Constraints
+    let config: GroupingConfig
+    /// occurrence → group
+    var groupOf: [Int64: Int64] = [:]
+    var changedGroups: Set<Int64> = []
+    var createdGroups: Set<Int64> = []
+    var assigned = 0
+    var evicted = 0
+    /// Occurrences evicted since the current pass began (they wait for the next pass).
+    var recentlyEvicted: Set<Int64> = []
+
+    init(state: PatternState, occurrences: [Int64: Occurrence], constraints: Constraints, config: GroupingConfig) {
+        self.state = state
+        self.occurrences = occurrences
+        self.constraints = constraints
+        self.config = config
+        for (gid, g) in state.groups {
+            for m in g.members { groupOf[m.occurrenceID] = gid }
+        }
+    }
+
+    /// Records a membership change of group `id`.
+    mutating func touch(_ id: Int64) {
+        state.groupsVersion += 1
+        state.groups[id]!.version += 1
+        state.groups[id]!.changedAt = state.groupsVersion
+        changedGroups.insert(id)
+    }
+
+    /// Removes `occurrence` from its group (label cleared). Does not settle.
+    @discardableResult
+    mutating func detach(_ occurrence: Int64) -> Int64? {
+        guard let gid = groupOf.removeValue(forKey: occurrence) else { return nil }
+        state.groups[gid]!.members.removeAll { $0.occurrenceID == occurrence }
+        state.groups[gid]!.label = nil
+        state.groups[gid]!.labelVersion = nil
+        touch(gid)
+        return gid
+    }
+
+    /// Adds `occurrence` to group `gid` in canonical position. Does not settle.
+    mutating func attach(_ occurrence: Int64, to gid: Int64, source: MembershipSource) {
+        precondition(groupOf[occurrence] == nil, "occurrence already has a group")
+        state.pending[occurrence] = nil
+        groupOf[occurrence] = gid
+        let m = Membership(occurrenceID: occurrence, groupID: gid, source: source)
+        let at = state.groups[gid]!.members.firstIndex { $0.occurrenceID > occurrence } ?? state.groups[gid]!.members.count
+        state.groups[gid]!.members.insert(m, at: at)
+        touch(gid)
+    }
+
+    mutating func makePending(_ occurrence: Int64) {
+        state.pending[occurrence] = .fresh
+    }
+
+    /// A new empty group with the next id from the persisted counter.
+    mutating func newGroup(_ scope: Scope) -> Int64 {
+        let id = state.nextGroupID
+        state.nextGroupID += 1
+        state.groups[id] = Group(id: id, owner: scope.owner, category: scope.category, changedAt: state.groupsVersion)
+        createdGroups.insert(id)
+        return id
+    }
+
+    /// Recomputes medoid and exemplars; evicts automatic members below τ_stay against the new
+    /// medoid to pending (repeating until stable); marks the group dormant below two records.
+    /// Returns the evicted occurrences.
+    @discardableResult
+    mutating func settle(_ gid: Int64) -> [Int64] {
+        var out: [Int64] = []
+        // Members whose occurrence is gone leave first.
+        for m in state.groups[gid]!.members where occurrences[m.occurrenceID] == nil {
+            detach(m.occurrenceID)
+            state.pending[m.occurrenceID] = nil
+        }
+        let stay = config.quantise(config.tauStay)
+        while true {
+            let g = state.groups[gid]!
+            let ids = g.memberIDs
+            let sum = GroupGeometry.sum(ids, occurrences)
+            guard let medoid = GroupGeometry.medoid(ids, sum: sum, occurrences, config: config) else {
+                state.groups[gid]!.medoid = nil
+                state.groups[gid]!.exemplars = []
+                break
+            }
+            state.groups[gid]!.medoid = medoid
+            state.groups[gid]!.exemplars = GroupGeometry.exemplars(ids, medoid: medoid, occurrences, config: config)
+            let mv = occurrences[medoid]!.vector
+            let below = g.members.filter {
+                !$0.source.isUserDecided && config.quantise(Vectors.dot(occurrences[$0.occurrenceID]!.vector, mv)) < stay
+            }
+            if below.isEmpty { break }
+            for m in below {
+                detach(m.occurrenceID)
+                makePending(m.occurrenceID)
+                evicted += 1
+                recentlyEvicted.insert(m.occurrenceID)
+                out.append(m.occurrenceID)
+            }
+        }
+        let records = Set(state.groups[gid]!.members.compactMap { occurrences[$0.occurrenceID]?.recordID })
+        state.groups[gid]!.state = records.count >= 2 ? .active : .dormant
+        return out
+    }
+
+    /// Removes occurrences from groups and from pending, then settles the affected groups.
+    mutating func remove(_ ids: Set<Int64>) -> [Int64] {
+        var affected = Set<Int64>()
+        for id in ids.sorted() {
+            state.pending[id] = nil
+            if let gid = detach(id) { affected.insert(gid) }
+        }
+        for gid in affected.sorted() { settle(gid) }
+        return affected.sorted()
+    }
+
+    /// Pending occurrences of `scope`, ascending.
+    func pending(in scope: Scope) -> [Int64] {
+        state.pending.keys.filter { occurrences[$0]?.scope == scope }.sorted()
+    }
+
+    /// Groups of `scope`, ascending.
+    func groups(in scope: Scope) -> [Int64] {
+        state.groups.values.filter { $0.owner == scope.owner && $0.category == scope.category }.map(\.id).sorted()
+    }
+}
