@@ -10,7 +10,7 @@ import LinearAlgebra
 ///     hidden  [N × H]    residual stream
 ///     qkv     [N × 3H]   Q | K | V, head h at columns h·d ..< (h+1)·d of each third
 ///     context [N × H]    attention output before the output projection
-///     scratch [N × H]    residual + projection, normalised back into `hidden`
+///     scratch [N × H]    residual + projection; swapped with `hidden` after each LayerNorm
 ///     inner   [N × I]    feed-forward activations
 ///     scores  [T × T]    one head's attention matrix
 struct BertEncoder: Sendable {
@@ -36,7 +36,8 @@ struct BertEncoder: Sendable {
         let hidden = FloatBuffer(count: n * h), qkv = FloatBuffer(count: n * 3 * h)
         let context = FloatBuffer(count: n * h), scratch = FloatBuffer(count: n * h)
         let innerBuf = FloatBuffer(count: n * inner), scores = FloatBuffer(count: longest * longest)
-        let x = hidden.pointer
+        // `x` is the residual stream; each sub-layer writes into `y` and the two are swapped.
+        var x = hidden.pointer, y = scratch.pointer
 
         // Embeddings: word + position + token type 0, then LayerNorm.
         for (s, ids) in sequences.enumerated() {
@@ -73,32 +74,31 @@ struct BertEncoder: Sendable {
             }
 
             // x = LayerNorm(x + context · Woᵀ + bo)
-            Kernels.addRowBias(x, layer.attentionOutBias, into: scratch.pointer, rows: n, cols: h)
-            BLAS.gemm(context.pointer, layer.attentionOutWeight, scratch.pointer, m: n, n: h, k: h,
-                      transB: true, beta: 1)
-            Kernels.layerNorm(scratch.pointer, rows: n, cols: h, gamma: layer.attentionNormGamma,
+            Kernels.addRowBias(x, layer.attentionOutBias, into: y, rows: n, cols: h)
+            BLAS.gemm(context.pointer, layer.attentionOutWeight, y, m: n, n: h, k: h, transB: true, beta: 1)
+            Kernels.layerNorm(y, rows: n, cols: h, gamma: layer.attentionNormGamma,
                               beta: layer.attentionNormBeta, eps: c.layerNormEps)
-            x.update(from: scratch.pointer, count: n * h)
+            swap(&x, &y)
 
             // x = LayerNorm(x + GELU(x · W1ᵀ + b1) · W2ᵀ + b2)
             Kernels.fillRows(innerBuf.pointer, with: layer.intermediateBias, rows: n, cols: inner)
             BLAS.gemm(x, layer.intermediateWeight, innerBuf.pointer, m: n, n: inner, k: h,
                       transB: true, beta: 1)
             Kernels.gelu(innerBuf.pointer, count: n * inner)
-            Kernels.addRowBias(x, layer.outputBias, into: scratch.pointer, rows: n, cols: h)
-            BLAS.gemm(innerBuf.pointer, layer.outputWeight, scratch.pointer, m: n, n: h, k: inner,
-                      transB: true, beta: 1)
-            Kernels.layerNorm(scratch.pointer, rows: n, cols: h, gamma: layer.outputNormGamma,
+            Kernels.addRowBias(x, layer.outputBias, into: y, rows: n, cols: h)
+            BLAS.gemm(innerBuf.pointer, layer.outputWeight, y, m: n, n: h, k: inner, transB: true, beta: 1)
+            Kernels.layerNorm(y, rows: n, cols: h, gamma: layer.outputNormGamma,
                               beta: layer.outputNormBeta, eps: c.layerNormEps)
-            x.update(from: scratch.pointer, count: n * h)
+            swap(&x, &y)
         }
         if isCancelled() { throw CancellationError() }
 
+        let output = x
         return lengths.indices.map { s in
             var out = [Float](repeating: 0, count: h)
             out.withUnsafeMutableBufferPointer { buf in
                 let v = buf.baseAddress!
-                let first = x + offsets[s] * h
+                let first = output + offsets[s] * h
                 switch pooling {
                 case .cls:
                     v.update(from: first, count: h)
