@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "Service", dependencies: [
             "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "Embedding", "Grouping", "JSONRPC",
         ]),
-        .executableTarget(name: "kindred", dependencies: ["Service", "KindredCore"]),
+        .executableTarget(name: "kindred", dependencies: ["Service", "KindredCore", "LinearAlgebra", "Embedding"]),
 
         .testTarget(name: "KindredCoreTests", dependencies: ["KindredCore"]),
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),
