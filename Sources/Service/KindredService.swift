@@ -89,6 +89,8 @@ public final class KindredService: Sendable {
         server.register("search/query", kind: .read) { [self] p, ctx in try searchQuery(p, ctx) }
         server.register("search/similar", kind: .read) { [self] p, ctx in try searchSimilar(p, ctx) }
         server.register("index/status", kind: .read) { [self] p, _ in try status(p) }
+        // Runs beside other requests (it only adds vectors, revision-checked), so reads are not stalled.
+        server.register("index/rebuild", kind: .read) { [self] p, ctx in try rebuildIndex(p, ctx) }
     }
 
     /// The `initialize` result.
