@@ -68,7 +68,7 @@ public enum SearchBenchmark {
         let service = try KindredService(config: config, databasePath: o.database, embedder: nil, embedderProblem: "benchmark")
         let open = seconds(clock.now - openStart)
         defer { service.close() }
-        let kernel = ScanKernel(rawValue: o.kernel) ?? .simd
+        let kernel = ScanKernel(rawValue: o.kernel) ?? .half
 
         // Single queries, one at a time.
         var latencies: [Double] = []
