@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"]),
         .target(name: "VectorIndex", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),
         .target(name: "Embedding", dependencies: ["KindredCore", "LinearAlgebra"]),
-        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra"]),
+        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra"], exclude: ["README.md"]),
         .target(name: "JSONRPC", dependencies: ["KindredCore"]),
         .target(name: "Service", dependencies: [
             "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "Embedding", "Grouping", "JSONRPC",

@@ -330,3 +330,22 @@ def test_invalid_params_names_the_field(server):
     assert e["code"] == INVALID_PARAMS and e["data"]["field"] == "filters.colour"
     e = server.error("records/get", [1, 2])
     assert e["code"] == INVALID_PARAMS and e["data"]["field"] == "params"
+
+
+@pytest.mark.parametrize("framing", ["ndjson", "lsp"])
+def test_large_message_read_time_is_linear(spawn, framing):
+    """Reading a message must take time proportional to its size: 8x the bytes may not cost 25x the time."""
+    srv = spawn(framing)
+    srv.initialize()
+
+    def timed(size, id):
+        msg = '{"jsonrpc":"2.0","id":%d,"method":"index/status","params":{"padding":"%s"}}' % (id, "x" * size)
+        t = time.monotonic()
+        srv.send(msg)
+        assert "result" in srv.response(id, timeout=300)
+        return time.monotonic() - t
+
+    timed(1 << 20, 100)  # warm up
+    small = min(timed(4 << 20, 101), timed(4 << 20, 102))
+    large = timed(32 << 20, 103)
+    assert large < max(25 * small, 1.0), f"{framing}: 4 MiB in {small:.2f}s but 32 MiB in {large:.2f}s"
