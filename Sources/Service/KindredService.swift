@@ -32,13 +32,23 @@ public final class KindredService: Sendable {
         writer = Guarded(store)
         readers = ReaderPool(path: databasePath)
         let vi = VectorIndex(dimension: dimension, batchGemmThreshold: config.int("search.batchGemmThreshold"))
-        var buffer = [Float]()
-        buffer.reserveCapacity(dimension)
-        let version = indexVersion
-        try store.forEachSearchableVector(indexVersion: version) { rowid, owner, bytes in
+        // Rows arrive ordered by owner: gather each owner's rows and load them in one go.
+        var owner: String?
+        var rowids: [Int64] = []
+        var buffer: [Float] = []
+        func flush() {
+            if let owner, !rowids.isEmpty { vi.load(owner: owner, rowids: rowids, vectors: buffer) }
+            rowids.removeAll(keepingCapacity: true)
             buffer.removeAll(keepingCapacity: true)
-            if VectorBlob.decode(bytes, dimension: dimension, into: &buffer) { vi.put(owner: owner, rowid: rowid, vector: buffer) }
         }
+        try store.forEachSearchableVector(indexVersion: indexVersion) { rowid, rowOwner, bytes in
+            if rowOwner != owner {
+                flush()
+                owner = rowOwner
+            }
+            if VectorBlob.decode(bytes, dimension: dimension, into: &buffer) { rowids.append(rowid) }
+        }
+        flush()
         index = Guarded(vi)
     }
 

@@ -32,6 +32,21 @@ struct OwnerBlock {
         }
     }
 
+    /// Appends many new rows at once (`units` holds rowids.count unit vectors back to back).
+    mutating func appendMany(rowids new: [Int64], units: [Float]) {
+        precondition(units.count == new.count * dimension, "size mismatch")
+        let first = rowids.count
+        slotOf.reserveCapacity(first + new.count)
+        for (i, r) in new.enumerated() { slotOf[r] = first + i }
+        rowids.append(contentsOf: new)
+        vectors.append(contentsOf: units)
+        let start = half.count
+        half.append(contentsOf: repeatElement(0, count: units.count))
+        units.withUnsafeBufferPointer { u in
+            half.withUnsafeMutableBufferPointer { h in kindred_f32_to_f16(u.baseAddress!, h.baseAddress! + start, units.count) }
+        }
+    }
+
     /// Removes `rowid`; returns whether it was present.
     @discardableResult
     mutating func remove(rowid: Int64) -> Bool {

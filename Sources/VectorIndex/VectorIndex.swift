@@ -47,6 +47,22 @@ public final class VectorIndex {
         ownerOf[rowid] = owner
     }
 
+    /// Adds many rows of one owner at once (loading from storage). `vectors` holds `rowids.count`
+    /// vectors back to back; they are normalised here. Rowids already present are replaced.
+    public func load(owner: String, rowids: [Int64], vectors: [Float]) {
+        precondition(vectors.count == rowids.count * dimension, "size mismatch")
+        if rowids.contains(where: { ownerOf[$0] != nil }) {
+            for (i, r) in rowids.enumerated() { put(owner: owner, rowid: r, vector: Array(vectors[(i * dimension)..<((i + 1) * dimension)])) }
+            return
+        }
+        var units = vectors
+        units.withUnsafeMutableBufferPointer { buf in
+            for i in 0..<rowids.count { Vectors.normalize(buf.baseAddress! + i * dimension, count: dimension) }
+        }
+        blocks[owner, default: OwnerBlock(dimension: dimension)].appendMany(rowids: rowids, units: units)
+        for r in rowids { ownerOf[r] = owner }
+    }
+
     @discardableResult
     public func remove(rowid: Int64) -> Bool {
         guard let owner = ownerOf.removeValue(forKey: rowid) else { return false }

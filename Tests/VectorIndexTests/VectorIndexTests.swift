@@ -131,6 +131,25 @@ func bruteForce(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<I
         #expect(!index.search(owner: "alice", query: q, k: 5, exclude: hits[0].rowid).contains { $0.rowid == hits[0].rowid })
     }
 
+    @Test func bulkLoadEqualsOneByOnePuts() {
+        var rng = SplitMix(state: 21)
+        let a = VectorIndex(dimension: 32), b = VectorIndex(dimension: 32)
+        var flat: [Float] = []
+        for i in 0..<300 {
+            let v = rng.vector(32)
+            flat += v
+            a.put(owner: "o", rowid: Int64(i), vector: v)
+        }
+        b.load(owner: "o", rowids: (0..<300).map { Int64($0) }, vectors: flat)
+        b.load(owner: "o", rowids: [5], vectors: Array(flat[0..<32]))  // replaces row 5
+        a.put(owner: "o", rowid: 5, vector: Array(flat[0..<32]))
+        #expect(b.count == 300)
+        for _ in 0..<5 {
+            let q = rng.vector(32)
+            #expect(a.search(owner: "o", query: q, k: 20) == b.search(owner: "o", query: q, k: 20))
+        }
+    }
+
     @Test func tiesBreakByLowerRowid() {
         let index = VectorIndex(dimension: 2)
         index.put(owner: "o", rowid: 9, vector: [1, 0])
