@@ -40,7 +40,6 @@ public enum SearchBenchmark {
     /// Runs the benchmark and returns its measurements (and the top-k row numbers for recall).
     public static func run(_ o: Options) throws -> JSONValue {
         let clock = ContinuousClock()
-        let base = try readFloats(o.base, dimension: o.dimension)
         let queries = try readFloats(o.queries, dimension: o.dimension)
         var config = Config()
         try config.set("index.dimension", .int(Int64(o.dimension)))
@@ -49,7 +48,10 @@ public enum SearchBenchmark {
 
         // Ingest: the real write path (SQLite transaction per batch + in-memory index).
         let ingestStart = clock.now
+        var count = 0
         do {
+            let base = try readFloats(o.base, dimension: o.dimension)
+            count = base.count
             let service = try KindredService(config: config, databasePath: o.database, embedder: nil, embedderProblem: "benchmark")
             let batch = 10_000
             var i = 0
@@ -95,7 +97,7 @@ public enum SearchBenchmark {
         let sorted = latencies.sorted()
         func pct(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
         return [
-            "n": .from(base.count), "queries": .from(queries.count), "k": .from(o.k), "kernel": .string(kernel.rawValue),
+            "n": .from(count), "queries": .from(queries.count), "k": .from(o.k), "kernel": .string(kernel.rawValue),
             "blas_threads": .from(BLAS.threads),
             "ingest_s": .double(ingest), "open_s": .double(open),
             "single_ms": ["median": .double(pct(0.5)), "p95": .double(pct(0.95)), "mean": .double(latencies.reduce(0, +) / Double(latencies.count))],
