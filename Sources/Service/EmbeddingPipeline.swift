@@ -41,12 +41,30 @@ extension KindredService {
         return done
     }
 
+    /// Reports `$/progress` for the embedding of an upsert's records until nothing is pending.
+    func reportEmbeddingProgress(_ ctx: RequestContext, records: Int) {
+        guard ctx.workDoneToken != nil, embedder != nil, worker.isEnabled else { return }
+        let total = max(1, pendingEmbeddingCount())
+        ctx.progress("begin", title: "Embedding \(records) records", message: "\(total) waiting", percentage: 0)
+        worker.observe { remaining in
+            if remaining == 0 {
+                ctx.progress("end", message: "all records embedded")
+                return false
+            }
+            ctx.progress("report", message: "\(remaining) waiting", percentage: max(0, (total - remaining) * 100 / total))
+            return true
+        }
+    }
+
     /// Wakes the background embedding worker (serve mode only; the CLI embeds inline).
     func embeddingWorkDidArrive() {
         guard embedder != nil, worker.isEnabled else { return }
         worker.kick { [self] in
             do {
-                _ = try embedPending(isCancelled: { worker.isStopping })
+                _ = try embedPending(isCancelled: { worker.isStopping }) { _ in
+                    worker.notifyObservers(remaining: pendingEmbeddingCount())
+                }
+                worker.notifyObservers(remaining: pendingEmbeddingCount())
             } catch {
                 worker.report("embedding stopped: \(error)")
             }
@@ -96,6 +114,24 @@ final class BackgroundWorker: @unchecked Sendable {
     }
 
     func report(_ message: String) { onProblem?(message) }
+
+    /// Observers of embedding progress (an upsert that carried a `workDoneToken`); each returns false
+    /// when it wants no more calls.
+    private let observers = Guarded<[@Sendable (Int) -> Bool]>([])
+
+    func observe(_ observer: @escaping @Sendable (Int) -> Bool) {
+        observers.with { $0.append(observer) }
+    }
+
+    func notifyObservers(remaining: Int) {
+        let current = observers.with { list in
+            let l = list
+            list.removeAll()
+            return l
+        }
+        let keep = current.filter { $0(remaining) }
+        observers.with { $0.append(contentsOf: keep) }
+    }
 
     func stop() {
         state.withLock { $0.stopping = true }

@@ -16,6 +16,25 @@ import JSONRPC
         #expect(hits["mode"] == "semantic")
     }
 
+    /// In serve mode embedding runs on a background queue; an upsert with a workDoneToken gets
+    /// `$/progress` until its records are embedded.
+    @Test func backgroundEmbeddingReportsProgressToTheUpsert() throws {
+        let f = try ServiceFixture(embedder: LetterEmbedder())
+        f.service.startBackgroundEmbedding { _ in }
+        let events = Guarded<[String]>([])
+        let ctx = RequestContext(id: 1, method: "records/upsert", workDoneToken: "up") { method, params in
+            if method == "$/progress", let kind = params["value"]?["kind"]?.stringValue { events.with { $0.append(kind) } }
+        }
+        let records: [JSONValue] = (0..<200).map { (i: Int) in rec("r\(i)", text: "record number \(i)") }
+        _ = try f.service.call("records/upsert", ["owner": "o", "records": .array(records), "workDoneToken": "up"], context: ctx)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while events.with({ $0.last }) != "end" && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let kinds = events.with { $0 }
+        #expect(kinds.first == "begin")
+        #expect(kinds.last == "end")
+        #expect(try f.call("index/status", ["owner": "o"])["indexed"] == 200)
+    }
+
     @Test func editingTextReplacesTheVector() throws {
         let f = try ServiceFixture(embedder: LetterEmbedder())
         _ = try f.upsert("o", [rec("x", text: "aaaa"), rec("y", text: "cccc")])
