@@ -94,6 +94,24 @@ public enum SearchBenchmark {
             batchSeconds = seconds(clock.now - t)
             for (r, single) in zip(results, topk) where JSONValue.array(r.map { .int($0.rowid - 1) }) != single { batchAgrees = false }
         }
+        // Where one sgemm per row block beats per-query scans: per-query cost for small blocks.
+        var sweep: [JSONValue] = []
+        service.readIndex { index in
+            let saved = index.batchGemmThreshold
+            for nq in [1, 2, 4, 8, 16, 32, 64] where nq <= queries.count {
+                let block = Array(queries.prefix(nq))
+                var perQuery: [String: Double] = [:]
+                for (name, threshold) in [("gemm", 1), ("scan", Int.max)] {
+                    index.batchGemmThreshold = threshold
+                    let reps = max(1, 64 / nq)
+                    let t = clock.now
+                    for _ in 0..<reps { _ = index.searchBatch(owner: "bench", queries: block, k: o.k) }
+                    perQuery[name] = seconds(clock.now - t) * 1000 / Double(reps * nq)
+                }
+                sweep.append(["queries": .from(nq), "gemm_ms_per_query": .double(perQuery["gemm"]!), "scan_ms_per_query": .double(perQuery["scan"]!)])
+            }
+            index.batchGemmThreshold = saved
+        }
         let sorted = latencies.sorted()
         func pct(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
         return [
@@ -102,6 +120,7 @@ public enum SearchBenchmark {
             "ingest_s": .double(ingest), "open_s": .double(open),
             "single_ms": ["median": .double(pct(0.5)), "p95": .double(pct(0.95)), "mean": .double(latencies.reduce(0, +) / Double(latencies.count))],
             "batch_s": .double(batchSeconds), "batch_matches_single": .bool(batchAgrees),
+            "batch_sweep": .array(sweep),
             "topk": .array(topk),
         ]
     }
