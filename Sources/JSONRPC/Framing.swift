@@ -25,6 +25,8 @@ public struct FrameDecoder {
     /// Bytes of an oversized body (LSP) or line (ndjson) still to discard.
     private var discarding = 0
     private var discardingLine = false
+    /// Where the newline search resumes (bytes before it hold no newline), so a long line is scanned once.
+    private var scanned = 0
 
     public init(framing: Framing? = nil, maxMessageBytes: Int) {
         self.framing = framing
@@ -34,6 +36,7 @@ public struct FrameDecoder {
     public mutating func feed<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         if start > 0 && start > buffer.count / 2 {
             buffer.removeFirst(start)
+            scanned = max(0, scanned - start)
             start = 0
         }
         buffer.append(contentsOf: bytes)
@@ -62,7 +65,8 @@ public struct FrameDecoder {
 
     private mutating func nextLine() -> Frame? {
         while true {
-            guard let nl = buffer[start...].firstIndex(of: 0x0A) else {
+            guard let nl = buffer[max(start, scanned)...].firstIndex(of: 0x0A) else {
+                scanned = buffer.count
                 let pending = buffer.count - start
                 if pending > maxMessageBytes && !discardingLine {
                     discardingLine = true
@@ -74,6 +78,7 @@ public struct FrameDecoder {
             }
             let line = buffer[start..<nl]
             start = nl + 1
+            scanned = start
             if discardingLine {
                 discardingLine = false
                 continue

@@ -103,7 +103,8 @@ public final class RecordStore {
         try database.transaction {
             var deleted: [(String, Int64)] = []
             var missing: [String] = []
-            for id in ids {
+            var seen = Set<String>()
+            for id in ids where seen.insert(id).inserted {
                 if let rowid = try database.scalarInt("SELECT rowid FROM records WHERE owner = ? AND id = ?", [.text(owner), .text(id)]) {
                     try database.run("DELETE FROM records WHERE rowid = ?", [.int(rowid)])
                     deleted.append((id, rowid))

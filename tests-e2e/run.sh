@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# End-to-end tests against the real `kindred` binary.
+#   bash tests-e2e/run.sh [pytest args...]
+# The binary comes from $KINDRED_BIN, else <repo>/.build/release/kindred (build it with
+# `swift build -c release` first). The virtualenv lives in tests-e2e/.venv and is reused.
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+venv="$here/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv" || exit 1
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt" || exit 1
+cd "$here"
+"$venv/bin/python" -m pytest -q "$@"
+code=$?
+if [ "$code" -eq 5 ]; then
+    exit 0
+fi
+exit "$code"

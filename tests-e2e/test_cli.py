@@ -1,0 +1,102 @@
+"""The command line: help, usage errors, `ingest` with a bad line, `search --json`, `status`."""
+
+import json
+
+import pytest
+
+from conftest import record, run_cli, vec
+
+
+@pytest.mark.parametrize("args", [["--help"], ["help"], ["search", "--help"], ["ingest", "--help"],
+                                  ["serve", "--help"], ["status", "--help"], ["help", "search"]])
+def test_help_exits_0(args):
+    p = run_cli(*args)
+    assert p.returncode == 0, p.stderr
+    assert "USAGE" in p.stdout
+
+
+def test_search_help_lists_options():
+    p = run_cli("search", "--help")
+    for opt in ["--db", "--owner", "--mode", "--limit", "--json"]:
+        assert opt in p.stdout
+
+
+@pytest.mark.parametrize("args", [["frobnicate"], [], ["search", "--no-such-flag"], ["search", "--db", "x"],
+                                  ["ingest", "--db", "x", "--owner", "o"], ["serve", "--set", "nonsense.key=1", "--db", "x"]])
+def test_usage_errors_exit_2(tmp_path, args):
+    p = run_cli(*args, cwd=tmp_path, input="")
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert p.stderr.strip(), "a usage error says what was wrong on stderr"
+
+
+def test_unknown_command_exit_2():
+    p = run_cli("frobnicate")
+    assert p.returncode == 2
+    assert "frobnicate" in p.stderr
+    assert p.stdout == ""
+
+
+def test_ingest_bad_lines_then_search(tmp_path):
+    db = tmp_path / "cli.sqlite"
+    f = tmp_path / "records.jsonl"
+    lines = [
+        json.dumps(record("fox", text="the quick brown fox jumps over the fence", kind="note", date="2024-03-01")),
+        json.dumps(record("dog", text="lazy dogs sleep all afternoon", vector=vec(2))),
+        json.dumps({"id": "bad", "revision": 0, "text": "revision zero"}),
+        "",
+        "{this is not json",
+        json.dumps(record("cat", text="a cat watches the fox from the fence")),
+        json.dumps({"id": "nov", "revision": 1}),
+    ]
+    f.write_text("\n".join(lines) + "\n")
+    p = run_cli("ingest", "--db", db, "--owner", "me", f, timeout=300)
+    assert p.returncode == 3, (p.stdout, p.stderr)
+    err = p.stderr
+    assert f"{f}:3:" in err and "revision" in err
+    assert f"{f}:5:" in err
+    assert f"{f}:7:" in err and "text" in err
+    for good in [1, 2, 6]:
+        assert f"{f}:{good}:" not in err
+    assert "3 created" in p.stdout and "3 refused" in p.stdout
+
+    p = run_cli("search", "--db", db, "--owner", "me", "--mode", "keyword", "--json", "fox")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["mode"] == "keyword"
+    assert sorted(r["id"] for r in out["results"]) == ["cat", "fox"]
+    fox = next(r for r in out["results"] if r["id"] == "fox")
+    assert fox["kind"] == "note" and fox["date"] == "2024-03-01" and "fox" in fox["passage"]["text"]
+
+    p = run_cli("search", "--db", db, "--owner", "me", "--mode", "keyword", "--json", "revision")
+    assert p.returncode == 4 and json.loads(p.stdout)["results"] == []
+    p = run_cli("search", "--db", db, "--owner", "someone-else", "--mode", "keyword", "--json", "fox")
+    assert p.returncode == 4 and json.loads(p.stdout)["results"] == []
+
+    # Ingesting the same file again: nothing changes, the same lines are refused.
+    p = run_cli("ingest", "--db", db, "--owner", "me", "--json", f, timeout=300)
+    assert p.returncode == 3
+    summary = json.loads(p.stdout)
+    assert summary["created"] == 0 and summary["unchanged"] == 3 and summary["refused"] == 3
+
+    p = run_cli("status", "--db", db, "--owner", "me")
+    assert p.returncode == 0
+    assert json.loads(p.stdout)["records"] == 3
+
+
+def test_ingest_clean_file_exits_0_and_serve_sees_it(tmp_path, spawn):
+    db = tmp_path / "clean.sqlite"
+    f = tmp_path / "ok.jsonl"
+    f.write_text("".join(json.dumps(record(f"r{i}", text=f"clean line {i}", vector=vec(i))) + "\n" for i in range(50)))
+    p = run_cli("ingest", "--db", db, "--owner", "me", "--json", f)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["created"] == 50
+    srv = spawn(db_path=db)
+    srv.initialize()
+    res = srv.result("search/query", {"owner": "me", "vector": vec(17), "limit": 1})
+    assert [r["id"] for r in res["results"]] == ["r17"]
+
+
+def test_ingest_missing_file_exits_1(tmp_path):
+    p = run_cli("ingest", "--db", tmp_path / "x.sqlite", "--owner", "me", tmp_path / "nope.jsonl")
+    assert p.returncode == 1
+    assert "nope.jsonl" in p.stderr
