@@ -16,13 +16,23 @@ extension KindredService {
     /// Embeds every record waiting for a vector of the current index version, batch by batch.
     /// Returns how many vectors were stored. Stops early (without error) when `isCancelled` turns true.
     public func embedPending(isCancelled: () -> Bool = { false }, progress: (Int) -> Void = { _ in }) throws -> Int {
+        try embedRecords(everything: false, isCancelled: isCancelled, progress: progress)
+    }
+
+    /// Embeds, batch by batch in rowid order, the records waiting for a vector — or with
+    /// `everything`, every record whose vector is not the client's own (re-embedding in place, so
+    /// search keeps its entries while it runs).
+    func embedRecords(everything: Bool, isCancelled: () -> Bool, progress: (Int) -> Void) throws -> Int {
         guard let embedder else { return 0 }
         let version = indexVersion
         let batch = max(1, config.int("embedder.batchSize"))
         var done = 0
         var after: Int64 = 0
         while !isCancelled() {
-            let pending = try writer.with { try $0.pendingEmbeddings(indexVersion: version, limit: batch, after: after) }
+            let pending = try writer.with { store in
+                everything ? try store.reembedCandidates(indexVersion: version, limit: batch, after: after)
+                    : try store.pendingEmbeddings(indexVersion: version, limit: batch, after: after)
+            }
             guard let last = pending.last else { break }
             after = last.rowid
             let vectors = try embedder.embed(pending.map(\.text), isCancelled: isCancelled)

@@ -4,24 +4,25 @@ import JSONRPC
 import Storage
 
 extension KindredService {
-    /// `index/rebuild`: drops every model vector and re-embeds all records with the current embedder,
-    /// reporting `$/progress`. Cancellable: what is not re-embedded yet stays pending and is picked up
-    /// by the background worker. Client vectors are kept.
+    /// `index/rebuild`: re-embeds every record with the current embedder, replacing vectors in place
+    /// (search keeps its entries meanwhile), reporting `$/progress`. Cancellable: records not reached
+    /// keep their previous vectors. Client vectors are kept.
     func rebuildIndex(_ params: JSONValue?, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         _ = try Params(params)
         guard embedder != nil else { throw ResponseError.embedderUnavailable(embedderProblem ?? "no embedder") }
         let start = ContinuousClock.now
-        let dropped: [Int64] = try withWriter { store in
-            let rows = try store.database.query("SELECT record FROM vectors WHERE source = 'model'") { $0.int(0) }
-            _ = try store.dropAllModelVectors()
-            return rows
+        let version = indexVersion
+        let candidates: Int64? = try withReader { store in
+            try store.database.scalarInt("""
+                SELECT count(*) FROM records r LEFT JOIN vectors v ON v.record = r.rowid
+                WHERE v.record IS NULL OR v.source = 'model' OR v.index_version != ?
+                """, [.text(version.description)])
         }
-        writeIndex { index in for r in dropped { index.remove(rowid: r) } }
-        let total = max(1, pendingEmbeddingCount())
+        let total = max(1, Int(candidates ?? 0))
         ctx.progress("begin", title: "Re-embedding records", message: "0/\(total)", percentage: 0)
         var done = 0
         do {
-            done = try embedPending(isCancelled: { ctx.isCancelled }) { n in
+            done = try embedRecords(everything: true, isCancelled: { ctx.isCancelled }) { n in
                 ctx.progress("report", message: "\(n)/\(total)", percentage: n * 100 / total)
             }
         } catch {

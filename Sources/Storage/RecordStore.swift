@@ -194,6 +194,15 @@ public final class RecordStore {
             """, [.text(indexVersion.description), .int(after), .from(limit)]) { ($0.int(0), $0.text(1) ?? "", $0.int(2), $0.text(3) ?? "") }
     }
 
+    /// Records whose vector is not a client vector of `indexVersion` (what a re-index recomputes).
+    public func reembedCandidates(indexVersion: IndexVersion, limit: Int, after: Int64) throws -> [(rowid: Int64, owner: String, revision: Int64, text: String)] {
+        try database.query("""
+            SELECT r.rowid, r.owner, r.revision, r.text FROM records r LEFT JOIN vectors v ON v.record = r.rowid
+            WHERE r.rowid > ? AND (v.record IS NULL OR v.source = 'model' OR v.index_version != ?)
+            ORDER BY r.rowid LIMIT ?
+            """, [.int(after), .text(indexVersion.description), .from(limit)]) { ($0.int(0), $0.text(1) ?? "", $0.int(2), $0.text(3) ?? "") }
+    }
+
     /// Owners of those rowids whose records are searchable.
     public func searchableOwners(rowids: [Int64]) throws -> [Int64: String] {
         guard !rowids.isEmpty else { return [:] }
