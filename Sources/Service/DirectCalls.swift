@@ -13,7 +13,9 @@ extension KindredService {
         case "search/query": return try searchQuery(params, ctx)
         case "search/similar": return try searchSimilar(params, ctx)
         case "index/status": return try status(params)
-        default: throw ResponseError.methodNotFound(method)
+        default:
+            if let result = try patternCall(method, params, ctx) { return result }
+            throw ResponseError.methodNotFound(method)
         }
     }
 

@@ -89,6 +89,7 @@ public final class KindredService: Sendable {
         server.register("search/query", kind: .read) { [self] p, ctx in try searchQuery(p, ctx) }
         server.register("search/similar", kind: .read) { [self] p, ctx in try searchSimilar(p, ctx) }
         server.register("index/status", kind: .read) { [self] p, _ in try status(p) }
+        registerPatternMethods(on: server)
     }
 
     /// The `initialize` result.
