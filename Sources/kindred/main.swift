@@ -11,6 +11,7 @@ let usage = """
       ingest     load records from a JSON Lines file
       search     natural-language search over one owner's records
       status     index counts, model and version
+      patterns   refresh, findings and show GROUP_ID (pattern discovery)
       help       show this help, or `kindred help COMMAND`
 
     Run `kindred COMMAND --help` for a command's options.
@@ -29,6 +30,7 @@ func runMain() -> Int32 {
         case "ingest": return try IngestCommand.run(argv)
         case "search": return try SearchCommand.run(argv)
         case "status": return try StatusCommand.run(argv)
+        case "patterns": return try PatternsCommand.run(argv)
         case "help", "--help", "-h":
             if let sub = argv.first { return try run(sub, ["--help"]) }
             Output.out(usage)
@@ -58,6 +60,7 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
     case "ingest": return try IngestCommand.run(argv)
     case "search": return try SearchCommand.run(argv)
     case "status": return try StatusCommand.run(argv)
+    case "patterns": return try PatternsCommand.run(argv)
     default:
         Output.err("kindred: unknown command '\(command)'")
         return ExitCode.usage
