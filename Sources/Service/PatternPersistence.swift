@@ -1,6 +1,7 @@
 import Foundation
 import Grouping
 import KindredCore
+import JSONRPC
 import Storage
 
 /// Converts between the grouping engine's values and the store's rows. Groups, pending marks and
@@ -99,5 +100,15 @@ extension KindredService {
         try store.savePatternStateRow(PatternStateRow(
             owner: owner, nextGroupID: outcome.state.nextGroupID, groupsVersion: Int64(outcome.state.groupsVersion),
             pending: try PatternCodec.encode(outcome.state.pending)))
+    }
+}
+
+extension KindredService {
+    /// Pattern counts for `index/status`.
+    func patternStatus(owner: String?) throws(ResponseError) -> JSONValue {
+        let version = indexVersion
+        let c = try withReader { try $0.patternCounts(owner: owner, indexVersion: version) }
+        return ["occurrences": .from(c.occurrences), "occurrencesWaitingForVectors": .from(c.occurrencesWaiting),
+                "groups": .from(c.groups), "activeGroups": .from(c.activeGroups)]
     }
 }

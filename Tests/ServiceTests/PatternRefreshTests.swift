@@ -28,6 +28,9 @@ import JSONRPC
         let may2 = try f.findings(["from": "2024-05-02", "to": "2024-05-03"])
         #expect(may2["eligibleRecords"] == 3)
         #expect(may2["findings"]?.arrayValue?.first?["records"] == 2)
+        let status = try f.call("index/status", ["owner": "o"])["patterns"]
+        #expect(status?["groups"] == 2)
+        #expect(status?["occurrences"] == 5)
         // Another owner sees nothing.
         #expect(try f.findings(owner: "other")["findings"]?.arrayValue?.isEmpty == true)
     }
