@@ -16,17 +16,20 @@ let package = Package(
         .systemLibrary(name: "CLAPACKE", pkgConfig: "lapacke", providers: [.apt(["liblapacke-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
+        // Hand-vectorised scan kernels (AVX2/FMA/F16C with run-time dispatch, portable C fallback).
+        .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3"])]),
+
         .target(name: "KindredCore"),
         .target(name: "LinearAlgebra", dependencies: ["KindredCore", "CBLAS", "CLAPACKE"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"]),
-        .target(name: "VectorIndex", dependencies: ["KindredCore", "LinearAlgebra"]),
+        .target(name: "VectorIndex", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),
         .target(name: "Embedding", dependencies: ["KindredCore", "LinearAlgebra"]),
-        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra"]),
+        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra"], exclude: ["README.md"]),
         .target(name: "JSONRPC", dependencies: ["KindredCore"]),
         .target(name: "Service", dependencies: [
             "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "Embedding", "Grouping", "JSONRPC",
         ]),
-        .executableTarget(name: "kindred", dependencies: ["Service", "KindredCore"]),
+        .executableTarget(name: "kindred", dependencies: ["Service", "KindredCore", "LinearAlgebra", "Embedding"]),
 
         .testTarget(name: "KindredCoreTests", dependencies: ["KindredCore"]),
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),

@@ -18,7 +18,7 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parent.parent
 BIN = os.environ.get("KINDRED_BIN", str(REPO / ".build" / "release" / "kindred"))
 DIM = 384
-TIMEOUT = float(os.environ.get("KINDRED_E2E_TIMEOUT", "60"))
+TIMEOUT = float(os.environ.get("KINDRED_E2E_TIMEOUT", "30"))
 
 # JSON-RPC codes (docs/methods.md).
 PARSE_ERROR = -32700

@@ -13,6 +13,7 @@ extension KindredService {
         case "search/query": return try searchQuery(params, ctx)
         case "search/similar": return try searchSimilar(params, ctx)
         case "index/status": return try status(params)
+        case "index/rebuild": return try rebuildIndex(params, ctx)
         default:
             if let result = try patternCall(method, params, ctx) { return result }
             throw ResponseError.methodNotFound(method)

@@ -41,9 +41,9 @@ extension KindredService {
         return done
     }
 
-    /// Wakes the background embedding worker (serve mode).
+    /// Wakes the background embedding worker (serve mode only; the CLI embeds inline).
     func embeddingWorkDidArrive() {
-        guard embedder != nil else { return }
+        guard embedder != nil, worker.isEnabled else { return }
         worker.kick { [self] in
             do {
                 _ = try embedPending(isCancelled: { worker.isStopping })
@@ -56,6 +56,7 @@ extension KindredService {
     /// Starts background embedding of whatever is pending (call once the server is up).
     public func startBackgroundEmbedding(log: @escaping @Sendable (String) -> Void) {
         worker.onProblem = log
+        worker.enable()
         embeddingWorkDidArrive()
     }
 
@@ -66,10 +67,12 @@ extension KindredService {
 /// A single background job at a time, re-run when kicked while running.
 final class BackgroundWorker: @unchecked Sendable {
     private let queue = DispatchQueue(label: "kindred.embedding")
-    private let state = Mutex<(scheduled: Bool, again: Bool, stopping: Bool)>((false, false, false))
+    private let state = Mutex<(scheduled: Bool, again: Bool, stopping: Bool, enabled: Bool)>((false, false, false, false))
     var onProblem: (@Sendable (String) -> Void)?
 
     var isStopping: Bool { state.withLock { $0.stopping } }
+    var isEnabled: Bool { state.withLock { $0.enabled } }
+    func enable() { state.withLock { $0.enabled = true } }
 
     func kick(_ job: @escaping @Sendable () -> Void) {
         let start: Bool = state.withLock { s in

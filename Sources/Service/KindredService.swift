@@ -32,13 +32,23 @@ public final class KindredService: Sendable {
         writer = Guarded(store)
         readers = ReaderPool(path: databasePath)
         let vi = VectorIndex(dimension: dimension, batchGemmThreshold: config.int("search.batchGemmThreshold"))
-        var buffer = [Float]()
-        buffer.reserveCapacity(dimension)
-        let version = indexVersion
-        try store.forEachSearchableVector(indexVersion: version) { rowid, owner, bytes in
+        // Rows arrive ordered by owner: gather each owner's rows and load them in one go.
+        var owner: String?
+        var rowids: [Int64] = []
+        var buffer: [Float] = []
+        func flush() {
+            if let owner, !rowids.isEmpty { vi.load(owner: owner, rowids: rowids, vectors: buffer) }
+            rowids.removeAll(keepingCapacity: true)
             buffer.removeAll(keepingCapacity: true)
-            if VectorBlob.decode(bytes, dimension: dimension, into: &buffer) { vi.put(owner: owner, rowid: rowid, vector: buffer) }
         }
+        try store.forEachSearchableVector(indexVersion: indexVersion) { rowid, rowOwner, bytes in
+            if rowOwner != owner {
+                flush()
+                owner = rowOwner
+            }
+            if VectorBlob.decode(bytes, dimension: dimension, into: &buffer) { rowids.append(rowid) }
+        }
+        flush()
         index = Guarded(vi)
     }
 
@@ -89,6 +99,8 @@ public final class KindredService: Sendable {
         server.register("search/query", kind: .read) { [self] p, ctx in try searchQuery(p, ctx) }
         server.register("search/similar", kind: .read) { [self] p, ctx in try searchSimilar(p, ctx) }
         server.register("index/status", kind: .read) { [self] p, _ in try status(p) }
+        // Runs beside other requests (it only adds vectors, revision-checked), so reads are not stalled.
+        server.register("index/rebuild", kind: .read) { [self] p, ctx in try rebuildIndex(p, ctx) }
         registerPatternMethods(on: server)
     }
 

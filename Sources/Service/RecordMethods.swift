@@ -12,6 +12,15 @@ extension KindredService {
         let items = try p.array("records")
         guard items.count <= Self.maxRecordsPerUpsert else { throw .limitExceeded(field: "records", limit: Self.maxRecordsPerUpsert) }
         let records = try RecordInput.parse(items, dimension: indexVersion.dimension)
+        let outcomes = try apply(owner: owner, records: records)
+        embeddingWorkDidArrive()
+        return ["results": .array(outcomes.map { o in
+            .object(["id": .string(o.id), "revision": .int(o.revision), "status": .string(o.status.rawValue)])
+        })]
+    }
+
+    /// Writes validated records and brings the vector index in step with them.
+    func apply(owner: String, records: [Record]) throws(ResponseError) -> [UpsertOutcome] {
         let version = indexVersion
         let outcomes = try withWriter { store in
             try withPatternInvalidation(store, owner: owner, recordIDs: records.map(\.id)) { try store.upsert(owner: owner, records: records, indexVersion: version) }
@@ -33,10 +42,7 @@ extension KindredService {
                 if let vector { index.put(owner: owner, rowid: rowid, vector: vector) } else { index.remove(rowid: rowid) }
             }
         }
-        embeddingWorkDidArrive()
-        return ["results": .array(outcomes.map { o in
-            .object(["id": .string(o.id), "revision": .int(o.revision), "status": .string(o.status.rawValue)])
-        })]
+        return outcomes
     }
 
     func delete(_ params: JSONValue?) throws(ResponseError) -> JSONValue {

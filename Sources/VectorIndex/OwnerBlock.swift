@@ -1,10 +1,12 @@
-public import LinearAlgebra
+import CKernels
 
 /// One owner's vectors of one index version: a contiguous row-major [count × d] float32 matrix,
-/// unit-normalised, with the record rowid of each slot. Deletes swap the last row in (O(d)).
+/// unit-normalised, with the record rowid of each slot, and the same rows as IEEE half floats for the
+/// fast first pass of single-query search. Deletes swap the last row in (O(d)).
 struct OwnerBlock {
     let dimension: Int
     var vectors: [Float] = []
+    var half: [UInt16] = []
     var rowids: [Int64] = []
     var slotOf: [Int64: Int] = [:]
 
@@ -15,14 +17,33 @@ struct OwnerBlock {
     /// Inserts or replaces the vector of `rowid` (already normalised).
     mutating func put(rowid: Int64, unit v: UnsafeBufferPointer<Float>) {
         precondition(v.count == dimension, "dimension mismatch")
+        var h = [UInt16](repeating: 0, count: dimension)
+        h.withUnsafeMutableBufferPointer { kindred_f32_to_f16(v.baseAddress!, $0.baseAddress!, dimension) }
         if let slot = slotOf[rowid] {
             vectors.withUnsafeMutableBufferPointer { buf in
                 for j in 0..<dimension { buf[slot * dimension + j] = v[j] }
             }
+            half.replaceSubrange((slot * dimension)..<((slot + 1) * dimension), with: h)
         } else {
             slotOf[rowid] = rowids.count
             rowids.append(rowid)
             vectors.append(contentsOf: v)
+            half.append(contentsOf: h)
+        }
+    }
+
+    /// Appends many new rows at once (`units` holds rowids.count unit vectors back to back).
+    mutating func appendMany(rowids new: [Int64], units: [Float]) {
+        precondition(units.count == new.count * dimension, "size mismatch")
+        let first = rowids.count
+        slotOf.reserveCapacity(first + new.count)
+        for (i, r) in new.enumerated() { slotOf[r] = first + i }
+        rowids.append(contentsOf: new)
+        vectors.append(contentsOf: units)
+        let start = half.count
+        half.append(contentsOf: repeatElement(0, count: units.count))
+        units.withUnsafeBufferPointer { u in
+            half.withUnsafeMutableBufferPointer { h in kindred_f32_to_f16(u.baseAddress!, h.baseAddress! + start, units.count) }
         }
     }
 
@@ -38,9 +59,13 @@ struct OwnerBlock {
             vectors.withUnsafeMutableBufferPointer { buf in
                 for j in 0..<dimension { buf[slot * dimension + j] = buf[last * dimension + j] }
             }
+            half.withUnsafeMutableBufferPointer { buf in
+                for j in 0..<dimension { buf[slot * dimension + j] = buf[last * dimension + j] }
+            }
         }
         rowids.removeLast()
         vectors.removeLast(dimension)
+        half.removeLast(dimension)
         return true
     }
 

@@ -1,8 +1,12 @@
-public import LinearAlgebra
+import CKernels
+import LinearAlgebra
 
-/// How a single query is scored against an owner's block.
+/// How a single query is scored against an owner's block. Every kernel returns the exact float32 top-k.
 public enum ScanKernel: String, Sendable {
-    /// Hand-written SIMD dot products, four rows at a time.
+    /// First pass over the half-float copy (half the memory traffic), then the few rows that could
+    /// still be in the top k are re-scored in float32. Exact: see `VectorIndex.halfWindow`.
+    case half
+    /// Float32 dot products, four rows at a time (AVX2/FMA when available).
     case simd
     /// `cblas_sgemv` over the block.
     case gemv
@@ -23,7 +27,7 @@ public final class VectorIndex {
     /// Database rows per gemm block in batched search.
     static let gemmRows = 4096
 
-    public init(dimension: Int, batchGemmThreshold: Int = 8, singleKernel: ScanKernel = .simd) {
+    public init(dimension: Int, batchGemmThreshold: Int = 8, singleKernel: ScanKernel = .half) {
         self.dimension = dimension
         self.batchGemmThreshold = batchGemmThreshold
         self.singleKernel = singleKernel
@@ -41,6 +45,22 @@ public final class VectorIndex {
         v.withUnsafeMutableBufferPointer { Vectors.normalize($0.baseAddress!, count: dimension) }
         v.withUnsafeBufferPointer { blocks[owner, default: OwnerBlock(dimension: dimension)].put(rowid: rowid, unit: $0) }
         ownerOf[rowid] = owner
+    }
+
+    /// Adds many rows of one owner at once (loading from storage). `vectors` holds `rowids.count`
+    /// vectors back to back; they are normalised here. Rowids already present are replaced.
+    public func load(owner: String, rowids: [Int64], vectors: [Float]) {
+        precondition(vectors.count == rowids.count * dimension, "size mismatch")
+        if rowids.contains(where: { ownerOf[$0] != nil }) {
+            for (i, r) in rowids.enumerated() { put(owner: owner, rowid: r, vector: Array(vectors[(i * dimension)..<((i + 1) * dimension)])) }
+            return
+        }
+        var units = vectors
+        units.withUnsafeMutableBufferPointer { buf in
+            for i in 0..<rowids.count { Vectors.normalize(buf.baseAddress! + i * dimension, count: dimension) }
+        }
+        blocks[owner, default: OwnerBlock(dimension: dimension)].appendMany(rowids: rowids, units: units)
+        for r in rowids { ownerOf[r] = owner }
     }
 
     @discardableResult
@@ -63,6 +83,7 @@ public final class VectorIndex {
         guard let block = blocks[owner], k > 0 else { return [] }
         let q = Vectors.normalized(query)
         let mask = allowed.map { block.mask(allowing: $0) }
+        if singleKernel == .half { return searchHalf(block: block, query: q, k: k, mask: mask, exclude: exclude) }
         var top = TopK(k: k)
         let d = dimension
         let chunk = Self.chunkRows
@@ -75,11 +96,51 @@ public final class VectorIndex {
                         let n = min(chunk, block.count - start)
                         let rows = vp.baseAddress! + start * d
                         switch singleKernel {
-                        case .simd: Kernels.dots(query: qp.baseAddress!, rows: rows, count: n, d: d, into: sp.baseAddress!)
                         case .gemv: BLAS.gemv(rows, qp.baseAddress!, sp.baseAddress!, rows: n, cols: d)
+                        default: kindred_dots_f32(qp.baseAddress!, rows, n, d, sp.baseAddress!)
                         }
                         Self.collect(scores: sp.baseAddress!, count: n, start: start, block: block, mask: mask, exclude: exclude, into: &top)
                         start += n
+                    }
+                }
+            }
+        }
+        return top.sorted()
+    }
+
+    /// How far a half-float score can be from the float32 one, doubled (both the k-th score and a
+    /// candidate's may be off). For unit vectors: rounding each component to half precision changes it
+    /// by at most 2⁻¹¹ of itself, so ‖x − x̃‖ ≤ 2⁻¹¹ and |q·x − q·x̃| ≤ 2⁻¹¹; float32 accumulation over
+    /// d terms adds at most d·2⁻²⁴. A margin of 1.5 on top.
+    func halfWindow() -> Float {
+        1.5 * 2 * (Float(0.00048828125) + Float(dimension) * Float(5.9604645e-8))
+    }
+
+    /// Half-float first pass over every row, then exact float32 scores for the rows within
+    /// `halfWindow` of the approximate k-th best. Returns exactly what a float32 scan returns.
+    private func searchHalf(block: OwnerBlock, query q: [Float], k: Int, mask: [Bool]?, exclude: Int64?) -> [ScoredRow] {
+        let n = block.count, d = dimension
+        var approx = [Float](repeating: 0, count: n)
+        q.withUnsafeBufferPointer { qp in
+            block.half.withUnsafeBufferPointer { hp in
+                approx.withUnsafeMutableBufferPointer { kindred_dots_f16(qp.baseAddress!, hp.baseAddress!, n, d, $0.baseAddress!) }
+            }
+        }
+        // The approximate k-th best among eligible rows.
+        var coarse = TopK(k: k)
+        approx.withUnsafeBufferPointer { Self.collect(scores: $0.baseAddress!, count: n, start: 0, block: block, mask: mask, exclude: exclude, into: &coarse) }
+        let floor = coarse.threshold - halfWindow()
+        var top = TopK(k: k)
+        var one: Float = 0
+        q.withUnsafeBufferPointer { qp in
+            block.vectors.withUnsafeBufferPointer { vp in
+                approx.withUnsafeBufferPointer { ap in
+                    for slot in 0..<n where ap[slot] >= floor {
+                        if let mask, !mask[slot] { continue }
+                        let rowid = block.rowids[slot]
+                        if rowid == exclude { continue }
+                        kindred_dots_f32(qp.baseAddress!, vp.baseAddress! + slot * d, 1, d, &one)
+                        top.offer(ScoredRow(rowid: rowid, score: one))
                     }
                 }
             }

@@ -47,6 +47,7 @@ enum ServeCommand {
             onShutdown: { service.close() })
         service.register(on: server)
         holder.methods = server.registeredMethods
+        service.startBackgroundEmbedding { message in server.log(.warning, message) }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         let code = server.run {
             while true {

@@ -12,6 +12,9 @@ let usage = """
       search     natural-language search over one owner's records
       status     index counts, model and version
       patterns   refresh, findings and show GROUP_ID (pattern discovery)
+      embed      print embeddings of texts, one JSON array per line
+      embed-bench  embedding throughput (used by bench/embedder)
+      bench-search exact search timings on raw vectors (used by bench/search)
       help       show this help, or `kindred help COMMAND`
 
     Run `kindred COMMAND --help` for a command's options.
@@ -26,11 +29,6 @@ func runMain() -> Int32 {
     argv.removeFirst()
     do {
         switch command {
-        case "serve": return try ServeCommand.run(argv)
-        case "ingest": return try IngestCommand.run(argv)
-        case "search": return try SearchCommand.run(argv)
-        case "status": return try StatusCommand.run(argv)
-        case "patterns": return try PatternsCommand.run(argv)
         case "help", "--help", "-h":
             if let sub = argv.first { return try run(sub, ["--help"]) }
             Output.out(usage)
@@ -39,8 +37,7 @@ func runMain() -> Int32 {
             Output.out("kindred 0.1.0")
             return ExitCode.ok
         default:
-            Output.err("kindred: unknown command '\(command)'\n\n\(usage)")
-            return ExitCode.usage
+            return try run(command, argv)
         }
     } catch let e as Arguments.UsageError {
         Output.err("kindred \(command): \(e.description)\nRun `kindred \(command) --help` for usage.")
@@ -61,8 +58,11 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
     case "search": return try SearchCommand.run(argv)
     case "status": return try StatusCommand.run(argv)
     case "patterns": return try PatternsCommand.run(argv)
+    case "embed": return try EmbedCommand.run(argv)
+    case "embed-bench": return try EmbedBenchCommand.run(argv)
+    case "bench-search": return try BenchSearchCommand.run(argv)
     default:
-        Output.err("kindred: unknown command '\(command)'")
+        Output.err("kindred: unknown command '\(command)'\n\n\(usage)")
         return ExitCode.usage
     }
 }

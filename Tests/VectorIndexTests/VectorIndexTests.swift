@@ -27,7 +27,7 @@ func bruteForce(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<I
 }
 
 @Suite struct VectorIndexTests {
-    @Test(arguments: [ScanKernel.simd, .gemv], [384, 10])
+    @Test(arguments: [ScanKernel.half, .simd, .gemv], [384, 10])
     func exactTopKMatchesBruteForce(kernel: ScanKernel, d: Int) {
         var rng = SplitMix(state: UInt64(d))
         let index = VectorIndex(dimension: d, singleKernel: kernel)
@@ -42,6 +42,33 @@ func bruteForce(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<I
             let got = index.search(owner: "o", query: q, k: 10).map(\.rowid)
             #expect(got == bruteForce(rows, q, k: 10))
         }
+    }
+
+    /// Rows whose scores differ by less than half-float precision: the half-float first pass must
+    /// still return exactly the float32 ranking.
+    @Test(arguments: [1, 2, 3])
+    func halfPrefilterIsExactOnNearTies(seed: UInt64) {
+        var rng = SplitMix(state: seed)
+        let d = 384
+        let base = Vectors.normalized(rng.vector(d))
+        let half = VectorIndex(dimension: d, singleKernel: .half)
+        let full = VectorIndex(dimension: d, singleKernel: .simd)
+        for i in 0..<4000 {
+            // Tiny perturbations of one direction: scores against `base` crowd within ~1e-5.
+            var v = base
+            for j in 0..<d { v[j] += rng.float() * 1e-4 }
+            half.put(owner: "o", rowid: Int64(i), vector: v)
+            full.put(owner: "o", rowid: Int64(i), vector: v)
+        }
+        for _ in 0..<5 {
+            var q = base
+            for j in 0..<d { q[j] += rng.float() * 1e-3 }
+            let a = half.search(owner: "o", query: q, k: 10)
+            let b = full.search(owner: "o", query: q, k: 10)
+            #expect(a == b)
+        }
+        let allowed = Set((0..<4000).filter { $0 % 7 == 0 }.map { Int64($0) })
+        #expect(half.search(owner: "o", query: base, k: 10, allowed: allowed) == full.search(owner: "o", query: base, k: 10, allowed: allowed))
     }
 
     @Test func batchedGemmEqualsSingleScans() {
@@ -102,6 +129,25 @@ func bruteForce(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<I
         #expect(filtered.map(\.rowid) == bruteForce(alice, q, k: 10, allowed: allowed))
         #expect(index.search(owner: "carol", query: q, k: 10).isEmpty)
         #expect(!index.search(owner: "alice", query: q, k: 5, exclude: hits[0].rowid).contains { $0.rowid == hits[0].rowid })
+    }
+
+    @Test func bulkLoadEqualsOneByOnePuts() {
+        var rng = SplitMix(state: 21)
+        let a = VectorIndex(dimension: 32), b = VectorIndex(dimension: 32)
+        var flat: [Float] = []
+        for i in 0..<300 {
+            let v = rng.vector(32)
+            flat += v
+            a.put(owner: "o", rowid: Int64(i), vector: v)
+        }
+        b.load(owner: "o", rowids: (0..<300).map { Int64($0) }, vectors: flat)
+        b.load(owner: "o", rowids: [5], vectors: Array(flat[0..<32]))  // replaces row 5
+        a.put(owner: "o", rowid: 5, vector: Array(flat[0..<32]))
+        #expect(b.count == 300)
+        for _ in 0..<5 {
+            let q = rng.vector(32)
+            #expect(a.search(owner: "o", query: q, k: 20) == b.search(owner: "o", query: q, k: 20))
+        }
     }
 
     @Test func tiesBreakByLowerRowid() {

@@ -1,0 +1,34 @@
+import Foundation
+import LinearAlgebra
+
+/// Throughput measurement behind `kindred embed-bench`: embeds every non-empty line of a text file
+/// in batches and reports the wall time of the embedding calls (model loading excluded).
+public enum EmbedBenchmark {
+    public static func run(
+        modelDirectory: String, textsFile: String, batch: Int, threads: Int
+    ) throws -> (sentences: Int, seconds: Double) {
+        let content: String
+        do {
+            content = try String(contentsOfFile: textsFile, encoding: .utf8)
+        } catch {
+            throw ModelLoadError(file: textsFile, reason: "cannot read texts: \(error.localizedDescription)")
+        }
+        let texts = content.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        BLAS.setThreads(threads)
+        let embedder = try SentenceEmbedder(modelDirectory: modelDirectory)
+        let size = max(1, batch)
+        // One warm-up batch so page faults on the mapped weights are not timed.
+        _ = try embedder.embed(Array(texts.prefix(size)))
+        let clock = ContinuousClock()
+        let start = clock.now
+        var done = 0
+        while done < texts.count {
+            let end = min(done + size, texts.count)
+            _ = try embedder.embed(Array(texts[done..<end]))
+            done = end
+        }
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        return (texts.count, seconds)
+    }
+}

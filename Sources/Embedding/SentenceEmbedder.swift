@@ -1,0 +1,58 @@
+import Foundation
+
+/// A sentence-transformers BERT model (e.g. all-MiniLM-L6-v2) loaded from a folder: WordPiece
+/// tokenisation, the encoder forward pass on the CPU, mean pooling and L2 normalisation.
+///
+/// Immutable after `init`; `embed` allocates its own buffers, so one instance can serve concurrent
+/// callers. BLAS threading is process-wide and left to the caller (`BLAS.setThreads`).
+public final class SentenceEmbedder: @unchecked Sendable {
+    /// Model name: the folder's last path component.
+    public let modelID: String
+    /// Length of every embedding.
+    public let dimension: Int
+    /// Tokens per input including `[CLS]` and `[SEP]`; longer inputs are truncated.
+    public let maxTokens: Int
+    public let tokenizer: WordPieceTokenizer
+
+    private let encoder: BertEncoder
+    private let pooling: BertEncoder.Pooling
+
+    /// Loads `config.json`, `vocab.txt`, `model.safetensors` (memory-mapped), and if present
+    /// `sentence_bert_config.json` and `1_Pooling/config.json`. Every tensor's shape is checked
+    /// against `config.json`; errors name the file and tensor.
+    public init(modelDirectory: String) throws {
+        let dir = modelDirectory.hasSuffix("/") && modelDirectory.count > 1
+            ? String(modelDirectory.dropLast()) : modelDirectory
+        let config = try BertConfig(file: dir + "/config.json")
+        let st = try SentenceTransformerConfig(directory: dir)
+        tokenizer = try WordPieceTokenizer(vocabFile: dir + "/vocab.txt")
+        guard tokenizer.vocabularySize <= config.vocabSize else {
+            throw ModelLoadError(
+                file: dir + "/vocab.txt",
+                reason: "\(tokenizer.vocabularySize) pieces but config vocab_size is \(config.vocabSize)")
+        }
+        let file = try SafeTensors(path: dir + "/model.safetensors")
+        encoder = BertEncoder(weights: try BertWeights(file: file, config: config))
+        pooling = st.pooling == .cls ? .cls : .mean
+        modelID = URL(fileURLWithPath: dir).standardizedFileURL.lastPathComponent
+        dimension = config.hiddenSize
+        maxTokens = min(st.maxSeqLength, config.maxPositionEmbeddings)
+    }
+
+    /// Embeds `texts`, returning one L2-normalised vector of `dimension` floats per text, in order.
+    /// The tokens of the whole batch are packed into one matrix for the dense layers; attention runs
+    /// per text. `isCancelled` is polled between layers; when it returns true this throws
+    /// `CancellationError`.
+    public func embed(_ texts: [String], isCancelled: () -> Bool = { false }) throws -> [[Float]] {
+        if texts.isEmpty { return [] }
+        let ids = texts.map { tokenizer.encode($0, maxTokens: maxTokens) }
+        if isCancelled() { throw CancellationError() }
+        return try encoder.embed(ids, pooling: pooling, isCancelled: isCancelled)
+    }
+
+    /// Tokens `text` would have including `[CLS]` and `[SEP]`, before truncation to `maxTokens`
+    /// (so a result above `maxTokens` means the text is truncated).
+    public func tokenCount(_ text: String) -> Int {
+        tokenizer.pieceCount(text) + 2
+    }
+}

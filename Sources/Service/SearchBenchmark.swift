@@ -1,0 +1,108 @@
+public import KindredCore
+import Foundation
+import LinearAlgebra
+import VectorIndex
+
+/// The Kindred side of `bench/search`: ingest raw float32 vectors into a real store, reopen it, and
+/// time exact top-k search single and batched. Used by `kindred bench-search`.
+public enum SearchBenchmark {
+    public struct Options: Sendable {
+        public var base: String
+        public var queries: String
+        public var dimension: Int
+        public var k: Int
+        public var database: String
+        public var kernel: String
+        public var batchThreshold: Int
+        public init(base: String, queries: String, dimension: Int, k: Int, database: String, kernel: String, batchThreshold: Int) {
+            self.base = base
+            self.queries = queries
+            self.dimension = dimension
+            self.k = k
+            self.database = database
+            self.kernel = kernel
+            self.batchThreshold = batchThreshold
+        }
+    }
+
+    static func readFloats(_ path: String, dimension: Int) throws -> [[Float]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        let n = data.count / (4 * dimension)
+        return data.withUnsafeBytes { raw in
+            (0..<n).map { i in (0..<dimension).map { j in raw.loadUnaligned(fromByteOffset: (i * dimension + j) * 4, as: Float.self) } }
+        }
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+
+    /// Runs the benchmark and returns its measurements (and the top-k row numbers for recall).
+    public static func run(_ o: Options) throws -> JSONValue {
+        let clock = ContinuousClock()
+        let queries = try readFloats(o.queries, dimension: o.dimension)
+        var config = Config()
+        try config.set("index.dimension", .int(Int64(o.dimension)))
+        try config.set("search.batchGemmThreshold", .int(Int64(o.batchThreshold)))
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: o.database + suffix) }
+
+        // Ingest: the real write path (SQLite transaction per batch + in-memory index).
+        let ingestStart = clock.now
+        var count = 0
+        do {
+            let base = try readFloats(o.base, dimension: o.dimension)
+            count = base.count
+            let service = try KindredService(config: config, databasePath: o.database, embedder: nil, embedderProblem: "benchmark")
+            let batch = 10_000
+            var i = 0
+            while i < base.count {
+                let end = min(base.count, i + batch)
+                let records = (i..<end).map { Record(id: "v\($0)", revision: 1, text: "", vector: base[$0]) }
+                _ = try service.apply(owner: "bench", records: records)
+                i = end
+            }
+            service.close()
+        }
+        let ingest = seconds(clock.now - ingestStart)
+
+        // Open: rebuild the in-memory matrix from SQLite.
+        let openStart = clock.now
+        let service = try KindredService(config: config, databasePath: o.database, embedder: nil, embedderProblem: "benchmark")
+        let open = seconds(clock.now - openStart)
+        defer { service.close() }
+        let kernel = ScanKernel(rawValue: o.kernel) ?? .half
+
+        // Single queries, one at a time.
+        var latencies: [Double] = []
+        var topk: [JSONValue] = []
+        service.readIndex { index in
+            index.singleKernel = kernel
+            _ = index.search(owner: "bench", query: queries[0], k: o.k)  // warm-up
+            for q in queries {
+                let t = clock.now
+                let hits = index.search(owner: "bench", query: q, k: o.k)
+                latencies.append(seconds(clock.now - t) * 1000)
+                topk.append(.array(hits.map { .int($0.rowid - 1) }))
+            }
+        }
+        // The whole query set as one batch.
+        var batchSeconds = 0.0
+        var batchAgrees = true
+        service.readIndex { index in
+            let t = clock.now
+            let results = index.searchBatch(owner: "bench", queries: queries, k: o.k)
+            batchSeconds = seconds(clock.now - t)
+            for (r, single) in zip(results, topk) where JSONValue.array(r.map { .int($0.rowid - 1) }) != single { batchAgrees = false }
+        }
+        let sorted = latencies.sorted()
+        func pct(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
+        return [
+            "n": .from(count), "queries": .from(queries.count), "k": .from(o.k), "kernel": .string(kernel.rawValue),
+            "blas_threads": .from(BLAS.threads),
+            "ingest_s": .double(ingest), "open_s": .double(open),
+            "single_ms": ["median": .double(pct(0.5)), "p95": .double(pct(0.95)), "mean": .double(latencies.reduce(0, +) / Double(latencies.count))],
+            "batch_s": .double(batchSeconds), "batch_matches_single": .bool(batchAgrees),
+            "topk": .array(topk),
+        ]
+    }
+}

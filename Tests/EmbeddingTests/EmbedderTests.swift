@@ -1,0 +1,67 @@
+import Embedding
+import Foundation
+import Testing
+
+/// Tolerances from the reference file's metadata.
+private let minimumCosine: Float = 0.9999
+private let maximumDimensionError: Float = 1e-4
+private let batchTolerance: Float = 1e-5
+
+@Suite("SentenceEmbedder against sentence-transformers", .serialized)
+struct EmbedderTests {
+    @Test func loadsModelMetadata() throws {
+        let embedder = try Model.embedder()
+        #expect(embedder.modelID == "all-MiniLM-L6-v2")
+        #expect(embedder.dimension == 384)
+        #expect(embedder.maxTokens == 256)
+    }
+
+    @Test("each embedding matches the reference", arguments: 0..<56)
+    func matchesReference(index: Int) throws {
+        let reference = try Reference.load()
+        let sentence = try #require(reference.sentences.indices.contains(index) ? reference.sentences[index] : nil)
+        let embedder = try Model.embedder()
+        let vector = try #require(try embedder.embed([sentence.text]).first)
+        try #require(vector.count == sentence.embedding.count)
+        let cos = cosine(vector, sentence.embedding)
+        let err = maxAbsDifference(vector, sentence.embedding)
+        #expect(cos >= minimumCosine, "cosine \(cos) for \(sentence.text.debugDescription)")
+        #expect(err <= maximumDimensionError, "max |Δ| \(err) for \(sentence.text.debugDescription)")
+    }
+
+    @Test func batchAgreesWithSingles() throws {
+        let reference = try Reference.load()
+        let embedder = try Model.embedder()
+        let texts = reference.sentences.map(\.text)
+        let batched = try embedder.embed(texts)
+        try #require(batched.count == texts.count)
+        for (i, text) in texts.enumerated() {
+            let single = try embedder.embed([text])[0]
+            let err = maxAbsDifference(batched[i], single)
+            #expect(err <= batchTolerance, "batch vs single |Δ| \(err) for \(text.debugDescription)")
+        }
+    }
+
+    @Test func emptyStringGivesUnitVector() throws {
+        let vector = try Model.embedder().embed([""])[0]
+        let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        #expect(vector.count == 384)
+        #expect(abs(norm - 1) < 1e-5)
+        #expect(vector.allSatisfy { $0.isFinite })
+    }
+
+    @Test func emptyBatchGivesNothing() throws {
+        #expect(try Model.embedder().embed([]).isEmpty)
+    }
+
+    @Test func cancellationThrows() throws {
+        let embedder = try Model.embedder()
+        #expect(throws: CancellationError.self) {
+            _ = try embedder.embed(["A man is eating food."], isCancelled: { true })
+        }
+        var calls = 0
+        #expect(throws: CancellationError.self) {
+            _ = try embedder.embed(["A man is eating food."], isCancelled: { calls += 1; return calls > 3 })
+        }
+    }
+}

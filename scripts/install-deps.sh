@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Kindred builds against (no-op when they are all present).
+set -euo pipefail
+packages=(libsqlite3-dev libblas-dev libopenblas-dev liblapacke-dev libcurl4-openssl-dev pkg-config unzip)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "installing: ${missing[*]}" >&2
+    sudo_cmd=""
+    [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+command -v swift >/dev/null || { echo "install-deps: swift (6.x) must be on PATH" >&2; exit 1; }

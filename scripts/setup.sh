@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# One command from a fresh clone: dependencies, model, release build, the bundled dataset loaded into
+# an SQLite file, then a natural-language search over it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+bash scripts/fetch-model.sh
+swift build -c release
+bin=.build/release/kindred
+db="${KINDRED_DEMO_DB:-.kindred/demo.sqlite}"
+mkdir -p "$(dirname "$db")"
+rm -f "$db" "$db-wal" "$db-shm"
+"$bin" ingest --db "$db" --owner demo datasets/banking77/records.jsonl
+echo
+"$bin" search --db "$db" --owner demo --limit 5 "someone used my card without my permission"
+echo
+"$bin" status --db "$db" --owner demo
+echo

@@ -1,0 +1,351 @@
+"""The wire contract (docs/methods.md, "Wire"): framing detection and override, JSON-RPC 2.0 errors,
+lifecycle, batches, id types, escaped method names and the message size limit. Raw pipes, no client library."""
+
+import json
+import time
+import uuid
+
+import pytest
+
+from conftest import (
+    INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, NOT_FOUND, NOT_INITIALIZED, PARSE_ERROR,
+    encode, record, run_cli, same_id, vec,
+)
+
+CT = "application/vscode-jsonrpc; charset=utf8"
+
+
+def init_msg(id=1):
+    return {"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {"capabilities": {}}}
+
+
+def assert_quiet(srv):
+    """Nothing else arrives: a fresh request's answer is the very next message."""
+    rid = f"quiet-{uuid.uuid4()}"
+    srv.send({"jsonrpc": "2.0", "id": rid, "method": "index/status", "params": {}})
+    m = srv.next_message()
+    assert m.get("id") == rid, f"unexpected message before the answer to {rid}: {m}"
+
+
+# -- framing ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("prefix", [b"", b"\n", b"  \r\n\t"])
+def test_ndjson_detected_from_first_brace(spawn, prefix):
+    srv = spawn("ndjson")
+    srv.send_raw(prefix + encode(init_msg(), "ndjson"))
+    r = srv.response(1)
+    assert r["result"]["serverInfo"]["name"] == "kindred"
+    r = srv.call("index/status", {})
+    assert "result" in r
+    for headers, line in srv.raw_frames:
+        assert headers is None and line.endswith(b"\n") and line.count(b"\n") == 1
+        assert line.startswith(b"{") or line.startswith(b"[")
+
+
+def test_ndjson_detected_from_first_bracket(spawn):
+    srv = spawn("ndjson")
+    srv.send_raw(b"[" + json.dumps(init_msg(7)).encode() + b"]\n")
+    m = srv.next_message()
+    assert isinstance(m, list) and len(m) == 1 and m[0]["id"] == 7 and "result" in m[0]
+    assert srv.raw_frames[0][0] is None
+
+
+@pytest.mark.parametrize("content_type", [None, CT, "application/vscode-jsonrpc; charset=utf-8"])
+def test_lsp_headers_detected(spawn, content_type):
+    srv = spawn("lsp")
+    srv.send(init_msg(), content_type=content_type)
+    r = srv.response(1)
+    assert r["result"]["serverInfo"]["name"] == "kindred"
+    srv.send({"jsonrpc": "2.0", "id": 2, "method": "index/status", "params": {}}, content_type=content_type)
+    assert "result" in srv.response(2)
+    for headers, body in srv.raw_frames:
+        assert headers is not None
+        lengths = [h for h in headers if h.lower().startswith(b"content-length:")]
+        assert lengths == [b"Content-Length: %d\r\n" % len(body)]
+    assert srv.shutdown_and_exit() == 0
+
+
+def test_lsp_header_order_and_case_and_split_writes(spawn):
+    """Content-Type before Content-Length, lower-case names, and a message dribbled in byte by byte."""
+    srv = spawn("lsp")
+    body = json.dumps(init_msg()).encode()
+    srv.send_raw(b"content-type: " + CT.encode() + b"\r\ncontent-length: %d\r\n\r\n" % len(body) + body)
+    assert "result" in srv.response(1)
+    body = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "index/status", "params": {}}).encode()
+    data = b"Content-Length: %d\r\n\r\n" % len(body) + body
+    for i in range(0, len(data), 7):
+        srv.send_raw(data[i:i + 7])
+        time.sleep(0.002)
+    assert "result" in srv.response(2)
+
+
+def test_lsp_utf8_length_counts_bytes(spawn):
+    srv = spawn("lsp")
+    srv.send(init_msg())
+    srv.response(1)
+    text = "café — naïve 東京 🐈"
+    srv.send({"jsonrpc": "2.0", "id": 2, "method": "records/upsert",
+              "params": {"owner": "ü", "records": [record("r", text=text, vector=vec(1))]}})
+    assert srv.response(2)["result"]["results"][0]["status"] == "created"
+    got = srv.result("records/get", {"owner": "ü", "id": "r"})
+    assert got["record"]["text"] == text
+
+
+def test_framing_flag_lsp_overrides_sniffing(spawn):
+    srv = spawn("lsp", args=["--framing", "lsp"])
+    # A line that sniffing would take as ndjson is, under --framing lsp, a header block without Content-Length.
+    srv.send_raw(json.dumps(init_msg(5)).encode() + b"\r\n\r\n")
+    err = srv.next_message()
+    assert err["id"] is None and err["error"]["code"] == PARSE_ERROR
+    srv.send(init_msg(6))
+    assert "result" in srv.response(6)
+    assert all(h is not None for h, _ in srv.raw_frames)
+
+
+def test_framing_flag_ndjson_overrides_sniffing(spawn):
+    srv = spawn("ndjson", args=["--framing=ndjson"])
+    body = json.dumps(init_msg(5)).encode()
+    # Under --framing ndjson a header line is just malformed JSON, answered as ndjson.
+    srv.send_raw(b"Content-Length: %d\n" % len(body))
+    err = srv.next_message()
+    assert err["id"] is None and err["error"]["code"] == PARSE_ERROR
+    srv.send(init_msg(6))
+    assert "result" in srv.response(6)
+
+
+def test_framing_flag_auto_and_bad_value(spawn, tmp_path):
+    srv = spawn("lsp", args=["--framing", "auto"])
+    srv.send(init_msg())
+    assert "result" in srv.response(1)
+    p = run_cli("serve", "--db", tmp_path / "x.sqlite", "--framing", "xml", input="")
+    assert p.returncode == 2
+    assert "framing" in p.stderr and p.stdout == ""
+
+
+# -- lifecycle -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("framing", ["ndjson", "lsp"])
+def test_lifecycle(spawn, framing):
+    srv = spawn(framing)
+    e = srv.error("index/status", {})
+    assert e["code"] == NOT_INITIALIZED
+    srv.notify("records/upsert", {"owner": "o", "records": [record("early", vector=vec(1))]})  # a notification: ignored
+    srv.initialize()
+    e = srv.error("initialize", {})
+    assert e["code"] == INVALID_REQUEST
+    assert srv.error("records/get", {"owner": "o", "id": "early"})["code"] == NOT_FOUND
+    assert srv.result("shutdown") is None
+    for method in ["index/status", "records/upsert", "shutdown"]:
+        e = srv.error(method, {"owner": "o", "records": []})
+        assert e["code"] == INVALID_REQUEST, method
+    srv.notify("exit")
+    assert srv.proc.wait(timeout=30) == 0
+
+
+def test_exit_without_shutdown_is_code_1(server):
+    server.notify("exit")
+    assert server.proc.wait(timeout=30) == 1
+
+
+def test_end_of_input_finishes_acknowledged_work(spawn, db):
+    srv = spawn()
+    srv.initialize()
+    srv.request_async("records/upsert", {"owner": "o", "records": [record(f"r{i}", vector=vec(i)) for i in range(500)]})
+    srv.proc.stdin.close()
+    assert srv.proc.wait(timeout=30) == 0
+    srv2 = spawn(db_path=db)
+    srv2.initialize()
+    assert srv2.result("index/status", {"owner": "o"})["records"] == 500
+
+
+# -- JSON-RPC errors -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("framing", ["ndjson", "lsp"])
+def test_parse_error_then_keeps_serving(spawn, framing):
+    srv = spawn(framing)
+    srv.initialize()
+    for bad in [b'{"jsonrpc": "2.0", "id": 3, "method": ', b"{not json}", b'{"a":1} trailing', b"\xff\xfe{}"]:
+        srv.send_raw(encode(bad, framing))
+        m = srv.next_message()
+        assert m["jsonrpc"] == "2.0" and m["id"] is None and m["error"]["code"] == PARSE_ERROR, (bad, m)
+        assert "result" not in m
+        assert "result" in srv.call("index/status", {})
+
+
+def test_invalid_requests(server):
+    cases = [
+        ({"jsonrpc": "1.0", "id": 1, "method": "index/status"}, 1),
+        ({"id": 2, "method": "index/status"}, 2),
+        ({"jsonrpc": "2.0", "id": 3, "method": 42}, 3),
+        ({"jsonrpc": "2.0", "id": 4, "method": "index/status", "params": "x"}, 4),
+        ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "index/status"}, None),
+        ("42", None),
+    ]
+    for msg, expected_id in cases:
+        server.send(msg if isinstance(msg, dict) else msg)
+        m = server.next_message()
+        assert m["error"]["code"] == INVALID_REQUEST, (msg, m)
+        assert same_id(m["id"], expected_id), (msg, m)
+
+
+def test_unknown_method(server):
+    e = server.error("records/frobnicate", {})
+    assert e["code"] == METHOD_NOT_FOUND
+    assert "records/frobnicate" in e["message"]
+    server.notify("some/unknownNotification", {})
+    server.notify("$/unknownThing", {})
+    assert_quiet(server)
+
+
+def test_client_responses_are_never_answered(server):
+    server.send({"jsonrpc": "2.0", "id": 77, "result": None})
+    server.send({"jsonrpc": "2.0", "id": 78})  # a response with no result member: treated as null
+    server.send({"jsonrpc": "2.0", "id": 79, "error": {"code": -1, "message": "client side"}})
+    assert_quiet(server)
+
+
+# -- batches ---------------------------------------------------------------------------------
+
+def test_batch_mixed(server):
+    server.result("records/upsert", {"owner": "o", "records": [record("a", vector=vec(1))]})
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "records/get", "params": {"owner": "o", "id": "a"}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": "two", "method": "records/get", "params": {"owner": "o", "id": "missing"}},
+        {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 12345}},
+        {"jsonrpc": "2.0", "id": 3, "method": "nope/nope"},
+        5,
+        {"jsonrpc": "2.0", "id": 0, "method": "search/query", "params": {"owner": "o", "vector": vec(1)}},
+        {"jsonrpc": "2.0", "id": 4, "method": "records/upsert",
+         "params": {"owner": "o", "records": [record("b", vector=vec(2))]}},
+    ]
+    server.send(batch)
+    m = server.next_message()
+    assert isinstance(m, list), m
+    assert [x["id"] for x in m] == [1, "two", 3, None, 0, 4]
+    assert isinstance(m[0]["id"], int) and isinstance(m[1]["id"], str)
+    assert m[0]["result"]["record"]["id"] == "a"
+    assert m[1]["error"]["code"] == NOT_FOUND
+    assert m[2]["error"]["code"] == METHOD_NOT_FOUND
+    assert m[3]["error"]["code"] == INVALID_REQUEST
+    assert m[4]["result"]["results"][0]["id"] == "a"
+    assert m[5]["result"]["results"][0]["status"] == "created"
+    assert_quiet(server)
+
+
+def test_batch_of_notifications_gets_no_answer(server):
+    server.send([{"jsonrpc": "2.0", "method": "initialized"}, {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}}])
+    assert_quiet(server)
+
+
+def test_empty_batch_is_one_invalid_request(server):
+    server.send_raw(b"[]\n")
+    m = server.next_message()
+    assert isinstance(m, dict), f"an empty batch gets a single error object, not an array: {m}"
+    assert m["id"] is None and m["error"]["code"] == INVALID_REQUEST
+    assert_quiet(server)
+
+
+def test_batch_before_initialize(spawn):
+    srv = spawn()
+    srv.send([init_msg(1), {"jsonrpc": "2.0", "id": 2, "method": "index/status", "params": {}}])
+    m = srv.next_message()
+    assert [x["id"] for x in m] == [1, 2]
+    assert "result" in m[0]
+
+
+# -- ids -------------------------------------------------------------------------------------
+
+def test_ids_keep_their_json_type(server):
+    ids = ["1", 1, 0, "0", str(uuid.uuid4()), -5, 2**53, "", "{\"x\":1}", 1.5]
+    for i in ids:
+        server.send({"jsonrpc": "2.0", "id": i, "method": "index/status", "params": {"owner": "o"}})
+    got = [server.next_message() for _ in ids]
+    for m in got:
+        assert "result" in m, m
+    want = sorted((type(i).__name__, json.dumps(i)) for i in ids)
+    assert sorted((type(m["id"]).__name__, json.dumps(m["id"])) for m in got) == want
+
+
+def test_string_and_number_ids_are_distinct_in_flight(server):
+    """Two requests in flight with ids 1 and "1": each answered once, with its own result."""
+    server.result("records/upsert", {"owner": "o", "records": [record("x", vector=vec(1)), record("y", vector=vec(2))]})
+    server.send({"jsonrpc": "2.0", "id": 1, "method": "records/get", "params": {"owner": "o", "id": "x"}})
+    server.send({"jsonrpc": "2.0", "id": "1", "method": "records/get", "params": {"owner": "o", "id": "y"}})
+    a = server.response(1)
+    b = server.response("1")
+    assert a["result"]["record"]["id"] == "x"
+    assert b["result"]["record"]["id"] == "y"
+
+
+def test_escaped_slash_in_method_names(server):
+    server.send_raw(b'{"jsonrpc":"2.0","id":"u1","method":"records\\/upsert","params":{"owner":"o","records":'
+                    + json.dumps([record("e", vector=vec(3))]).encode() + b"}}\n")
+    assert server.response("u1")["result"]["results"][0]["status"] == "created"
+    server.send_raw(b'{"jsonrpc":"2.0","id":"g1","method":"records\\u002Fget","params":{"owner":"o","id":"e"}}\n')
+    assert server.response("g1")["result"]["record"]["id"] == "e"
+    server.send_raw(b'{"jsonrpc":"2.0","method":"$\\/cancelRequest","params":{"id":"nothing"}}\n')
+    assert_quiet(server)
+
+
+# -- limits ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("framing", ["ndjson", "lsp"])
+def test_message_over_limit_is_refused_and_stream_resyncs(spawn, framing):
+    srv = spawn(framing, args=["--set", "rpc.maxMessageBytes=1000"])
+    srv.initialize()
+    big = {"jsonrpc": "2.0", "id": 50, "method": "records/upsert",
+           "params": {"owner": "o", "records": [record("big", text="x" * 5000)]}}
+    srv.send(big)
+    m = srv.next_message()
+    assert "error" in m and m["id"] is None, m
+    assert m["error"]["code"] == INVALID_REQUEST
+    assert m["error"]["data"]["limit"] == 1000
+    assert srv.result("index/status", {"owner": "o"})["records"] == 0
+    # Dribbled in pieces, with the next message right behind it in the same write.
+    data = encode(big, framing)
+    follow = encode({"jsonrpc": "2.0", "id": 51, "method": "index/status", "params": {}}, framing)
+    srv.send_raw(data[:700])
+    time.sleep(0.05)
+    srv.send_raw(data[700:3000])
+    time.sleep(0.05)
+    srv.send_raw(data[3000:] + follow)
+    m = srv.next_message()
+    assert "error" in m and m["id"] is None, m
+    assert srv.response(51)["result"]["records"] == 0
+    small = {"jsonrpc": "2.0", "id": 52, "method": "records/upsert",
+             "params": {"owner": "o", "records": [record("small", text="y" * 100)]}}
+    srv.send(small)
+    assert srv.response(52)["result"]["results"][0]["status"] == "created"
+
+
+def test_invalid_params_names_the_field(server):
+    e = server.error("records/get", {"owner": "o"})
+    assert e["code"] == INVALID_PARAMS and e["data"]["field"] == "id"
+    e = server.error("records/get", {"owner": 5, "id": "x"})
+    assert e["code"] == INVALID_PARAMS and e["data"]["field"] == "owner"
+    e = server.error("search/query", {"owner": "o", "text": "x", "mode": "fuzzy"})
+    assert e["code"] == INVALID_PARAMS and e["data"]["field"] == "mode"
+    e = server.error("search/query", {"owner": "o", "text": "x", "filters": {"colour": "red"}})
+    assert e["code"] == INVALID_PARAMS and e["data"]["field"] == "filters.colour"
+    e = server.error("records/get", [1, 2])
+    assert e["code"] == INVALID_PARAMS and e["data"]["field"] == "params"
+
+
+@pytest.mark.parametrize("framing", ["ndjson", "lsp"])
+def test_large_message_read_time_is_linear(spawn, framing):
+    """Reading a message must take time proportional to its size: 8x the bytes may not cost 25x the time."""
+    srv = spawn(framing)
+    srv.initialize()
+
+    def timed(size, id):
+        msg = '{"jsonrpc":"2.0","id":%d,"method":"index/status","params":{"padding":"%s"}}' % (id, "x" * size)
+        t = time.monotonic()
+        srv.send(msg)
+        assert "result" in srv.response(id, timeout=300)
+        return time.monotonic() - t
+
+    timed(1 << 20, 100)  # warm up
+    small = min(timed(4 << 20, 101), timed(4 << 20, 102))
+    large = timed(32 << 20, 103)
+    assert large < max(25 * small, 1.0), f"{framing}: 4 MiB in {small:.2f}s but 32 MiB in {large:.2f}s"
