@@ -19,6 +19,17 @@ public struct Config: Sendable, Equatable {
         ("embedder.batchSize", 32, "Texts embedded per forward pass."),
         ("blas.threads", 0, "BLAS worker threads; 0 means one per core."),
         ("ingest.batchSize", 256, "Records per transaction when ingesting a file."),
+        ("patterns.passageOccurrences", true, "Records without client occurrences contribute their passages as occurrences (category passage)."),
+        ("patterns.tauRep", 0.55, "Minimum similarity of an occurrence to a group's representative (medoid)."),
+        ("patterns.tauSup", 0.55, "Minimum mean similarity of an occurrence to a group's supporting examples."),
+        ("patterns.tauSeed", 0.60, "Minimum pairwise similarity inside the clique that seeds a new group."),
+        ("patterns.delta", 0.02, "Margin by which the best group must beat the runner-up; otherwise the occurrence waits."),
+        ("patterns.tauStay", 0.45, "Automatic members less similar than this to a new medoid leave the group."),
+        ("patterns.candidateK", 10, "Groups proposed per occurrence by centroid similarity (tag-sharing groups are added)."),
+        ("patterns.exemplars", 3, "Supporting examples kept per group."),
+        ("patterns.recurringThreshold", 3, "Distinct eligible records that make a recurring finding."),
+        ("patterns.relatedThreshold", 2, "Distinct eligible records shown as related examples."),
+        ("patterns.minComparisonDenominator", 5, "Period comparisons are suppressed when either period has fewer eligible records."),
     ]
 
     public init() {

@@ -14,7 +14,9 @@ extension KindredService {
         case "search/similar": return try searchSimilar(params, ctx)
         case "index/status": return try status(params)
         case "index/rebuild": return try rebuildIndex(params, ctx)
-        default: throw ResponseError.methodNotFound(method)
+        default:
+            if let result = try patternCall(method, params, ctx) { return result }
+            throw ResponseError.methodNotFound(method)
         }
     }
 

@@ -101,6 +101,7 @@ public final class KindredService: Sendable {
         server.register("index/status", kind: .read) { [self] p, _ in try status(p) }
         // Runs beside other requests (it only adds vectors, revision-checked), so reads are not stalled.
         server.register("index/rebuild", kind: .read) { [self] p, ctx in try rebuildIndex(p, ctx) }
+        registerPatternMethods(on: server)
     }
 
     /// The `initialize` result.

@@ -23,7 +23,9 @@ extension KindredService {
     /// Writes validated records and brings the vector index in step with them.
     func apply(owner: String, records: [Record]) throws(ResponseError) -> [UpsertOutcome] {
         let version = indexVersion
-        let outcomes = try withWriter { try $0.upsert(owner: owner, records: records, indexVersion: version) }
+        let outcomes = try withWriter { store in
+            try withPatternInvalidation(store, owner: owner, recordIDs: records.map(\.id)) { try store.upsert(owner: owner, records: records, indexVersion: version) }
+        }
         let byID = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
         // What the index should hold for each changed record: its client vector, or a model vector that
         // survived because the text did not change, or nothing (waiting for embedding, or not searchable).
@@ -48,7 +50,7 @@ extension KindredService {
         let p = try Params(params)
         let owner = try owner(p)
         guard let ids = try p.stringArray("ids") else { throw p.fail("ids", "is required") }
-        let result = try withWriter { try $0.delete(owner: owner, ids: ids) }
+        let result = try withWriter { store in try withPatternInvalidation(store, owner: owner, recordIDs: ids) { try store.delete(owner: owner, ids: ids) } }
         writeIndex { index in for d in result.deleted { index.remove(rowid: d.rowid) } }
         return ["deleted": .from(result.deleted.map(\.id)), "missing": .from(result.missing)]
     }
@@ -82,7 +84,9 @@ extension KindredService {
         let search = try perm.optionalBool("search"), patterns = try perm.optionalBool("patterns")
         let version = indexVersion
         let (stored, vector): (StoredRecord?, [Float]?) = try withWriter { store in
-            guard let s = try store.setPermissions(owner: owner, id: id, search: search, patterns: patterns) else { return (nil, nil) }
+            guard let s = try withPatternInvalidation(store, owner: owner, recordIDs: [id], {
+                try store.setPermissions(owner: owner, id: id, search: search, patterns: patterns)
+            }) else { return (nil, nil) }
             return (s, try store.vector(rowid: s.rowid, indexVersion: version))
         }
         guard let stored else { throw .notFound("record", id: id, owner: owner) }

@@ -25,6 +25,7 @@ extension KindredService {
             "dimension": .from(version.dimension),
             "embedder": .object(embedderInfo),
             "schemaVersion": .from(RecordStore.schemaVersion),
+            "patterns": try patternStatus(owner: owner),
         ]
     }
 }

@@ -66,8 +66,21 @@ public final class Database {
         try query(sql, arguments) { $0.isNull(0) ? nil : $0.int(0) }.first ?? nil
     }
 
-    /// Runs `body` in an IMMEDIATE transaction; rolls back if it throws.
+    /// Runs `body` in an IMMEDIATE transaction; rolls back if it throws. Inside another
+    /// transaction it runs in a savepoint, so a store write and its follow-up commit together.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
+        if sqlite3_get_autocommit(handle) == 0 {
+            try execute("SAVEPOINT nested")
+            do {
+                let v = try body()
+                try execute("RELEASE nested")
+                return v
+            } catch {
+                try? execute("ROLLBACK TO nested")
+                try? execute("RELEASE nested")
+                throw error
+            }
+        }
         try execute("BEGIN IMMEDIATE")
         do {
             let v = try body()

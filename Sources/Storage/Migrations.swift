@@ -41,6 +41,7 @@ enum Migrations {
                 INSERT INTO records_fts(rowid, text) VALUES (new.rowid, new.text);
             END;
             """),
+        (3, "pattern discovery", PatternSchema.sql),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -11,6 +11,7 @@ let usage = """
       ingest     load records from a JSON Lines file
       search     natural-language search over one owner's records
       status     index counts, model and version
+      patterns   refresh, findings and show GROUP_ID (pattern discovery)
       embed      print embeddings of texts, one JSON array per line
       embed-bench  embedding throughput (used by bench/embedder)
       bench-search exact search timings on raw vectors (used by bench/search)
@@ -56,6 +57,7 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
     case "ingest": return try IngestCommand.run(argv)
     case "search": return try SearchCommand.run(argv)
     case "status": return try StatusCommand.run(argv)
+    case "patterns": return try PatternsCommand.run(argv)
     case "embed": return try EmbedCommand.run(argv)
     case "embed-bench": return try EmbedBenchCommand.run(argv)
     case "bench-search": return try BenchSearchCommand.run(argv)

@@ -1,0 +1,114 @@
+import Foundation
+import Grouping
+import KindredCore
+import JSONRPC
+import Storage
+
+/// Converts between the grouping engine's values and the store's rows. Groups, pending marks and
+/// corrections are stored as the engine's own JSON (sorted keys, so equal states give equal rows).
+enum PatternCodec {
+    static func encode<T: Encodable>(_ value: T) throws -> String {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try e.encode(value), as: UTF8.self)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+        try JSONDecoder().decode(type, from: Data(text.utf8))
+    }
+
+    static func occurrence(_ o: StoredOccurrence) -> Occurrence {
+        Occurrence(id: o.id, owner: o.owner, category: o.category, description: o.description, excerpt: o.excerpt,
+                   recordID: o.recordID, recordRevision: Int(o.recordRevision), recordDate: o.recordDate, tags: o.tags,
+                   vector: o.vector ?? [])
+    }
+
+    static func groupRow(_ g: Group) throws -> GroupRow {
+        GroupRow(owner: g.owner, id: g.id, category: g.category, state: g.state.rawValue, version: Int64(g.version),
+                 label: g.label, labelDescription: nil, body: try encode(g))
+    }
+}
+
+extension PatternConfig {
+    init(_ config: Config) {
+        var g = GroupingConfig()
+        g.tauRep = Float(config.double("patterns.tauRep"))
+        g.tauSup = Float(config.double("patterns.tauSup"))
+        g.tauSeed = Float(config.double("patterns.tauSeed"))
+        g.delta = Float(config.double("patterns.delta"))
+        g.tauStay = Float(config.double("patterns.tauStay"))
+        g.candidateK = config.int("patterns.candidateK")
+        g.exemplars = config.int("patterns.exemplars")
+        g.recurringThreshold = config.int("patterns.recurringThreshold")
+        g.relatedThreshold = config.int("patterns.relatedThreshold")
+        g.minComparisonDenominator = config.int("patterns.minComparisonDenominator")
+        self.init(grouping: g, passageOccurrences: config.bool("patterns.passageOccurrences"))
+    }
+}
+
+/// The pattern settings of the configuration.
+struct PatternConfig: Sendable {
+    var grouping: GroupingConfig
+    var passageOccurrences: Bool
+}
+
+/// What the engine needs for one owner, loaded in one go.
+struct OwnerPatterns {
+    var state: PatternState
+    var occurrences: [Int64: Occurrence]
+    var corrections: [Correction]
+    /// Label descriptions written with client labels, by group id.
+    var labelDescriptions: [Int64: String]
+}
+
+extension KindredService {
+    var patternConfig: PatternConfig { PatternConfig(config) }
+
+    /// Loads the owner's engine state (an empty one when none is stored).
+    func loadPatternState(_ store: RecordStore, owner: String) throws -> (PatternState, [Int64: String]) {
+        var state = PatternState()
+        var descriptions: [Int64: String] = [:]
+        if let row = try store.patternStateRow(owner: owner) {
+            state.nextGroupID = row.nextGroupID
+            state.groupsVersion = Int(row.groupsVersion)
+            state.pending = try PatternCodec.decode([Int64: PendingMark].self, row.pending)
+        }
+        for row in try store.groupRows(owner: owner) {
+            state.groups[row.id] = try PatternCodec.decode(Group.self, row.body)
+            if let d = row.labelDescription { descriptions[row.id] = d }
+        }
+        return (state, descriptions)
+    }
+
+    /// Loads state, eligible occurrences (with vectors when `withVectors`) and active corrections.
+    func loadOwnerPatterns(_ store: RecordStore, owner: String, withVectors: Bool) throws -> OwnerPatterns {
+        let (state, descriptions) = try loadPatternState(store, owner: owner)
+        let rows = try store.eligibleOccurrences(owner: owner, indexVersion: indexVersion,
+                                                 includePassages: patternConfig.passageOccurrences, withVectors: withVectors)
+        var occurrences: [Int64: Occurrence] = [:]
+        for r in rows { occurrences[r.id] = PatternCodec.occurrence(r) }
+        let corrections = try store.correctionRows(owner: owner).filter { !$0.undone }.map { try PatternCodec.decode(Correction.self, $0.body) }
+        return OwnerPatterns(state: state, occurrences: occurrences, corrections: corrections, labelDescriptions: descriptions)
+    }
+
+    /// Writes what an engine call changed: the changed groups, the pending map and the counters.
+    func savePatternOutcome(_ store: RecordStore, owner: String, _ outcome: RefreshOutcome) throws {
+        for id in outcome.changedGroups {
+            guard let g = outcome.state.groups[id] else { continue }
+            try store.saveGroupRow(try PatternCodec.groupRow(g))
+        }
+        try store.savePatternStateRow(PatternStateRow(
+            owner: owner, nextGroupID: outcome.state.nextGroupID, groupsVersion: Int64(outcome.state.groupsVersion),
+            pending: try PatternCodec.encode(outcome.state.pending)))
+    }
+}
+
+extension KindredService {
+    /// Pattern counts for `index/status`.
+    func patternStatus(owner: String?) throws(ResponseError) -> JSONValue {
+        let version = indexVersion
+        let c = try withReader { try $0.patternCounts(owner: owner, indexVersion: version) }
+        return ["occurrences": .from(c.occurrences), "occurrencesWaitingForVectors": .from(c.occurrencesWaiting),
+                "groups": .from(c.groups), "activeGroups": .from(c.activeGroups)]
+    }
+}

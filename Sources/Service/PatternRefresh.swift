@@ -1,0 +1,126 @@
+import Grouping
+import KindredCore
+import JSONRPC
+import LinearAlgebra
+import Storage
+
+/// `patterns/refresh` (incremental) and `patterns/rebuild` (explicit full rebuild, corrections kept).
+///
+/// First the occurrences get ready: records without occurrences contribute their passages (when
+/// `patterns.passageOccurrences`), and occurrences waiting for a vector are embedded (when an
+/// embedder is available; otherwise they wait). Then, per owner, the engine runs over the state and
+/// the eligible occurrences, and what changed is saved in one transaction. A cancelled engine run
+/// saves nothing.
+extension KindredService {
+    func refreshPatterns(_ params: JSONValue?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> JSONValue {
+        let p = try Params(params)
+        let owner = try p.optionalString("owner")
+        if let owner, owner.isEmpty { throw p.fail("owner", "must not be empty") }
+        let clock = ContinuousClock()
+        let started = clock.now
+        ctx.progress("begin", title: rebuild ? "Rebuilding patterns" : "Refreshing patterns", percentage: 0)
+        var finished = false
+        defer { if !finished { ctx.progress("end", message: "stopped") } }
+
+        let prepared = try prepareOccurrences(owner: owner, ctx)
+        let owners: [String]
+        if let owner { owners = [owner] } else { owners = try withWriter { try $0.patternOwners() } }
+        var total = RefreshStats()
+        for (i, o) in owners.enumerated() {
+            try ctx.checkCancelled()
+            let stats = try runEngine(owner: o, rebuild: rebuild, ctx) { fraction in
+                let done = (Double(i) + fraction) / Double(max(1, owners.count))
+                ctx.progress("report", message: "owner \(i + 1) of \(owners.count)", percentage: 10 + Int(done * 90))
+            }
+            total.groupsCreated += stats.groupsCreated
+            total.groupsChanged += stats.groupsChanged
+            total.groupsDormant += stats.groupsDormant
+            total.assigned += stats.assigned
+            total.evicted += stats.evicted
+            total.pending += stats.pending
+        }
+        let elapsed = clock.now - started
+        let ms = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        finished = true
+        ctx.progress("end", message: "\(total.groupsCreated) groups created, \(total.groupsChanged) changed")
+        return [
+            "groupsCreated": .from(total.groupsCreated), "groupsChanged": .from(total.groupsChanged),
+            "groupsDormant": .from(total.groupsDormant), "assigned": .from(total.assigned), "evicted": .from(total.evicted),
+            "pending": .from(total.pending), "owners": .from(owners.count),
+            "passageOccurrences": .from(prepared.passages), "vectorsComputed": .from(prepared.vectors),
+            "waitingForEmbedder": .from(prepared.waiting), "durationMs": .int(ms),
+        ]
+    }
+
+    /// One owner: load, run the engine (cancellable), save what changed in one transaction.
+    func runEngine(owner: String, rebuild: Bool, _ ctx: RequestContext, progress: (Double) -> Void) throws(ResponseError) -> RefreshStats {
+        try withPatternWriter(owner: owner) { store in
+            let data = try loadOwnerPatterns(store, owner: owner, withVectors: true)
+            let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
+            let config = patternConfig.grouping
+            let outcome = rebuild
+                ? try PatternEngine.rebuild(state: data.state, occurrences: data.occurrences, constraints: constraints, config: config,
+                                            isCancelled: { ctx.isCancelled }, progress: progress)
+                : try PatternEngine.refresh(state: data.state, occurrences: data.occurrences, constraints: constraints, config: config,
+                                            isCancelled: { ctx.isCancelled }, progress: progress)
+            try ctx.checkCancelled()
+            try store.database.transaction { try savePatternOutcome(store, owner: owner, outcome) }
+            return outcome.stats
+        }
+    }
+
+    /// Makes passage occurrences and computes waiting occurrence vectors. Returns what it did and
+    /// how many occurrences still wait for an embedder.
+    func prepareOccurrences(owner: String?, _ ctx: RequestContext) throws(ResponseError) -> (passages: Int, vectors: Int, waiting: Int) {
+        let version = indexVersion
+        var passages = 0
+        if patternConfig.passageOccurrences {
+            let maxChars = config.int("passages.maxChars")
+            passages = try withWriter { store in
+                try store.database.transaction {
+                    var made = 0
+                    for r in try store.recordsWithoutOccurrences(owner: owner) {
+                        let parts = Passages.split(r.text, maxScalars: maxChars).filter { !$0.text.isEmpty }
+                        guard !parts.isEmpty else { continue }
+                        // A one-passage record can use its own vector; the others wait for the embedder.
+                        let own = parts.count == 1 ? try store.vector(rowid: r.rowid, indexVersion: version).flatMap(Vectors.unit) : nil
+                        let rows = parts.map {
+                            NewOccurrence(source: "passage", category: "passage", description: $0.text, excerpt: $0.text,
+                                          start: $0.start, end: $0.end, tags: [], vector: own)
+                        }
+                        made += try store.insertOccurrences(owner: r.owner, record: r.rowid, recordID: r.id, revision: r.revision,
+                                                            rows, indexVersion: version).count
+                    }
+                    return made
+                }
+            }
+        }
+        ctx.progress("report", message: "occurrences ready", percentage: 5)
+        var computed = 0
+        if let embedder {
+            let batch = max(1, config.int("embedder.batchSize"))
+            var after: Int64 = 0
+            while true {
+                try ctx.checkCancelled()
+                let waiting = try withWriter { try $0.occurrencesWaitingForVectors(owner: owner, indexVersion: version, limit: batch, after: after) }
+                guard let last = waiting.last else { break }
+                after = last.id
+                let vectors: [[Float]]
+                do {
+                    vectors = try embedder.embed(waiting.map(\.text), isCancelled: { ctx.isCancelled })
+                } catch {
+                    try ctx.checkCancelled()
+                    ctx.log(.warning, "occurrence vectors wait: embedder failed: \(error)")
+                    break
+                }
+                guard vectors.count == waiting.count else { break }
+                let items = zip(waiting, vectors).compactMap { w, v in Vectors.unit(v).map { (id: w.id, vector: $0) } }
+                try withWriter { store in try store.database.transaction { try store.storeOccurrenceVectors(items, indexVersion: version) } }
+                computed += items.count
+            }
+        }
+        ctx.progress("report", message: "occurrence vectors ready", percentage: 10)
+        let stillWaiting = try withWriter { try $0.occurrencesWaitingForVectors(owner: owner, indexVersion: version, limit: Int.max).count }
+        return (passages, computed, stillWaiting)
+    }
+}

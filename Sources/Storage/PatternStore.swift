@@ -1,0 +1,268 @@
+public import KindredCore
+
+/// Occurrences, groups, engine state and corrections. These methods open no transaction of their
+/// own (except where noted): the service wraps everything one request writes in one
+/// `database.transaction`.
+extension RecordStore {
+    // MARK: occurrences
+
+    static let occurrenceColumns = """
+        o.id, o.owner, o.record, o.record_id, o.record_revision, r.date, o.source, o.category, o.description,
+        o.excerpt, o.excerpt_start, o.excerpt_end, o.tags
+        """
+
+    /// An occurrence is eligible when its record allows patterns, it was made for the record's
+    /// current revision and it has a vector of the current index version.
+    static func eligibility(includePassages: Bool) -> String {
+        """
+        r.perm_patterns = 1 AND o.record_revision = r.revision AND o.vector IS NOT NULL AND o.index_version = ?
+        \(includePassages ? "" : "AND o.source = 'client'")
+        """
+    }
+
+    static func readOccurrence(_ s: Statement, dimension: Int?) -> StoredOccurrence {
+        let tags = (try? JSONParser.parse(s.text(12) ?? "[]"))?.arrayValue?.compactMap(\.stringValue) ?? []
+        var vector: [Float]?
+        if let dimension {
+            var v: [Float] = []
+            v.reserveCapacity(dimension)
+            if s.withBlob(13, { VectorBlob.decode($0, dimension: dimension, into: &v) }) { vector = v }
+        }
+        return StoredOccurrence(
+            id: s.int(0), owner: s.text(1) ?? "", recordRowid: s.int(2), recordID: s.text(3) ?? "", recordRevision: s.int(4),
+            recordDate: s.text(5), source: s.text(6) ?? "client", category: s.text(7) ?? "", description: s.text(8) ?? "",
+            excerpt: s.text(9) ?? "", start: Int(s.int(10)), end: Int(s.int(11)), tags: tags, vector: vector)
+    }
+
+    /// The owner's eligible occurrences in id order; with vectors when `withVectors`. `ids` limits them.
+    public func eligibleOccurrences(owner: String, indexVersion: IndexVersion, includePassages: Bool,
+                                    withVectors: Bool, ids: [Int64]? = nil) throws -> [StoredOccurrence] {
+        var args: [SQLValue] = [.text(owner), .text(indexVersion.description)]
+        var idSQL = ""
+        if let ids {
+            idSQL = "AND o.id IN (SELECT value FROM json_each(?))"
+            args.append(.text(JSONWriter.string(.array(ids.map { .int($0) }))))
+        }
+        let dimension = withVectors ? indexVersion.dimension : nil
+        return try database.query("""
+            SELECT \(Self.occurrenceColumns), \(withVectors ? "o.vector" : "NULL")
+            FROM occurrences o JOIN records r ON r.rowid = o.record
+            WHERE o.owner = ? AND \(Self.eligibility(includePassages: includePassages)) \(idSQL)
+            ORDER BY o.id
+            """, args) { Self.readOccurrence($0, dimension: dimension) }
+    }
+
+    /// Any of the owner's occurrences by id (eligible or not), without vectors.
+    public func occurrences(owner: String, ids: [Int64]) throws -> [StoredOccurrence] {
+        guard !ids.isEmpty else { return [] }
+        return try database.query("""
+            SELECT \(Self.occurrenceColumns), NULL FROM occurrences o JOIN records r ON r.rowid = o.record
+            WHERE o.owner = ? AND o.id IN (SELECT value FROM json_each(?)) ORDER BY o.id
+            """, [.text(owner), .text(JSONWriter.string(.array(ids.map { .int($0) })))]) { Self.readOccurrence($0, dimension: nil) }
+    }
+
+    public func occurrenceIDs(record rowid: Int64) throws -> [Int64] {
+        try database.query("SELECT id FROM occurrences WHERE record = ? ORDER BY id", [.int(rowid)]) { $0.int(0) }
+    }
+
+    /// Inserts occurrences of one record at `revision`; returns their new ids in order.
+    public func insertOccurrences(owner: String, record rowid: Int64, recordID: String, revision: Int64,
+                                  _ items: [NewOccurrence], indexVersion: IndexVersion) throws -> [Int64] {
+        let insert = try database.prepare("""
+            INSERT INTO occurrences(owner, record, record_id, record_revision, source, category, description, excerpt,
+                excerpt_start, excerpt_end, tags, vector, index_version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        var ids: [Int64] = []
+        for o in items {
+            try insert.bind([
+                .text(owner), .int(rowid), .text(recordID), .int(revision), .text(o.source), .text(o.category),
+                .text(o.description), .text(o.excerpt), .from(o.start), .from(o.end), .text(JSONWriter.string(.from(o.tags))),
+                o.vector.map { .blob(VectorBlob.encode($0)) } ?? .null, o.vector == nil ? .null : .text(indexVersion.description),
+            ])
+            try insert.step()
+            ids.append(database.lastInsertRowID)
+        }
+        return ids
+    }
+
+    public func deleteOccurrences(_ ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
+        try database.run("DELETE FROM occurrences WHERE id IN (SELECT value FROM json_each(?))",
+                         [.text(JSONWriter.string(.array(ids.map { .int($0) })))])
+    }
+
+    /// Occurrences still describe the record (its text did not change): move them to `revision`.
+    public func moveOccurrences(record rowid: Int64, from old: Int64, to revision: Int64) throws {
+        try database.run("UPDATE occurrences SET record_revision = ? WHERE record = ? AND record_revision = ?",
+                         [.int(revision), .int(rowid), .int(old)])
+    }
+
+    /// Occurrences of records at their current revision that have no vector of `indexVersion`:
+    /// (id, text to embed), after `after`, in id order.
+    public func occurrencesWaitingForVectors(owner: String?, indexVersion: IndexVersion, limit: Int, after: Int64 = 0) throws
+        -> [(id: Int64, text: String)]
+    {
+        let ownerSQL = owner == nil ? "" : "AND o.owner = ?"
+        return try database.query("""
+            SELECT o.id, CASE WHEN o.description != '' THEN o.description ELSE o.excerpt END
+            FROM occurrences o JOIN records r ON r.rowid = o.record
+            WHERE o.record_revision = r.revision AND r.perm_patterns = 1
+              AND (o.vector IS NULL OR o.index_version IS NULL OR o.index_version != ?) AND o.id > ? \(ownerSQL)
+            ORDER BY o.id LIMIT ?
+            """, [.text(indexVersion.description), .int(after)] + (owner.map { [.text($0)] } ?? []) + [.from(limit)]) {
+            ($0.int(0), $0.text(1) ?? "")
+        }
+    }
+
+    public func storeOccurrenceVectors(_ items: [(id: Int64, vector: [Float])], indexVersion: IndexVersion) throws {
+        let s = try database.prepare("UPDATE occurrences SET vector = ?, index_version = ? WHERE id = ?")
+        for item in items {
+            try s.bind([.blob(VectorBlob.encode(item.vector)), .text(indexVersion.description), .int(item.id)])
+            try s.step()
+        }
+    }
+
+    /// Records that allow patterns and have no occurrences at all (candidates for passage occurrences).
+    public func recordsWithoutOccurrences(owner: String?) throws -> [(rowid: Int64, owner: String, id: String, revision: Int64, text: String)] {
+        let ownerSQL = owner == nil ? "" : "AND r.owner = ?"
+        return try database.query("""
+            SELECT r.rowid, r.owner, r.id, r.revision, r.text FROM records r
+            WHERE r.perm_patterns = 1 AND NOT EXISTS (SELECT 1 FROM occurrences o WHERE o.record = r.rowid) \(ownerSQL)
+            ORDER BY r.rowid
+            """, owner.map { [.text($0)] } ?? []) { ($0.int(0), $0.text(1) ?? "", $0.text(2) ?? "", $0.int(3), $0.text(4) ?? "") }
+    }
+
+    /// Record id → date of the owner's records with at least one eligible occurrence.
+    public func analysedRecords(owner: String, indexVersion: IndexVersion, includePassages: Bool) throws -> [(id: String, date: String?)] {
+        try database.query("""
+            SELECT r.id, r.date FROM records r WHERE r.owner = ? AND EXISTS (
+                SELECT 1 FROM occurrences o WHERE o.record = r.rowid AND \(Self.eligibility(includePassages: includePassages)))
+            ORDER BY r.id
+            """, [.text(owner), .text(indexVersion.description)]) { ($0.text(0) ?? "", $0.text(1)) }
+    }
+
+    /// The named records of `owner` that have occurrences, with their current state.
+    public func patternSnapshots(owner: String, recordIDs: [String]) throws -> [RecordPatternSnapshot] {
+        guard !recordIDs.isEmpty else { return [] }
+        let rows = try database.query("""
+            SELECT r.rowid, r.id, r.revision, r.text, r.perm_patterns, o.id, o.record_revision
+            FROM records r JOIN occurrences o ON o.record = r.rowid
+            WHERE r.owner = ? AND r.id IN (SELECT value FROM json_each(?)) ORDER BY r.rowid, o.id
+            """, [.text(owner), .text(JSONWriter.string(.from(recordIDs)))]) { s in
+            (s.int(0), s.text(1) ?? "", s.int(2), s.text(3) ?? "", s.int(4) != 0, s.int(5), s.int(6))
+        }
+        var out: [RecordPatternSnapshot] = []
+        for row in rows {
+            if out.last?.rowid != row.0 {
+                out.append(RecordPatternSnapshot(rowid: row.0, id: row.1, revision: row.2, text: row.3, patterns: row.4, occurrences: []))
+            }
+            out[out.count - 1].occurrences.append((row.5, row.6))
+        }
+        return out
+    }
+
+    /// (rowid, revision, text, patterns permission) of the named records that exist.
+    public func patternRecordStates(owner: String, recordIDs: [String]) throws -> [String: (rowid: Int64, revision: Int64, text: String, patterns: Bool)] {
+        guard !recordIDs.isEmpty else { return [:] }
+        let rows = try database.query("""
+            SELECT id, rowid, revision, text, perm_patterns FROM records WHERE owner = ? AND id IN (SELECT value FROM json_each(?))
+            """, [.text(owner), .text(JSONWriter.string(.from(recordIDs)))]) { s in
+            (s.text(0) ?? "", (s.int(1), s.int(2), s.text(3) ?? "", s.int(4) != 0))
+        }
+        return Dictionary(rows, uniquingKeysWith: { a, _ in a })
+    }
+
+    // MARK: engine state
+
+    /// Owners with occurrences or pattern state.
+    public func patternOwners() throws -> [String] {
+        try database.query("SELECT owner FROM occurrences UNION SELECT owner FROM pattern_state ORDER BY 1") { $0.text(0) ?? "" }
+    }
+
+    public func patternStateRow(owner: String) throws -> PatternStateRow? {
+        try database.query("SELECT owner, next_group_id, groups_version, pending FROM pattern_state WHERE owner = ?", [.text(owner)]) {
+            PatternStateRow(owner: $0.text(0) ?? "", nextGroupID: $0.int(1), groupsVersion: $0.int(2), pending: $0.text(3) ?? "{}")
+        }.first
+    }
+
+    public func savePatternStateRow(_ row: PatternStateRow) throws {
+        try database.run("""
+            INSERT INTO pattern_state(owner, next_group_id, groups_version, pending) VALUES (?, ?, ?, ?)
+            ON CONFLICT(owner) DO UPDATE SET next_group_id = excluded.next_group_id,
+                groups_version = excluded.groups_version, pending = excluded.pending
+            """, [.text(row.owner), .int(row.nextGroupID), .int(row.groupsVersion), .text(row.pending)])
+    }
+
+    static let groupColumns = "owner, id, category, state, version, label, label_description, body"
+
+    static func readGroup(_ s: Statement) -> GroupRow {
+        GroupRow(owner: s.text(0) ?? "", id: s.int(1), category: s.text(2) ?? "", state: s.text(3) ?? "", version: s.int(4),
+                 label: s.text(5), labelDescription: s.text(6), body: s.text(7) ?? "{}")
+    }
+
+    public func groupRows(owner: String) throws -> [GroupRow] {
+        try database.query("SELECT \(Self.groupColumns) FROM pattern_groups WHERE owner = ? ORDER BY id", [.text(owner)], row: Self.readGroup)
+    }
+
+    public func groupRow(owner: String, id: Int64) throws -> GroupRow? {
+        try database.query("SELECT \(Self.groupColumns) FROM pattern_groups WHERE owner = ? AND id = ?", [.text(owner), .int(id)],
+                           row: Self.readGroup).first
+    }
+
+    /// Writes a group. The client's label description survives only while the group keeps a label.
+    public func saveGroupRow(_ row: GroupRow) throws {
+        try database.run("""
+            INSERT INTO pattern_groups(owner, id, category, state, version, label, label_description, body)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(owner, id) DO UPDATE SET category = excluded.category, state = excluded.state,
+                version = excluded.version, label = excluded.label, body = excluded.body,
+                label_description = CASE WHEN excluded.label IS NULL THEN NULL ELSE pattern_groups.label_description END
+            """, [.text(row.owner), .int(row.id), .text(row.category), .text(row.state), .int(row.version), .from(row.label),
+                  .from(row.labelDescription), .text(row.body)])
+    }
+
+    public func setGroupLabelDescription(owner: String, id: Int64, description: String?) throws {
+        try database.run("UPDATE pattern_groups SET label_description = ? WHERE owner = ? AND id = ?",
+                         [.from(description), .text(owner), .int(id)])
+    }
+
+    // MARK: corrections
+
+    /// The id the next correction gets (ids are never reused: undone corrections stay).
+    public func nextCorrectionID() throws -> Int64 {
+        (try database.scalarInt("SELECT max(id) FROM pattern_corrections") ?? 0) + 1
+    }
+
+    public func insertCorrection(id: Int64, owner: String, body: String, createdAt: String) throws {
+        try database.run("INSERT INTO pattern_corrections(id, owner, body, created_at) VALUES (?, ?, ?, ?)",
+                         [.int(id), .text(owner), .text(body), .text(createdAt)])
+    }
+
+    public func correctionRows(owner: String) throws -> [CorrectionRow] {
+        try database.query("SELECT id, owner, body, created_at, undone FROM pattern_corrections WHERE owner = ? ORDER BY id", [.text(owner)]) {
+            CorrectionRow(id: $0.int(0), owner: $0.text(1) ?? "", body: $0.text(2) ?? "{}", createdAt: $0.text(3) ?? "", undone: $0.int(4) != 0)
+        }
+    }
+
+    /// Flags a correction undone; false when the owner has no such active correction.
+    public func undoCorrection(owner: String, id: Int64) throws -> Bool {
+        try database.run("UPDATE pattern_corrections SET undone = 1 WHERE owner = ? AND id = ? AND undone = 0", [.text(owner), .int(id)])
+        return database.changes > 0
+    }
+
+    // MARK: status
+
+    public func patternCounts(owner: String?, indexVersion: IndexVersion) throws -> PatternCounts {
+        let ownerSQL = owner == nil ? "1" : "owner = ?"
+        let args: [SQLValue] = owner.map { [.text($0)] } ?? []
+        var c = PatternCounts()
+        c.occurrences = Int(try database.scalarInt("SELECT count(*) FROM occurrences WHERE \(ownerSQL)", args) ?? 0)
+        c.occurrencesWaiting = Int(try database.scalarInt("""
+            SELECT count(*) FROM occurrences WHERE \(ownerSQL) AND (vector IS NULL OR index_version IS NULL OR index_version != ?)
+            """, args + [.text(indexVersion.description)]) ?? 0)
+        c.groups = Int(try database.scalarInt("SELECT count(*) FROM pattern_groups WHERE \(ownerSQL)", args) ?? 0)
+        c.activeGroups = Int(try database.scalarInt("SELECT count(*) FROM pattern_groups WHERE \(ownerSQL) AND state = 'active'", args) ?? 0)
+        return c
+    }
+}

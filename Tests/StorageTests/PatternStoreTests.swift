@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import KindredCore
+@testable import Storage
+
+@Suite struct PatternStoreTests {
+    let version = IndexVersion(model: "m", dimension: 2)
+
+    func occurrence(_ description: String, vector: [Float]?) -> NewOccurrence {
+        NewOccurrence(source: "client", category: "person", description: description, excerpt: description, start: 0, end: 1,
+                      tags: ["t"], vector: vector)
+    }
+
+    @Test func occurrencesFollowTheirRecordAndEligibility() throws {
+        let dir = TempDirectory()
+        let store = try RecordStore(path: dir.path("k.sqlite"))
+        _ = try store.upsert(owner: "o", records: [Record(id: "a", revision: 1, text: "x", date: "2024-01-01")], indexVersion: version)
+        let a = try #require(try store.get(owner: "o", id: "a"))
+        let ids = try store.insertOccurrences(owner: "o", record: a.rowid, recordID: "a", revision: 1,
+                                              [occurrence("one", vector: [1, 0]), occurrence("two", vector: nil)], indexVersion: version)
+        #expect(ids.count == 2)
+        let eligible = try store.eligibleOccurrences(owner: "o", indexVersion: version, includePassages: true, withVectors: true)
+        #expect(eligible.map(\.id) == [ids[0]])
+        #expect(eligible[0].vector == [1, 0])
+        #expect(eligible[0].recordDate == "2024-01-01")
+        #expect(eligible[0].tags == ["t"])
+        #expect(try store.occurrencesWaitingForVectors(owner: "o", indexVersion: version, limit: 10).map(\.id) == [ids[1]])
+        #expect(try store.eligibleOccurrences(owner: "o", indexVersion: IndexVersion(model: "other", dimension: 2),
+                                              includePassages: true, withVectors: false).isEmpty)
+        _ = try store.setPermissions(owner: "o", id: "a", search: nil, patterns: false)
+        #expect(try store.eligibleOccurrences(owner: "o", indexVersion: version, includePassages: true, withVectors: false).isEmpty)
+        _ = try store.delete(owner: "o", ids: ["a"])
+        #expect(try store.database.scalarInt("SELECT count(*) FROM occurrences") == 0)
+    }
+
+    @Test func groupRowsKeepTheLabelDescriptionOnlyWithALabel() throws {
+        let dir = TempDirectory()
+        let store = try RecordStore(path: dir.path("k.sqlite"))
+        var row = GroupRow(owner: "o", id: 1, category: "person", state: "active", version: 1, label: "L", labelDescription: nil, body: "{}")
+        try store.saveGroupRow(row)
+        try store.setGroupLabelDescription(owner: "o", id: 1, description: "d")
+        row.version = 2
+        try store.saveGroupRow(row)
+        #expect(try store.groupRow(owner: "o", id: 1)?.labelDescription == "d")
+        row.label = nil
+        try store.saveGroupRow(row)
+        #expect(try store.groupRow(owner: "o", id: 1)?.labelDescription == nil)
+        #expect(try store.groupRow(owner: "other", id: 1) == nil)
+    }
+
+    @Test func nestedTransactionsRollBackTogether() throws {
+        let dir = TempDirectory()
+        let store = try RecordStore(path: dir.path("k.sqlite"))
+        struct Boom: Error {}
+        #expect(throws: Boom.self) {
+            try store.database.transaction {
+                _ = try store.upsert(owner: "o", records: [Record(id: "a", revision: 1, text: "x")], indexVersion: version)
+                throw Boom()
+            }
+        }
+        #expect(try store.get(owner: "o", id: "a") == nil)
+    }
+}
