@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One command from a fresh clone: dependencies, model, release build, the bundled dataset loaded into
-# an SQLite file, then a natural-language search over it.
+# an SQLite file, then a natural-language search and a pattern refresh over it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -16,3 +16,6 @@ echo
 echo
 "$bin" status --db "$db" --owner demo
 echo
+"$bin" patterns refresh --db "$db" --owner demo
+echo
+"$bin" patterns findings --db "$db" --owner demo | head -n 30
