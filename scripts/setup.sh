@@ -18,4 +18,7 @@ echo
 echo
 "$bin" patterns refresh --db "$db" --owner demo
 echo
-"$bin" patterns findings --db "$db" --owner demo | head -n 30
+findings="$(dirname "$db")/findings.txt"
+"$bin" patterns findings --db "$db" --owner demo > "$findings"
+head -n 30 "$findings"
+echo "… (all findings: $findings)"
