@@ -107,10 +107,11 @@ def time_single(search_one, Q, budget_s: float):
 def topk_rows(scores, k):
     """Row indices of the k largest scores, best first (scores: 1-D or 2-D, one row per query)."""
     import numpy as np
+    n = scores.shape[-1]
     if scores.ndim == 1:
-        idx = np.argpartition(-scores, k)[:k]
+        idx = np.argpartition(scores, n - k)[n - k:]  # no negated copy of the scores
         return idx[np.argsort(-scores[idx], kind="stable")]
-    idx = np.argpartition(-scores, k, axis=1)[:, :k]
+    idx = np.argpartition(scores, n - k, axis=1)[:, n - k:]
     part = np.take_along_axis(scores, idx, axis=1)
     order = np.argsort(-part, axis=1, kind="stable")
     return np.take_along_axis(idx, order, axis=1)
