@@ -46,9 +46,27 @@ public final class SentenceEmbedder: @unchecked Sendable {
     public func embed(_ texts: [String], isCancelled: () -> Bool = { false }) throws -> [[Float]] {
         if texts.isEmpty { return [] }
         let ids = texts.map { tokenizer.encode($0, maxTokens: maxTokens) }
-        if isCancelled() { throw CancellationError() }
-        return try encoder.embed(ids, pooling: pooling, isCancelled: isCancelled)
+        // Bound the working set: run the packed forward pass on chunks of at most
+        // `tokensPerPass` tokens (one text is never split).
+        var vectors: [[Float]] = []
+        vectors.reserveCapacity(texts.count)
+        var start = 0
+        while start < ids.count {
+            var end = start, tokens = 0
+            while end < ids.count, end == start || tokens + ids[end].count <= Self.tokensPerPass {
+                tokens += ids[end].count
+                end += 1
+            }
+            if isCancelled() { throw CancellationError() }
+            vectors += try encoder.embed(Array(ids[start..<end]), pooling: pooling, isCancelled: isCancelled)
+            start = end
+        }
+        return vectors
     }
+
+    /// Most tokens packed into one forward pass. At 8 192 tokens the buffers of all-MiniLM-L6-v2 take
+    /// about 100 MB (8 192 × (4·384 + 3·384 + 1 536) floats); larger inputs are processed in chunks.
+    static let tokensPerPass = 8_192
 
     /// Tokens `text` would have including `[CLS]` and `[SEP]`, before truncation to `maxTokens`
     /// (so a result above `maxTokens` means the text is truncated).

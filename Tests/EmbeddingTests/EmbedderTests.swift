@@ -65,3 +65,17 @@ struct EmbedderTests {
         }
     }
 }
+
+@Suite("Large batches")
+struct LargeBatchTests {
+    /// 34 texts of 256 tokens exceed one forward pass (8 192 tokens) and are split into chunks.
+    @Test func chunkedBatchMatchesReference() throws {
+        let reference = try Reference.load()
+        let long = try #require(reference.sentences.first { $0.truncated })
+        let vectors = try Model.embedder().embed(Array(repeating: long.text, count: 34))
+        #expect(vectors.count == 34)
+        for v in vectors {
+            #expect(maxAbsDifference(v, long.embedding) <= 1e-4)
+        }
+    }
+}

@@ -108,10 +108,3 @@ struct SafeTensorsTests {
         #expect(throws: ModelLoadError.self) { try file.floats("w", shape: [3]) }
     }
 }
-
-@Suite struct ModelLocationTests {
-    @Test func defaultDirectoryEndsWithModelName() {
-        #expect(ModelLocation.defaultDirectory().hasSuffix("all-MiniLM-L6-v2")
-                || ProcessInfo.processInfo.environment["KINDRED_MODEL_DIR"] != nil)
-    }
-}
