@@ -44,6 +44,10 @@ public final class SentenceEmbedder: @unchecked Sendable {
     /// per text. `isCancelled` is polled between layers; when it returns true this throws
     /// `CancellationError`.
     public func embed(_ texts: [String], isCancelled: () -> Bool = { false }) throws -> [[Float]] {
+        try embed(texts, tokensPerPass: Self.tokensPerPass, isCancelled: isCancelled)
+    }
+
+    func embed(_ texts: [String], tokensPerPass: Int, isCancelled: () -> Bool) throws -> [[Float]] {
         if texts.isEmpty { return [] }
         let ids = texts.map { tokenizer.encode($0, maxTokens: maxTokens) }
         // Bound the working set: run the packed forward pass on chunks of at most
@@ -53,7 +57,7 @@ public final class SentenceEmbedder: @unchecked Sendable {
         var start = 0
         while start < ids.count {
             var end = start, tokens = 0
-            while end < ids.count, end == start || tokens + ids[end].count <= Self.tokensPerPass {
+            while end < ids.count, end == start || tokens + ids[end].count <= tokensPerPass {
                 tokens += ids[end].count
                 end += 1
             }
