@@ -9,10 +9,22 @@
 # the project machines. Elsewhere, override: TORCH_SPEC="torch==2.15.0" bench/embedder/run.sh
 # (PyPI's default Linux torch wheels pull several GB of CUDA libraries).
 #
-# On CPUs OpenBLAS 0.3.21 does not recognise, it falls back to its slow Prescott kernels; set
-# OPENBLAS_CORETYPE (e.g. SkylakeX or Haswell) in the environment to choose the kernels.
+# OpenBLAS 0.3.21 (Debian 12) does not recognise some CPUs — e.g. the project VMs, which report a
+# generic "Intel Xeon Processor" with AVX-512 — and then falls back to its SSE3 Prescott kernels,
+# about 2.5× slower. Unless OPENBLAS_CORETYPE is already set, pick the kernels from the CPU flags
+# (SkylakeX for AVX-512, Haswell for AVX2). The variable is read when the library loads, so it has
+# to be in the environment of the kindred process. torch ships its own kernels and is unaffected.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+if [[ -z "${OPENBLAS_CORETYPE:-}" ]]; then
+    flags="$(grep -m1 '^flags' /proc/cpuinfo || true)"
+    if [[ "$flags" =~ avx512f && "$flags" =~ avx512bw && "$flags" =~ avx512vl && "$flags" =~ avx512dq ]]; then
+        export OPENBLAS_CORETYPE=SkylakeX
+    elif [[ "$flags" =~ avx2 && "$flags" =~ fma ]]; then
+        export OPENBLAS_CORETYPE=Haswell
+    fi
+fi
 
 venv=bench/.venv-embed
 torch_spec="${TORCH_SPEC:-torch==2.13.0+cpu}"
