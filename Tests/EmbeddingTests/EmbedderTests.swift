@@ -82,3 +82,26 @@ struct LargeBatchTests {
         }
     }
 }
+
+@Suite("Sharing one embedder")
+struct ConcurrencyTests {
+    /// `SentenceEmbedder` is immutable after init and allocates per call, so concurrent callers
+    /// get the same vectors as sequential ones.
+    @Test func concurrentCallsAgreeWithSequential() async throws {
+        let reference = try Reference.load()
+        let embedder = try Model.embedder()
+        let texts = Array(reference.sentences.prefix(16).map(\.text))
+        let sequential = try texts.map { try embedder.embed([$0])[0] }
+        let concurrent = try await withThrowingTaskGroup(of: (Int, [Float]).self) { group in
+            for (i, text) in texts.enumerated() {
+                group.addTask { (i, try embedder.embed([text])[0]) }
+            }
+            var out = [[Float]](repeating: [], count: texts.count)
+            for try await (i, v) in group { out[i] = v }
+            return out
+        }
+        for i in texts.indices {
+            #expect(maxAbsDifference(concurrent[i], sequential[i]) <= 1e-5)
+        }
+    }
+}
