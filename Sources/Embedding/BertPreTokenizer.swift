@@ -17,7 +17,9 @@ enum BertPreTokenizer {
     /// The words of `text`, each as its scalars.
     static func words(_ text: String) -> [[Unicode.Scalar]] {
         var cleaned = String.UnicodeScalarView()
+        var allASCII = true
         for s in text.unicodeScalars {
+            allASCII = allASCII && s.isASCII
             if s.value == 0 || s.value == 0xFFFD || isControl(s) { continue }
             if isWhitespace(s) {
                 cleaned.append(" ")
@@ -29,7 +31,8 @@ enum BertPreTokenizer {
                 cleaned.append(s)
             }
         }
-        let decomposed = String(cleaned).decomposedStringWithCanonicalMapping
+        // ASCII is unchanged by NFD; skip the Foundation call for it.
+        let decomposed = allASCII ? String(cleaned) : String(cleaned).decomposedStringWithCanonicalMapping
 
         var words: [[Unicode.Scalar]] = []
         var current: [Unicode.Scalar] = []
@@ -37,7 +40,8 @@ enum BertPreTokenizer {
             if !current.isEmpty { words.append(current); current.removeAll(keepingCapacity: true) }
         }
         for s in decomposed.unicodeScalars {
-            if s.properties.generalCategory == .nonspacingMark { continue }
+            // No scalar below U+0300 is a non-spacing mark.
+            if s.value >= 0x300, s.properties.generalCategory == .nonspacingMark { continue }
             for lower in lowercase(s) {
                 if isWhitespace(lower) {
                     flush()

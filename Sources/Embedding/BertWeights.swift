@@ -3,10 +3,10 @@ final class FloatBuffer: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<Float>
     let count: Int
 
+    /// Uninitialised storage: every user writes before it reads.
     init(count: Int) {
         self.count = count
         pointer = .allocate(capacity: max(count, 1))
-        pointer.initialize(repeating: 0, count: max(count, 1))
     }
 
     deinit { pointer.deallocate() }

@@ -44,11 +44,34 @@ public final class SentenceEmbedder: @unchecked Sendable {
     /// per text. `isCancelled` is polled between layers; when it returns true this throws
     /// `CancellationError`.
     public func embed(_ texts: [String], isCancelled: () -> Bool = { false }) throws -> [[Float]] {
+        try embed(texts, tokensPerPass: Self.tokensPerPass, isCancelled: isCancelled)
+    }
+
+    func embed(_ texts: [String], tokensPerPass: Int, isCancelled: () -> Bool) throws -> [[Float]] {
         if texts.isEmpty { return [] }
         let ids = texts.map { tokenizer.encode($0, maxTokens: maxTokens) }
-        if isCancelled() { throw CancellationError() }
-        return try encoder.embed(ids, pooling: pooling, isCancelled: isCancelled)
+        // Bound the working set: run the packed forward pass on chunks of at most
+        // `tokensPerPass` tokens (one text is never split).
+        var vectors: [[Float]] = []
+        vectors.reserveCapacity(texts.count)
+        var start = 0
+        while start < ids.count {
+            var end = start, tokens = 0
+            while end < ids.count, end == start || tokens + ids[end].count <= tokensPerPass {
+                tokens += ids[end].count
+                end += 1
+            }
+            if isCancelled() { throw CancellationError() }
+            vectors += try encoder.embed(Array(ids[start..<end]), pooling: pooling, isCancelled: isCancelled)
+            start = end
+        }
+        return vectors
     }
+
+    /// Most tokens packed into one forward pass; larger inputs are processed in chunks. For
+    /// all-MiniLM-L6-v2 the pass buffers take 6·384 + 1 536 = 3 840 floats per token, so 4 096 tokens
+    /// need 63 MB — and M = 4 096 rows already keeps the GEMMs at full speed.
+    static let tokensPerPass = 4_096
 
     /// Tokens `text` would have including `[CLS]` and `[SEP]`, before truncation to `maxTokens`
     /// (so a result above `maxTokens` means the text is truncated).

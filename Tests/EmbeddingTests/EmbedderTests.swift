@@ -1,6 +1,6 @@
-import Embedding
 import Foundation
 import Testing
+@testable import Embedding
 
 /// Tolerances from the reference file's metadata.
 private let minimumCosine: Float = 0.9999
@@ -62,6 +62,46 @@ struct EmbedderTests {
         var calls = 0
         #expect(throws: CancellationError.self) {
             _ = try embedder.embed(["A man is eating food."], isCancelled: { calls += 1; return calls > 3 })
+        }
+    }
+}
+
+@Suite("Large batches")
+struct LargeBatchTests {
+    /// A batch larger than one forward pass is split into chunks without changing the results.
+    @Test func chunkedBatchMatchesUnchunked() throws {
+        let reference = try Reference.load()
+        let embedder = try Model.embedder()
+        let texts = reference.sentences.map(\.text)
+        let whole = try embedder.embed(texts)
+        let chunked = try embedder.embed(texts, tokensPerPass: 40, isCancelled: { false })
+        try #require(chunked.count == whole.count)
+        for i in texts.indices {
+            #expect(maxAbsDifference(chunked[i], whole[i]) <= 1e-5)
+            #expect(maxAbsDifference(chunked[i], reference.sentences[i].embedding) <= 1e-4)
+        }
+    }
+}
+
+@Suite("Sharing one embedder")
+struct ConcurrencyTests {
+    /// `SentenceEmbedder` is immutable after init and allocates per call, so concurrent callers
+    /// get the same vectors as sequential ones.
+    @Test func concurrentCallsAgreeWithSequential() async throws {
+        let reference = try Reference.load()
+        let embedder = try Model.embedder()
+        let texts = Array(reference.sentences.prefix(16).map(\.text))
+        let sequential = try texts.map { try embedder.embed([$0])[0] }
+        let concurrent = try await withThrowingTaskGroup(of: (Int, [Float]).self) { group in
+            for (i, text) in texts.enumerated() {
+                group.addTask { (i, try embedder.embed([text])[0]) }
+            }
+            var out = [[Float]](repeating: [], count: texts.count)
+            for try await (i, v) in group { out[i] = v }
+            return out
+        }
+        for i in texts.indices {
+            #expect(maxAbsDifference(concurrent[i], sequential[i]) <= 1e-5)
         }
     }
 }
