@@ -6,5 +6,15 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/fetch-model.sh
 swift build -c release
+# The kindred binary picks OpenBLAS kernels from the CPU flags when OPENBLAS_CORETYPE is unset
+# (LinearAlgebra/BLASCoreType.swift); the test process gets the same choice here.
+if [[ -z "${OPENBLAS_CORETYPE:-}" ]]; then
+    flags="$(grep -m1 '^flags' /proc/cpuinfo || true)"
+    if [[ " $flags " == *" avx512f "* && " $flags " == *" avx512bw "* && " $flags " == *" avx512dq "* && " $flags " == *" avx512vl "* ]]; then
+        export OPENBLAS_CORETYPE=SkylakeX
+    elif [[ " $flags " == *" avx2 "* && " $flags " == *" fma "* ]]; then
+        export OPENBLAS_CORETYPE=Haswell
+    fi
+fi
 swift test
 KINDRED_BIN="$PWD/.build/release/kindred" bash tests-e2e/run.sh

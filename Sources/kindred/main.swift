@@ -1,5 +1,6 @@
 import Foundation
 import KindredCore
+import LinearAlgebra
 
 let usage = """
     kindred — semantic search and pattern discovery over a person's records
@@ -67,4 +68,5 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
     }
 }
 
+BLASCoreType.reexecIfNeeded()
 exit(runMain())
