@@ -56,6 +56,11 @@ public final class KindredService: Sendable {
     public func close() {
         stopBackgroundEmbedding()
         readers.close()
+        writer.with { store in
+            // Fold the write-ahead log back into the file, then close.
+            try? store.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            store.database.close()
+        }
     }
 
     // MARK: index access

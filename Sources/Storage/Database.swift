@@ -27,7 +27,20 @@ public final class Database {
         try execute("PRAGMA foreign_keys=ON")
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    private var isOpen = true
+
+    deinit { close() }
+
+    /// Closes the connection (idempotent). Later calls fail with "database is closed".
+    public func close() {
+        guard isOpen else { return }
+        isOpen = false
+        sqlite3_close_v2(handle)
+    }
+
+    func checkOpen(_ sql: String?) throws {
+        guard isOpen else { throw SQLiteError(code: 21, message: "database is closed", sql: sql) }
+    }
 
     func error(_ rc: Int32, sql: String?) -> SQLiteError {
         SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
@@ -35,6 +48,7 @@ public final class Database {
 
     /// Runs one or more statements that take no arguments.
     public func execute(_ sql: String) throws {
+        try checkOpen(sql)
         var err: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &err)
         if rc != SQLITE_OK {
@@ -44,7 +58,10 @@ public final class Database {
         }
     }
 
-    public func prepare(_ sql: String) throws -> Statement { try Statement(database: self, sql: sql) }
+    public func prepare(_ sql: String) throws -> Statement {
+        try checkOpen(sql)
+        return try Statement(database: self, sql: sql)
+    }
 
     /// Runs `sql` with `arguments`, stepping to completion.
     public func run(_ sql: String, _ arguments: [SQLValue] = []) throws {

@@ -174,3 +174,20 @@ import KindredCore
         #expect(!bytes.withUnsafeBytes { VectorBlob.decode($0, dimension: 3, into: &wrong) })
     }
 }
+
+@Suite struct DatabaseCloseTests {
+    @Test func closedConnectionRefusesWorkAndTheFileIsWhole() throws {
+        let dir = TempDirectory()
+        let path = dir.path("k.sqlite")
+        let store = try RecordStore(path: path)
+        _ = try store.upsert(owner: "o", records: [Record(id: "a", revision: 1, text: "kept")], indexVersion: IndexVersion(model: "m", dimension: 2))
+        try store.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.database.close()
+        store.database.close()
+        #expect(throws: SQLiteError.self) { try store.get(owner: "o", id: "a") }
+        let attrs = try FileManager.default.attributesOfItem(atPath: path + "-wal")
+        #expect((attrs[.size] as? Int) == 0)
+        let reopened = try RecordStore(path: path)
+        #expect(try reopened.get(owner: "o", id: "a")?.record.text == "kept")
+    }
+}
