@@ -185,8 +185,9 @@ import KindredCore
         store.database.close()
         store.database.close()
         #expect(throws: SQLiteError.self) { try store.get(owner: "o", id: "a") }
-        let attrs = try FileManager.default.attributesOfItem(atPath: path + "-wal")
-        #expect((attrs[.size] as? Int) == 0)
+        // The last connection to close folds the log into the file and removes it.
+        let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int
+        #expect(wal == nil || wal == 0)
         let reopened = try RecordStore(path: path)
         #expect(try reopened.get(owner: "o", id: "a")?.record.text == "kept")
     }
