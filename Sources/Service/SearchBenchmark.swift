@@ -50,14 +50,21 @@ public enum SearchBenchmark {
         let ingestStart = clock.now
         var count = 0
         do {
-            let base = try readFloats(o.base, dimension: o.dimension)
-            count = base.count
+            // Stream the mapped file in batches: no copy of the whole base set beside the index.
+            let data = try Data(contentsOf: URL(fileURLWithPath: o.base), options: .alwaysMapped)
+            count = data.count / (4 * o.dimension)
             let service = try KindredService(config: config, databasePath: o.database, embedder: nil, embedderProblem: "benchmark")
             let batch = 10_000
             var i = 0
-            while i < base.count {
-                let end = min(base.count, i + batch)
-                let records = (i..<end).map { Record(id: "v\($0)", revision: 1, text: "", vector: base[$0]) }
+            while i < count {
+                let end = min(count, i + batch)
+                let records = data.withUnsafeBytes { raw in
+                    (i..<end).map { r in
+                        Record(id: "v\(r)", revision: 1, text: "", vector: (0..<o.dimension).map { j in
+                            raw.loadUnaligned(fromByteOffset: (r * o.dimension + j) * 4, as: Float.self)
+                        })
+                    }
+                }
                 _ = try service.apply(owner: "bench", records: records)
                 i = end
             }
