@@ -1,3 +1,4 @@
+import Foundation
 public import KindredCore
 import Dispatch
 import JSONRPC
@@ -38,12 +39,14 @@ extension KindredService {
             let vectors = try embedder.embed(pending.map(\.text), isCancelled: isCancelled)
             guard vectors.count == pending.count else { break }
             let items = zip(pending, vectors).map { (rowid: $0.rowid, revision: $0.revision, vector: $1) }
-            let searchable: [Int64: String] = try writer.with { store in
+            // The store write and the index update happen under the writer lock together, so a
+            // concurrent upsert cannot interleave between them (lock order: writer, then index).
+            try writer.with { store in
                 let written = Set(try store.storeModelVectors(items, indexVersion: version))
-                return try store.searchableOwners(rowids: Array(written))
-            }
-            writeIndex { index in
-                for item in items { if let owner = searchable[item.rowid] { index.put(owner: owner, rowid: item.rowid, vector: item.vector) } }
+                let searchable = try store.searchableOwners(rowids: Array(written))
+                writeIndex { index in
+                    for item in items { if let owner = searchable[item.rowid] { index.put(owner: owner, rowid: item.rowid, vector: item.vector) } }
+                }
             }
             done += pending.count
             progress(done)

@@ -32,23 +32,15 @@ public final class KindredService: Sendable {
         writer = Guarded(store)
         readers = ReaderPool(path: databasePath)
         let vi = VectorIndex(dimension: dimension, batchGemmThreshold: config.int("search.batchGemmThreshold"))
-        // Rows arrive ordered by owner: gather each owner's rows and load them in one go.
-        var owner: String?
-        var rowids: [Int64] = []
-        var buffer: [Float] = []
-        func flush() {
-            if let owner, !rowids.isEmpty { vi.load(owner: owner, rowids: rowids, vectors: buffer) }
-            rowids.removeAll(keepingCapacity: true)
-            buffer.removeAll(keepingCapacity: true)
+        // Gather each owner's rows, then load them in one go (no per-row index work).
+        var rowids: [String: [Int64]] = [:]
+        var vectors: [String: [Float]] = [:]
+        try store.forEachSearchableVector(indexVersion: indexVersion) { rowid, owner, bytes in
+            if VectorBlob.decode(bytes, dimension: dimension, into: &vectors[owner, default: []]) { rowids[owner, default: []].append(rowid) }
         }
-        try store.forEachSearchableVector(indexVersion: indexVersion) { rowid, rowOwner, bytes in
-            if rowOwner != owner {
-                flush()
-                owner = rowOwner
-            }
-            if VectorBlob.decode(bytes, dimension: dimension, into: &buffer) { rowids.append(rowid) }
+        for owner in rowids.keys.sorted() {
+            vi.load(owner: owner, rowids: rowids.removeValue(forKey: owner)!, vectors: vectors.removeValue(forKey: owner)!)
         }
-        flush()
         index = Guarded(vi)
     }
 

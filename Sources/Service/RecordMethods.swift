@@ -23,35 +23,40 @@ extension KindredService {
     /// Writes validated records and brings the vector index in step with them.
     func apply(owner: String, records: [Record]) throws(ResponseError) -> [UpsertOutcome] {
         let version = indexVersion
-        let outcomes = try withWriter { store in
-            try withPatternInvalidation(store, owner: owner, recordIDs: records.map(\.id)) { try store.upsert(owner: owner, records: records, indexVersion: version) }
-        }
         let byID = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
-        // What the index should hold for each changed record: its client vector, or a model vector that
-        // survived because the text did not change, or nothing (waiting for embedding, or not searchable).
-        let changed = outcomes.filter { $0.status == .created || $0.status == .updated }
-        let placements: [(rowid: Int64, vector: [Float]?)] = try withWriter { store in
-            try changed.compactMap { o in
+        // The store write and the index update happen under the writer lock together, so background
+        // embedding cannot interleave between them (lock order: writer, then index).
+        return try withWriter { store in
+            let outcomes = try withPatternInvalidation(store, owner: owner, recordIDs: records.map(\.id)) {
+                try store.upsert(owner: owner, records: records, indexVersion: version)
+            }
+            // What the index should hold for each changed record: its client vector, or a model vector
+            // that survived because the text did not change, or nothing (waiting for embedding, or not searchable).
+            let changed = outcomes.filter { $0.status == .created || $0.status == .updated }
+            let placements: [(rowid: Int64, vector: [Float]?)] = try changed.compactMap { o in
                 guard let rowid = o.rowid, let r = byID[o.id] else { return nil }
                 guard r.permissions.search else { return (rowid, nil) }
                 if let v = r.vector { return (rowid, v) }
                 return (rowid, o.status == .updated ? try store.vector(rowid: rowid, indexVersion: version) : nil)
             }
-        }
-        writeIndex { index in
-            for (rowid, vector) in placements {
-                if let vector { index.put(owner: owner, rowid: rowid, vector: vector) } else { index.remove(rowid: rowid) }
+            writeIndex { index in
+                for (rowid, vector) in placements {
+                    if let vector { index.put(owner: owner, rowid: rowid, vector: vector) } else { index.remove(rowid: rowid) }
+                }
             }
+            return outcomes
         }
-        return outcomes
     }
 
     func delete(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
         let p = try Params(params)
         let owner = try owner(p)
         guard let ids = try p.stringArray("ids") else { throw p.fail("ids", "is required") }
-        let result = try withWriter { store in try withPatternInvalidation(store, owner: owner, recordIDs: ids) { try store.delete(owner: owner, ids: ids) } }
-        writeIndex { index in for d in result.deleted { index.remove(rowid: d.rowid) } }
+        let result = try withWriter { store in
+            let r = try withPatternInvalidation(store, owner: owner, recordIDs: ids) { try store.delete(owner: owner, ids: ids) }
+            writeIndex { index in for d in r.deleted { index.remove(rowid: d.rowid) } }
+            return r
+        }
         return ["deleted": .from(result.deleted.map(\.id)), "missing": .from(result.missing)]
     }
 
@@ -83,20 +88,17 @@ extension KindredService {
         if let unknown = perm.object.keys.first(where: { $0 != "search" && $0 != "patterns" }) { throw perm.fail(unknown, "is not a permission (search, patterns)") }
         let search = try perm.optionalBool("search"), patterns = try perm.optionalBool("patterns")
         let version = indexVersion
-        let (stored, vector): (StoredRecord?, [Float]?) = try withWriter { store in
+        let stored: StoredRecord? = try withWriter { store in
             guard let s = try withPatternInvalidation(store, owner: owner, recordIDs: [id], {
                 try store.setPermissions(owner: owner, id: id, search: search, patterns: patterns)
-            }) else { return (nil, nil) }
-            return (s, try store.vector(rowid: s.rowid, indexVersion: version))
+            }) else { return nil }
+            let vector = try store.vector(rowid: s.rowid, indexVersion: version)
+            writeIndex { index in
+                if s.record.permissions.search, let vector { index.put(owner: owner, rowid: s.rowid, vector: vector) } else { index.remove(rowid: s.rowid) }
+            }
+            return s
         }
         guard let stored else { throw .notFound("record", id: id, owner: owner) }
-        writeIndex { index in
-            if stored.record.permissions.search, let vector {
-                index.put(owner: owner, rowid: stored.rowid, vector: vector)
-            } else {
-                index.remove(rowid: stored.rowid)
-            }
-        }
         return recordResult(stored)
     }
 }

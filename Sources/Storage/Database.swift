@@ -35,6 +35,7 @@ public final class Database {
     public func close() {
         guard isOpen else { return }
         isOpen = false
+        cache.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -63,16 +64,32 @@ public final class Database {
         return try Statement(database: self, sql: sql)
     }
 
+    /// Prepared statements reused by `run` and `query` (keyed by SQL text). A statement is taken out
+    /// while in use, so a nested use of the same SQL prepares its own.
+    private var cache: [String: Statement] = [:]
+
+    private func cachedStatement(_ sql: String) throws -> Statement {
+        if let s = cache.removeValue(forKey: sql) { return s }
+        return try prepare(sql)
+    }
+
+    private func giveBack(_ s: Statement) {
+        s.reset()
+        if cache.count < 64 { cache[s.sql] = s }
+    }
+
     /// Runs `sql` with `arguments`, stepping to completion.
     public func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
-        let s = try prepare(sql)
+        let s = try cachedStatement(sql)
+        defer { giveBack(s) }
         try s.bind(arguments)
         while try s.step() {}
     }
 
     /// Returns all rows of a query, each mapped by `row`.
     public func query<T>(_ sql: String, _ arguments: [SQLValue] = [], row: (Statement) throws -> T) throws -> [T] {
-        let s = try prepare(sql)
+        let s = try cachedStatement(sql)
+        defer { giveBack(s) }
         try s.bind(arguments)
         var out: [T] = []
         while try s.step() { out.append(try row(s)) }

@@ -172,11 +172,12 @@ public final class RecordStore {
         return ok ? out : nil
     }
 
-    /// Streams every searchable vector of `indexVersion`: (rowid, owner, vector bytes).
+    /// Streams every searchable vector of `indexVersion`: (rowid, owner, vector bytes), in no
+    /// particular order (sorting 1.5 KB rows would cost more than the scan).
     public func forEachSearchableVector(indexVersion: IndexVersion, _ body: (Int64, String, UnsafeRawBufferPointer) throws -> Void) throws {
         let s = try database.prepare("""
             SELECT r.rowid, r.owner, v.data FROM vectors v JOIN records r ON r.rowid = v.record
-            WHERE v.index_version = ? AND r.perm_search = 1 ORDER BY r.owner, r.rowid
+            WHERE v.index_version = ? AND r.perm_search = 1
             """)
         try s.bind([.text(indexVersion.description)])
         while try s.step() {

@@ -3,19 +3,25 @@ internal import CSQLite
 /// A prepared statement; finalized in `deinit`.
 public final class Statement {
     let handle: OpaquePointer
-    let database: Database
+    /// The connection handle (not the `Database`, which caches statements: no reference cycle).
+    /// SQLite keeps a connection closed with `sqlite3_close_v2` alive until its statements are finalized.
+    let connection: OpaquePointer
     let sql: String
 
     init(database: Database, sql: String) throws {
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(database.handle, sql, -1, 0, &stmt, nil)
         guard rc == SQLITE_OK, let stmt else { throw database.error(rc, sql: sql) }
+        connection = database.handle
         handle = stmt
-        self.database = database
         self.sql = sql
     }
 
     deinit { sqlite3_finalize(handle) }
+
+    func error() -> SQLiteError {
+        SQLiteError(code: sqlite3_extended_errcode(connection), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+    }
 
     public func reset() {
         sqlite3_reset(handle)
@@ -36,7 +42,7 @@ public final class Statement {
             case .blob(let b):
                 rc = b.withUnsafeBytes { kindred_sqlite_bind_blob(handle, idx, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count)) }
             }
-            guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
+            guard rc == SQLITE_OK else { throw error() }
         }
     }
 
@@ -47,7 +53,7 @@ public final class Statement {
         switch rc {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        default: throw database.error(rc, sql: sql)
+        default: throw error()
         }
     }
 

@@ -33,17 +33,18 @@ struct OwnerBlock {
     }
 
     /// Appends many new rows at once (`units` holds rowids.count unit vectors back to back).
-    mutating func appendMany(rowids new: [Int64], units: [Float]) {
+    mutating func appendMany(rowids new: [Int64], units: consuming [Float]) {
         precondition(units.count == new.count * dimension, "size mismatch")
         let first = rowids.count
         slotOf.reserveCapacity(first + new.count)
         for (i, r) in new.enumerated() { slotOf[r] = first + i }
         rowids.append(contentsOf: new)
-        vectors.append(contentsOf: units)
         let start = half.count
-        half.append(contentsOf: repeatElement(0, count: units.count))
-        units.withUnsafeBufferPointer { u in
-            half.withUnsafeMutableBufferPointer { h in kindred_f32_to_f16(u.baseAddress!, h.baseAddress! + start, units.count) }
+        let count = new.count * dimension
+        if vectors.isEmpty { vectors = units } else { vectors.append(contentsOf: units) }
+        half.append(contentsOf: repeatElement(0, count: count))
+        vectors.withUnsafeBufferPointer { u in
+            half.withUnsafeMutableBufferPointer { h in kindred_f32_to_f16(u.baseAddress! + first * dimension, h.baseAddress! + start, count) }
         }
     }
 

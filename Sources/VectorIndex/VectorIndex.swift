@@ -49,7 +49,7 @@ public final class VectorIndex {
 
     /// Adds many rows of one owner at once (loading from storage). `vectors` holds `rowids.count`
     /// vectors back to back; they are normalised here. Rowids already present are replaced.
-    public func load(owner: String, rowids: [Int64], vectors: [Float]) {
+    public func load(owner: String, rowids: [Int64], vectors: consuming [Float]) {
         precondition(vectors.count == rowids.count * dimension, "size mismatch")
         if rowids.contains(where: { ownerOf[$0] != nil }) {
             for (i, r) in rowids.enumerated() { put(owner: owner, rowid: r, vector: Array(vectors[(i * dimension)..<((i + 1) * dimension)])) }
@@ -59,8 +59,9 @@ public final class VectorIndex {
         units.withUnsafeMutableBufferPointer { buf in
             for i in 0..<rowids.count { Vectors.normalize(buf.baseAddress! + i * dimension, count: dimension) }
         }
-        blocks[owner, default: OwnerBlock(dimension: dimension)].appendMany(rowids: rowids, units: units)
+        ownerOf.reserveCapacity(ownerOf.count + rowids.count)
         for r in rowids { ownerOf[r] = owner }
+        blocks[owner, default: OwnerBlock(dimension: dimension)].appendMany(rowids: rowids, units: units)
     }
 
     @discardableResult
