@@ -1,60 +1,231 @@
 import LinearAlgebra
 
+/// What one `assign` call knows about the groups of its scope, computed lazily: full profiles only
+/// for groups that are looked at (candidates, changed groups), unit centroids of all live groups
+/// only when some occurrence needs a full evaluation, the tag index only for tagged occurrences.
+struct AssignContext {
+    let scope: Scope
+    /// Groups of the scope, ascending (at the start of the call).
+    let order: [Int64]
+    /// Groups with a representative at the start of the call, ascending, and their unit centroids.
+    var live: [Int64] = []
+    var centroids: Matrix?
+    /// Groups changed during this call: their centroid row is stale, use the profile.
+    var stale: Set<Int64> = []
+    private var profiles: [Int64: GroupProfile] = [:]
+    private var noProfile: Set<Int64> = []
+    var tagIndex: [String: Set<Int64>]?
+    /// (changedAt, group) of the scope's groups at the start of the call, ascending.
+    let changeLog: [(at: Int, gid: Int64)]
+    /// Index into `Workspace.touchLog` at the start of the call.
+    let touchStart: Int
+    /// Thresholds part of every certificate stamp.
+    let configStamp: UInt64
+
+    init(_ ws: Workspace, scope: Scope) {
+        self.scope = scope
+        order = ws.groups(in: scope)
+        changeLog = order.map { (ws.state.groups[$0]!.changedAt, $0) }.sorted { $0.at != $1.at ? $0.at < $1.at : $0.gid < $1.gid }
+        touchStart = ws.touchLog.count
+        let c = ws.config
+        var h = Stamp()
+        for x in [c.quantise(c.tauRep), c.quantise(c.tauSup), c.quantise(c.delta), c.candidateK, c.exemplars, c.scoreScale] { h.mix(Int64(x)) }
+        configStamp = h.value
+    }
+
+    /// Whether group `gid` has a representative (so it can be a candidate), judged without a profile.
+    static func isLive(_ gid: Int64, _ ws: Workspace) -> Bool {
+        guard let m = ws.state.groups[gid]?.medoid else { return false }
+        return ws.occurrences[m] != nil
+    }
+
+    mutating func profile(_ gid: Int64, _ ws: Workspace) -> GroupProfile? {
+        if let p = profiles[gid] { return p }
+        if noProfile.contains(gid) { return nil }
+        guard let g = ws.state.groups[gid], let p = GroupProfile(g, ws.occurrences) else { noProfile.insert(gid); return nil }
+        profiles[gid] = p
+        return p
+    }
+
+    /// Group `gid` changed: forget its profile, mark its centroid stale and move its tags.
+    mutating func invalidate(_ gid: Int64, _ ws: Workspace) {
+        let old = profiles.removeValue(forKey: gid)
+        noProfile.remove(gid)
+        stale.insert(gid)
+        guard tagIndex != nil else { return }
+        if let old { for t in old.tags { tagIndex![t]?.remove(gid) } }
+        if let new = profile(gid, ws) { for t in new.tags { tagIndex![t, default: []].insert(gid) } }
+    }
+
+    mutating func ensureCentroids(_ ws: Workspace, d: Int) {
+        guard centroids == nil else { return }
+        live = order.filter { Self.isLive($0, ws) }
+        var storage: [Float] = []
+        storage.reserveCapacity(live.count * d)
+        for gid in live {
+            if let p = profiles[gid] {
+                storage += p.unitSum
+            } else {
+                storage += Vectors.normalized(GroupGeometry.sum(ws.state.groups[gid]!.memberIDs, ws.occurrences))
+            }
+        }
+        centroids = Matrix(rows: live.count, cols: d, storage: storage)
+    }
+
+    mutating func tags(_ ws: Workspace) -> [String: Set<Int64>] {
+        if let t = tagIndex { return t }
+        var index: [String: Set<Int64>] = [:]
+        for gid in order {
+            guard let p = profile(gid, ws) else { continue }
+            for t in p.tags { index[t, default: []].insert(gid) }
+        }
+        tagIndex = index
+        return index
+    }
+
+    /// Groups of the scope changed after `version`, ascending; nil when there are more than `limit`.
+    func changed(since version: Int, _ ws: Workspace, limit: Int) -> [Int64]? {
+        var lo = 0, hi = changeLog.count
+        while lo < hi { let mid = (lo + hi) / 2; if changeLog[mid].at > version { hi = mid } else { lo = mid + 1 } }
+        var out = Set<Int64>()
+        for e in changeLog[lo...] { out.insert(e.gid); if out.count > limit { return nil } }
+        for e in ws.touchLog[touchStart...] where e.at > version {
+            guard ws.state.groups[e.gid]?.scope == scope else { continue }
+            out.insert(e.gid)
+            if out.count > limit { return nil }
+        }
+        return out.sorted()
+    }
+}
+
+/// FNV-1a, for certificate stamps (deterministic across runs and machines).
+struct Stamp {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    mutating func mix(_ x: Int64) {
+        var v = UInt64(bitPattern: x)
+        for _ in 0..<8 { h = (h ^ (v & 0xff)) &* 0x100_0000_01b3; v >>= 8 }
+    }
+    mutating func mix(_ s: String) {
+        for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        h = (h ^ 0xff) &* 0x100_0000_01b3
+    }
+    var value: UInt64 { h }
+}
+
 /// Placing pending occurrences into existing groups (grouping.md, "Assignment").
 extension Workspace {
-    /// Evaluates `work` (pending, ascending) against the groups of `scope`. Candidate groups are
-    /// proposed by one GEMM per block (pending × unit centroids); groups changed inside the block
-    /// are re-scored exactly, so the outcome equals one-at-a-time processing. Returns true when
-    /// any membership changed.
+    /// Changed groups a certificate is checked against one by one; beyond this, evaluate in full.
+    static let certificateLimit = 32
+
+    /// Evaluates `work` (pending, ascending) against the groups of `scope`, one at a time in order.
+    /// An occurrence whose certificate shows that no group it looked at changed, and no changed
+    /// group enters its candidates, keeps its decision (pending) without a full evaluation. Full
+    /// evaluations score candidates by one GEMM per block (pending × unit centroids); groups changed
+    /// inside the call are re-scored exactly, so the outcome equals one-at-a-time processing.
+    /// Returns true when any membership changed.
     mutating func assign(_ work: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
-        let order = groups(in: scope)
-        var profiles: [Int64: GroupProfile] = [:]
-        var tagIndex: [String: Set<Int64>] = [:]
-        for gid in order {
-            guard let p = GroupProfile(state.groups[gid]!, occurrences) else { continue }
-            profiles[gid] = p
-            for t in p.tags { tagIndex[t, default: []].insert(gid) }
-        }
-        let live = order.filter { profiles[$0] != nil }
-        guard !live.isEmpty, let d = occurrences[work.first ?? -1]?.vector.count else { return false }
-        let centroids = Matrix(rows: live.count, cols: d, storage: live.flatMap { profiles[$0]!.unitSum })
-        var stale = Set<Int64>()
+        guard let d = occurrences[work.first ?? -1]?.vector.count else { return false }
+        var ctx = AssignContext(self, scope: scope)
+        guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return false }
         var changed = false
         var start = 0
         while start < work.count {
             if isCancelled() { throw GroupingError.cancelled }
             let block = Array(work[start..<min(start + config.blockSize, work.count)])
             start += block.count
-            let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences[$0]!.vector })
-            let scores = x.timesTransposed(centroids)
-            for (i, oid) in block.enumerated() where state.pending[oid] != nil {
+            // Rows that need a full evaluation as of the block start get one GEMM.
+            var needRow: [Int64] = []
+            for oid in block where state.pending[oid] != nil {
+                if !skippable(oid, &ctx) { needRow.append(oid) }
+            }
+            var rowOf: [Int64: Int] = [:]
+            var scores: Matrix?
+            if !needRow.isEmpty {
+                ctx.ensureCentroids(self, d: d)
+                let x = Matrix(rows: needRow.count, cols: d, storage: needRow.flatMap { occurrences[$0]!.vector })
+                scores = x.timesTransposed(ctx.centroids!)
+                for (i, oid) in needRow.enumerated() { rowOf[oid] = i }
+            }
+            for oid in block where state.pending[oid] != nil {
+                if skippable(oid, &ctx) {
+                    // Same candidates, same profiles: the decision is unchanged.
+                    state.pending[oid]!.evaluatedAt = state.groupsVersion
+                    state.pending[oid]!.certificate!.at = state.groupsVersion
+                    continue
+                }
                 let occ = occurrences[oid]!
+                ctx.ensureCentroids(self, d: d)
                 // Top-K by quantised centroid similarity, ties to the lowest id.
                 var ranked: [(id: Int64, q: Int)] = []
-                for (j, gid) in live.enumerated() {
-                    guard let p = profiles[gid] else { continue }
-                    let s = stale.contains(gid) ? Vectors.dot(occ.vector, p.unitSum) : scores[i, j]
+                ranked.reserveCapacity(ctx.live.count)
+                let centroids = ctx.centroids!
+                for (j, gid) in ctx.live.enumerated() {
+                    let s: Float
+                    if ctx.stale.contains(gid) {
+                        guard let p = ctx.profile(gid, self) else { continue }
+                        s = Vectors.dot(occ.vector, p.unitSum)
+                    } else if let i = rowOf[oid] {
+                        s = scores![i, j]
+                    } else {
+                        s = occ.vector.withUnsafeBufferPointer { v in
+                            centroids.storage.withUnsafeBufferPointer { c in Vectors.dot(v.baseAddress!, c.baseAddress! + j * d, count: d) }
+                        }
+                    }
                     ranked.append((gid, config.quantise(s)))
                 }
-                var candidates = Set(topK(ranked, config.candidateK))
-                for t in occ.tags { candidates.formUnion(tagIndex[t] ?? []) }
-                let decision = decide(occ, candidates: candidates.sorted(), profiles: profiles)
-                guard let (gid, score) = decision else {
+                let top = topK(ranked, config.candidateK)
+                var candidates = Set(top.map(\.id))
+                if !occ.tags.isEmpty {
+                    let index = ctx.tags(self)
+                    for t in occ.tags { candidates.formUnion(index[t] ?? []) }
+                }
+                let sorted = candidates.sorted()
+                var profiles: [Int64: GroupProfile] = [:]
+                for gid in sorted { if let p = ctx.profile(gid, self) { profiles[gid] = p } }
+                guard let (gid, score) = decide(occ, candidates: sorted, profiles: profiles) else {
+                    let kth = top.count == config.candidateK ? top.last : nil
+                    let cert = PendingCertificate(
+                        at: state.groupsVersion, candidates: sorted, kthScore: kth?.q, kthGroup: kth?.id,
+                        stamp: stamp(occ.recordID, ctx))
                     // Fresh occurrences stay fresh until seeding has looked at them too.
-                    if state.pending[oid]!.evaluatedAt != nil { state.pending[oid] = PendingMark(evaluatedAt: state.groupsVersion) }
+                    let at = state.pending[oid]!.evaluatedAt == nil ? nil : state.groupsVersion
+                    state.pending[oid] = PendingMark(evaluatedAt: at, certificate: cert)
                     continue
                 }
                 attach(oid, to: gid, source: .automatic(score: score))
                 assigned += 1
                 settle(gid)
                 changed = true
-                stale.insert(gid)
-                if let old = profiles[gid] { for t in old.tags { tagIndex[t]?.remove(gid) } }
-                profiles[gid] = GroupProfile(state.groups[gid]!, occurrences)
-                if let new = profiles[gid] { for t in new.tags { tagIndex[t, default: []].insert(gid) } }
+                ctx.invalidate(gid, self)
             }
         }
         return changed
+    }
+
+    /// True when `oid` is an evaluated pending occurrence whose certificate shows its decision cannot
+    /// have changed: no group it looked at changed since, no changed group shares a tag with it or
+    /// scores within one quantum of its K-th candidate, and thresholds and cannot-links are the same.
+    func skippable(_ oid: Int64, _ ctx: inout AssignContext) -> Bool {
+        guard let mark = state.pending[oid], mark.evaluatedAt != nil, let cert = mark.certificate,
+              let occ = occurrences[oid] else { return false }
+        guard cert.stamp == stamp(occ.recordID, ctx),
+              let changedGroups = ctx.changed(since: cert.at, self, limit: Self.certificateLimit) else { return false }
+        for gid in changedGroups {
+            if binarySearch(cert.candidates, gid) { return false }
+            guard let p = ctx.profile(gid, self) else { continue }
+            if !occ.tags.isEmpty, occ.tags.contains(where: p.tags.contains) { return false }
+            guard let kq = cert.kthScore else { return false }
+            if config.quantise(Vectors.dot(occ.vector, p.unitSum)) >= kq - 1 { return false }
+        }
+        return true
+    }
+
+    /// Certificate stamp: thresholds and the records `record` is cannot-linked to.
+    func stamp(_ record: String, _ ctx: AssignContext) -> Int {
+        var h = Stamp()
+        h.h = ctx.configStamp
+        if let apart = constraints.apart(from: record) { for r in apart.sorted() { h.mix(r) } }
+        return Int(truncatingIfNeeded: h.value & 0x1F_FFFF_FFFF_FFFF)
     }
 
     /// The group `occ` joins, with its quantised score, or nil (no eligible group, or ambiguous).
@@ -80,8 +251,8 @@ extension Workspace {
         return (best.id, best.score)
     }
 
-    /// The `k` best ids by (−q, id).
-    private func topK(_ ranked: [(id: Int64, q: Int)], _ k: Int) -> [Int64] {
+    /// The `k` best by (−q, id), best first.
+    private func topK(_ ranked: [(id: Int64, q: Int)], _ k: Int) -> [(id: Int64, q: Int)] {
         guard k > 0 else { return [] }
         var best: [(id: Int64, q: Int)] = []
         func better(_ a: (id: Int64, q: Int), _ b: (id: Int64, q: Int)) -> Bool { a.q != b.q ? a.q > b.q : a.id < b.id }
@@ -91,6 +262,12 @@ extension Workspace {
             best.insert(r, at: at)
             if best.count > k { best.removeLast() }
         }
-        return best.map(\.id)
+        return best
+    }
+
+    private func binarySearch(_ xs: [Int64], _ x: Int64) -> Bool {
+        var lo = 0, hi = xs.count
+        while lo < hi { let mid = (lo + hi) / 2; if xs[mid] < x { lo = mid + 1 } else { hi = mid } }
+        return lo < xs.count && xs[lo] == x
     }
 }

@@ -34,6 +34,9 @@ public struct Constraints: Sendable, Hashable {
         return apart.count < records.count ? apart.contains(where: records.contains) : records.contains(where: apart.contains)
     }
 
+    /// The records `record` must be kept apart from, if any.
+    func apart(from record: String) -> Set<String>? { cannotIndex[record] }
+
     /// True when the two records were put together by a correction.
     public func mustLink(_ a: String, _ b: String) -> Bool { mustLink.connected(a, b) }
 

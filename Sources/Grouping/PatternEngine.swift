@@ -52,12 +52,31 @@ extension Workspace {
     /// Brings the state in line with the current eligible occurrences: members and pending entries
     /// whose occurrence is gone leave; occurrences not known yet become fresh pending.
     mutating func reconcile() {
-        let gone = Set(groupOf.keys.filter { occurrences[$0] == nil })
-            .union(state.pending.keys.filter { occurrences[$0] == nil })
-        if !gone.isEmpty { _ = remove(gone) }
-        for id in occurrences.keys where groupOf[id] == nil && state.pending[id] == nil {
-            makePending(id)
+        var gone = Set<Int64>()
+        var known = 0, maxKnown = Int64.min
+        for g in state.groups.values {
+            for m in g.members {
+                known += 1
+                maxKnown = max(maxKnown, m.occurrenceID)
+                if occurrences.index(forKey: m.occurrenceID) == nil { gone.insert(m.occurrenceID) }
+            }
         }
+        for id in state.pending.keys {
+            known += 1
+            maxKnown = max(maxKnown, id)
+            if occurrences.index(forKey: id) == nil { gone.insert(id) }
+        }
+        if !gone.isEmpty { _ = remove(gone) }
+        let expectedNew = occurrences.count - (known - gone.count)
+        guard expectedNew != 0 else { return }
+        // New occurrences usually carry ids above every known one; otherwise look at all of them.
+        var fresh: [Int64] = []
+        for id in occurrences.keys where id > maxKnown { fresh.append(id) }
+        if fresh.count != expectedNew {
+            fresh = []
+            for id in occurrences.keys where groupOf[id] == nil && state.pending.index(forKey: id) == nil { fresh.append(id) }
+        }
+        for id in fresh { makePending(id) }
     }
 
     /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
@@ -67,12 +86,29 @@ extension Workspace {
             recentlyEvicted = []
             let pend = pending(in: scope)
             let work = pend.filter { (state.pending[$0]!.evaluatedAt ?? -1) < lastChange || state.pending[$0]!.evaluatedAt == nil }
+            if work.isEmpty { return }
             var changed = try assign(work, in: scope, isCancelled: isCancelled)
             // Evicted occurrences wait for the next pass rather than join another group in this one.
             let fresh = pending(in: scope).filter { state.pending[$0]!.evaluatedAt == nil && !recentlyEvicted.contains($0) }
             if !fresh.isEmpty { changed = try seed(fresh, in: scope, isCancelled: isCancelled) || changed }
             if !changed { return }
         }
+    }
+
+    /// Scopes with a pending occurrence that is fresh or was evaluated before the last change of a
+    /// group of its scope, ascending: the only scopes `run` has work in.
+    mutating func scopesWithWork() -> [Scope] {
+        var lastChange: [Scope: Int] = [:]
+        for g in state.groups.values {
+            let s = g.scope
+            if g.changedAt > lastChange[s] ?? 0 { lastChange[s] = g.changedAt }
+        }
+        var out = Set<Scope>()
+        for (id, mark) in state.pending {
+            guard let scope = scope(of: id), !out.contains(scope) else { continue }
+            if mark.evaluatedAt == nil || mark.evaluatedAt! < lastChange[scope] ?? 0 { out.insert(scope) }
+        }
+        return out.sorted()
     }
 }
 
@@ -89,7 +125,7 @@ extension PatternEngine {
         var ws = Workspace(state: state, occurrences: occurrences, constraints: constraints, config: config)
         try ws.checkDimensions()
         ws.reconcile()
-        let scopes = Set(ws.state.pending.keys.compactMap { occurrences[$0]?.scope }).sorted()
+        let scopes = ws.scopesWithWork()
         for (i, scope) in scopes.enumerated() {
             try ws.run(scope, isCancelled: isCancelled)
             progress(Double(i + 1) / Double(scopes.count))

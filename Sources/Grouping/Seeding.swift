@@ -10,7 +10,7 @@ extension Workspace {
     mutating func seed(_ fresh: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
         let pool = pending(in: scope)
         guard pool.count >= 2, let d = occurrences[pool[0]]?.vector.count else {
-            for id in fresh { state.pending[id] = PendingMark(evaluatedAt: state.groupsVersion) }
+            for id in fresh where state.pending[id] != nil { state.pending[id]!.evaluatedAt = state.groupsVersion }
             return false
         }
         let qSeed = config.quantise(config.tauSeed)
@@ -51,7 +51,7 @@ extension Workspace {
                     records.insert(y.recordID)
                 }
                 guard records.count >= 2 else {
-                    state.pending[oid] = PendingMark(evaluatedAt: state.groupsVersion)
+                    state.pending[oid]!.evaluatedAt = state.groupsVersion
                     continue
                 }
                 for member in clique { if let j = position[member.id] { alive[j] = false } }

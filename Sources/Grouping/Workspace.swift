@@ -8,23 +8,38 @@ struct Workspace {
     let occurrences: [Int64: Occurrence]
     let constraints: Constraints
     let config: GroupingConfig
-    /// occurrence → group
-    var groupOf: [Int64: Int64] = [:]
+    /// occurrence → group, built on first use (a placement that only touches its candidate
+    /// groups never needs it).
+    private var groupIndex: [Int64: Int64]?
+    var groupOf: [Int64: Int64] {
+        mutating get { buildGroupIndex(); return groupIndex! }
+        _modify { buildGroupIndex(); yield &groupIndex! }
+    }
     var changedGroups: Set<Int64> = []
     var createdGroups: Set<Int64> = []
     var assigned = 0
     var evicted = 0
     /// Occurrences evicted since the current pass began (they wait for the next pass).
     var recentlyEvicted: Set<Int64> = []
+    /// (groupsVersion, group) of every membership change made by this call, in order.
+    var touchLog: [(at: Int, gid: Int64)] = []
+    private var scopeCache: [Int64: Scope] = [:]
 
     init(state: PatternState, occurrences: [Int64: Occurrence], constraints: Constraints, config: GroupingConfig) {
         self.state = state
         self.occurrences = occurrences
         self.constraints = constraints
         self.config = config
+    }
+
+    private mutating func buildGroupIndex() {
+        guard groupIndex == nil else { return }
+        var index: [Int64: Int64] = [:]
+        index.reserveCapacity(state.groups.values.reduce(0) { $0 + $1.members.count })
         for (gid, g) in state.groups {
-            for m in g.members { groupOf[m.occurrenceID] = gid }
+            for m in g.members { index[m.occurrenceID] = gid }
         }
+        groupIndex = index
     }
 
     /// Records a membership change of group `id`.
@@ -33,24 +48,31 @@ struct Workspace {
         state.groups[id]!.version += 1
         state.groups[id]!.changedAt = state.groupsVersion
         changedGroups.insert(id)
+        touchLog.append((state.groupsVersion, id))
     }
 
     /// Removes `occurrence` from its group (label cleared). Does not settle.
     @discardableResult
     mutating func detach(_ occurrence: Int64) -> Int64? {
-        guard let gid = groupOf.removeValue(forKey: occurrence) else { return nil }
+        guard let gid = groupOf[occurrence] else { return nil }
+        detach(occurrence, from: gid)
+        return gid
+    }
+
+    /// Removes `occurrence` from group `gid`, which holds it (label cleared). Does not settle.
+    mutating func detach(_ occurrence: Int64, from gid: Int64) {
+        groupIndex?[occurrence] = nil
         state.groups[gid]!.members.removeAll { $0.occurrenceID == occurrence }
         state.groups[gid]!.label = nil
         state.groups[gid]!.labelVersion = nil
         touch(gid)
-        return gid
     }
 
     /// Adds `occurrence` to group `gid` in canonical position. Does not settle.
     mutating func attach(_ occurrence: Int64, to gid: Int64, source: MembershipSource) {
-        precondition(groupOf[occurrence] == nil, "occurrence already has a group")
+        if let index = groupIndex { precondition(index[occurrence] == nil, "occurrence already has a group") }
         state.pending[occurrence] = nil
-        groupOf[occurrence] = gid
+        groupIndex?[occurrence] = gid
         let m = Membership(occurrenceID: occurrence, groupID: gid, source: source)
         let at = state.groups[gid]!.members.firstIndex { $0.occurrenceID > occurrence } ?? state.groups[gid]!.members.count
         state.groups[gid]!.members.insert(m, at: at)
@@ -77,8 +99,8 @@ struct Workspace {
     mutating func settle(_ gid: Int64) -> [Int64] {
         var out: [Int64] = []
         // Members whose occurrence is gone leave first.
-        for m in state.groups[gid]!.members where occurrences[m.occurrenceID] == nil {
-            detach(m.occurrenceID)
+        for m in state.groups[gid]!.members where occurrences.index(forKey: m.occurrenceID) == nil {
+            detach(m.occurrenceID, from: gid)
             state.pending[m.occurrenceID] = nil
         }
         let stay = config.quantise(config.tauStay)
@@ -99,7 +121,7 @@ struct Workspace {
             }
             if below.isEmpty { break }
             for m in below {
-                detach(m.occurrenceID)
+                detach(m.occurrenceID, from: gid)
                 makePending(m.occurrenceID)
                 evicted += 1
                 recentlyEvicted.insert(m.occurrenceID)
@@ -123,8 +145,18 @@ struct Workspace {
     }
 
     /// Pending occurrences of `scope`, ascending.
-    func pending(in scope: Scope) -> [Int64] {
-        state.pending.keys.filter { occurrences[$0]?.scope == scope }.sorted()
+    mutating func pending(in scope: Scope) -> [Int64] {
+        var out: [Int64] = []
+        for id in state.pending.keys where self.scope(of: id) == scope { out.append(id) }
+        return out.sorted()
+    }
+
+    /// The scope of occurrence `id` (cached for this call; occurrences are immutable).
+    mutating func scope(of id: Int64) -> Scope? {
+        if let s = scopeCache[id] { return s }
+        guard let o = occurrences[id] else { return nil }
+        scopeCache[id] = o.scope
+        return o.scope
     }
 
     /// Groups of `scope`, ascending.

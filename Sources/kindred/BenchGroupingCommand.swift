@@ -11,7 +11,7 @@ enum BenchGroupingCommand {
         kindred bench-grouping — pattern-engine bench helpers (used by bench/grouping)
 
         USAGE: kindred bench-grouping embed --texts FILE --out FILE.f32 [--batch N] [--threads T] [--model DIR]
-               kindred bench-grouping cluster --vectors FILE.f32 [--initial N] [--dismiss PAIRS.json] [THRESHOLDS]
+               kindred bench-grouping cluster --vectors FILE.f32 [--initial N] [--dismiss PAIRS.json | --dismiss-random K [--seed S]] [THRESHOLDS]
                kindred bench-grouping speed --vectors FILE.f32 --n N [--categories FILE] [--place P] [THRESHOLDS]
                kindred bench-grouping speed --synthetic --n N [--clusters C]
 
@@ -21,8 +21,8 @@ enum BenchGroupingCommand {
         cluster: groups rows 0..<N (default all), then adds the rest with an incremental refresh on
           the existing state. Prints {"initial": [group per row of the first N, -1 = pending],
           "final": [...all rows], "build_seconds", "add_seconds"}. With --dismiss (a JSON list of
-          [i, j] row pairs), after the build each pair still sharing a group gets dismiss(i, group),
-          then one refresh; prints "applied", "violations" (applied pairs together afterwards),
+          [i, j] row pairs), after the build each pair still sharing a group gets dismiss(i, group)
+          (--dismiss-random K: K pairs drawn one after another from the current groups), then one refresh; prints "applied", "violations" (applied pairs together afterwards),
           "cannot_link_violations" (any cannot-linked record pair sharing a group) and "final".
         speed: full build of the first N rows, then places each of the next P rows (default 50) alone
           into the built state with one refresh; prints build seconds, place-one milliseconds
@@ -55,7 +55,7 @@ enum BenchGroupingCommand {
         var texts = content.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if texts.last == "" { texts.removeLast() }
         let batch = max(1, try args.int("batch") ?? 64)
-        FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
         guard let handle = FileHandle(forWritingAtPath: out) else { throw Arguments.UsageError(description: "cannot write \(out)") }
         defer { try? handle.close() }
         let bar = ProgressBar(title: "embed", total: texts.count)
@@ -130,7 +130,7 @@ enum BenchGroupingCommand {
     // MARK: cluster
 
     static func cluster(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "initial", "dismiss", "dim", "threads"]), flags: ["help"])
+        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "initial", "dismiss", "dismiss-random", "seed", "dim", "threads"]), flags: ["help"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         BLAS.setThreads(try args.int("threads") ?? 1)
         let rows = try readVectors(try args.required("vectors"), dim: try args.int("dim") ?? 384)
@@ -151,12 +151,33 @@ enum BenchGroupingCommand {
             }
             result["add_seconds"] = .double(seconds(add))
         }
-        if let file = args.value("dismiss") {
-            let pairs = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [[Int]] ?? []
+        let randomDismissals = try args.int("dismiss-random") ?? 0
+        if args.value("dismiss") != nil || randomDismissals > 0 {
+            var pairs: [[Int]] = []
+            if let file = args.value("dismiss") {
+                pairs = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [[Int]] ?? []
+            }
+            var rng = SeededGenerator(seed: UInt64(try args.int("seed") ?? 1))
             var corrections: [Correction] = []
             var constraints = Constraints()
             var applied: [(Int, Int)] = []
-            for p in pairs where p.count == 2 {
+            var step = 0
+            while step < max(pairs.count, randomDismissals) {
+                defer { step += 1 }
+                var p: [Int]
+                if step < pairs.count {
+                    p = pairs[step]
+                } else {
+                    // A random pair of the current groups (group, then two members, uniformly).
+                    let groups = state.sortedGroups.filter { $0.state == .active && $0.members.count >= 2 }
+                    guard !groups.isEmpty else { break }
+                    let g = groups[Int.random(in: 0..<groups.count, using: &rng)]
+                    let i = Int.random(in: 0..<g.members.count, using: &rng)
+                    var j = Int.random(in: 0..<(g.members.count - 1), using: &rng)
+                    if j >= i { j += 1 }
+                    p = [Int(g.members[i].occurrenceID) - 1, Int(g.members[j].occurrenceID) - 1]
+                }
+                guard p.count == 2 else { continue }
                 let a = Int64(p[0] + 1), b = Int64(p[1] + 1)
                 guard let g = state.group(of: a), g.membership(of: b) != nil else { continue }
                 let (c, cs, outcome) = try PatternEngine.correct(
