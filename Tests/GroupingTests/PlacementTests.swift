@@ -85,15 +85,17 @@ import Testing
         var occ = Fixture.index([
             Fixture.occ(1, record: "a", Fixture.vec(1, 0, 0, 0)),
             Fixture.occ(2, record: "b", Fixture.vec(1, 0.05, 0, 0)),
-            // Pending: close enough to a future group around (0, 1), not to the first one.
-            Fixture.occ(3, record: "c", Fixture.vec(0.2, 1, 0.3, 0)),
         ])
-        let first = try Fixture.refresh(PatternState(), occ, config: cfg).state
-        #expect(first.pending[3]?.certificate != nil)
+        let seeded = try Fixture.refresh(PatternState(), occ, config: cfg).state
+        // Pending: close enough to a future group around (0, 1), not to the first one.
+        occ[3] = Fixture.occ(3, record: "c", Fixture.vec(0.2, 1, 0.3, 0))
+        let first = try Fixture.refresh(seeded, occ, config: cfg).state
+        #expect(first.pending[3]?.certificate?.candidates == [1])
         occ[4] = Fixture.occ(4, record: "d", Fixture.vec(0, 1, 0.2, 0))
         occ[5] = Fixture.occ(5, record: "e", Fixture.vec(0, 1, 0.25, 0))
         let a = try Fixture.refresh(first, occ, config: cfg)
         let b = try Fixture.refresh(Self.withoutCertificates(first), occ, config: cfg)
         #expect(Self.comparable(a.state) == Self.comparable(b.state))
+        #expect(a.state.group(of: 3)?.memberIDs == [3, 4, 5])
     }
 }
