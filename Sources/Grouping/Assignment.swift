@@ -36,7 +36,7 @@ struct AssignContext {
     /// Whether group `gid` has a representative (so it can be a candidate), judged without a profile.
     static func isLive(_ gid: Int64, _ ws: Workspace) -> Bool {
         guard let m = ws.state.groups[gid]?.medoid else { return false }
-        return ws.occurrences[m] != nil
+        return ws.occurrences.has(m)
     }
 
     mutating func profile(_ gid: Int64, _ ws: Workspace) -> GroupProfile? {
@@ -124,7 +124,7 @@ extension Workspace {
     /// inside the call are re-scored exactly, so the outcome equals one-at-a-time processing.
     /// Returns true when any membership changed.
     mutating func assign(_ work: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
-        guard let d = occurrences[work.first ?? -1]?.vector.count else { return false }
+        guard let d = occurrences.vectorOf(work.first ?? -1)?.count else { return false }
         var ctx = AssignContext(self, scope: scope)
         guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return false }
         var changed = false
@@ -142,7 +142,7 @@ extension Workspace {
             var scores: Matrix?
             if !needRow.isEmpty {
                 ctx.ensureCentroids(self, d: d)
-                let x = Matrix(rows: needRow.count, cols: d, storage: needRow.flatMap { occurrences[$0]!.vector })
+                let x = Matrix(rows: needRow.count, cols: d, storage: needRow.flatMap { occurrences.vectorOf($0)! })
                 scores = x.timesTransposed(ctx.centroids!)
                 for (i, oid) in needRow.enumerated() { rowOf[oid] = i }
             }
@@ -155,37 +155,10 @@ extension Workspace {
                 }
                 let occ = occurrences[oid]!
                 ctx.ensureCentroids(self, d: d)
-                // Top-K by quantised centroid similarity, ties to the lowest id.
-                var ranked: [(id: Int64, q: Int)] = []
-                ranked.reserveCapacity(ctx.live.count)
-                let centroids = ctx.centroids!
-                for (j, gid) in ctx.live.enumerated() {
-                    let s: Float
-                    if ctx.stale.contains(gid) {
-                        guard let p = ctx.profile(gid, self) else { continue }
-                        s = Vectors.dot(occ.vector, p.unitSum)
-                    } else if let i = rowOf[oid] {
-                        s = scores![i, j]
-                    } else {
-                        s = occ.vector.withUnsafeBufferPointer { v in
-                            centroids.storage.withUnsafeBufferPointer { c in Vectors.dot(v.baseAddress!, c.baseAddress! + j * d, count: d) }
-                        }
-                    }
-                    ranked.append((gid, config.quantise(s)))
-                }
-                let top = topK(ranked, config.candidateK)
-                var candidates = Set(top.map(\.id))
-                if !occ.tags.isEmpty {
-                    let index = ctx.tags(self)
-                    for t in occ.tags { candidates.formUnion(index[t] ?? []) }
-                }
-                let sorted = candidates.sorted()
-                var profiles: [Int64: GroupProfile] = [:]
-                for gid in sorted { if let p = ctx.profile(gid, self) { profiles[gid] = p } }
-                guard let (gid, score) = decide(occ, candidates: sorted, profiles: profiles) else {
-                    let kth = top.count == config.candidateK ? top.last : nil
+                let e = evaluate(occ, ctx: &ctx, d: d, row: rowOf[oid].map { i in { j in scores![i, j] } })
+                guard let (gid, score) = e.decision else {
                     let cert = PendingCertificate(
-                        at: state.groupsVersion, candidates: sorted, kthScore: kth?.q, kthGroup: kth?.id,
+                        at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
                         stamp: stamp(occ.recordID, ctx))
                     // Fresh occurrences stay fresh until seeding has looked at them too.
                     let at = state.pending[oid]!.evaluatedAt == nil ? nil : state.groupsVersion
@@ -202,20 +175,84 @@ extension Workspace {
         return changed
     }
 
+    /// Full evaluation of `occ` against the live groups of the context: top-K by quantised centroid
+    /// similarity (ties to the lowest id; `row` gives GEMM scores by live index, stale groups are
+    /// re-scored exactly) plus tag-sharing groups, then `decide`.
+    func evaluate(_ occ: Occurrence, ctx: inout AssignContext, d: Int, row: ((Int) -> Float)?)
+        -> (decision: (Int64, Int)?, candidates: [Int64], kth: (id: Int64, q: Int)?) {
+        var ranked: [(id: Int64, q: Int)] = []
+        ranked.reserveCapacity(ctx.live.count)
+        let centroids = ctx.centroids!
+        for (j, gid) in ctx.live.enumerated() {
+            let s: Float
+            if ctx.stale.contains(gid) {
+                guard let p = ctx.profile(gid, self) else { continue }
+                s = Vectors.dot(occ.vector, p.unitSum)
+            } else if let row {
+                s = row(j)
+            } else {
+                s = occ.vector.withUnsafeBufferPointer { v in
+                    centroids.storage.withUnsafeBufferPointer { c in Vectors.dot(v.baseAddress!, c.baseAddress! + j * d, count: d) }
+                }
+            }
+            ranked.append((gid, config.quantise(s)))
+        }
+        let top = topK(ranked, config.candidateK)
+        var candidates = Set(top.map(\.id))
+        if !occ.tags.isEmpty {
+            let index = ctx.tags(self)
+            for t in occ.tags { candidates.formUnion(index[t] ?? []) }
+        }
+        let sorted = candidates.sorted()
+        var profiles: [Int64: GroupProfile] = [:]
+        for gid in sorted { if let p = ctx.profile(gid, self) { profiles[gid] = p } }
+        let kth = top.count == config.candidateK ? top.last : nil
+        return (decide(occ, candidates: sorted, profiles: profiles), sorted, kth)
+    }
+
+    /// Gives a certificate to the pending occurrences of `scope` that were last looked at by
+    /// seeding alone (evaluated, no certificate) and that a full evaluation leaves pending. Nothing
+    /// else changes: one that would join a group keeps no certificate and is evaluated in full
+    /// after the next change, as before.
+    mutating func certify(_ scope: Scope, isCancelled: () -> Bool) throws {
+        let todo = pending(in: scope).filter { state.pending[$0]!.evaluatedAt != nil && state.pending[$0]!.certificate == nil }
+        guard let first = todo.first, let d = occurrences.vectorOf(first)?.count else { return }
+        var ctx = AssignContext(self, scope: scope)
+        guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return }
+        ctx.ensureCentroids(self, d: d)
+        var start = 0
+        while start < todo.count {
+            if isCancelled() { throw GroupingError.cancelled }
+            let block = Array(todo[start..<min(start + config.blockSize, todo.count)])
+            start += block.count
+            let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences.vectorOf($0)! })
+            let scores = x.timesTransposed(ctx.centroids!)
+            for (i, oid) in block.enumerated() {
+                let occ = occurrences[oid]!
+                let e = evaluate(occ, ctx: &ctx, d: d, row: { j in scores[i, j] })
+                guard e.decision == nil else { continue }
+                state.pending[oid]!.certificate = PendingCertificate(
+                    at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
+                    stamp: stamp(occ.recordID, ctx))
+            }
+        }
+    }
+
     /// True when `oid` is an evaluated pending occurrence whose certificate shows its decision cannot
     /// have changed: no group it looked at changed since, no changed group shares a tag with it or
     /// scores within one quantum of its K-th candidate, and thresholds and cannot-links are the same.
     func skippable(_ oid: Int64, _ ctx: inout AssignContext) -> Bool {
         guard let mark = state.pending[oid], mark.evaluatedAt != nil, let cert = mark.certificate,
-              let occ = occurrences[oid] else { return false }
-        guard cert.stamp == stamp(occ.recordID, ctx),
+              let at = occurrences.index(forKey: oid) else { return false }
+        let vector = occurrences.values[at].vector, tags = occurrences.values[at].tags
+        guard cert.stamp == stamp(occurrences.values[at].recordID, ctx),
               let changedGroups = ctx.changed(since: cert.at, self, limit: Self.certificateLimit) else { return false }
         for gid in changedGroups {
             if binarySearch(cert.candidates, gid) { return false }
             guard let p = ctx.profile(gid, self) else { continue }
-            if !occ.tags.isEmpty, occ.tags.contains(where: p.tags.contains) { return false }
+            if !tags.isEmpty, tags.contains(where: p.tags.contains) { return false }
             guard let kq = cert.kthScore else { return false }
-            if config.quantise(Vectors.dot(occ.vector, p.unitSum)) >= kq - 1 { return false }
+            if config.quantise(Vectors.dot(vector, p.unitSum)) >= kq - 1 { return false }
         }
         return true
     }
@@ -252,7 +289,7 @@ extension Workspace {
     }
 
     /// The `k` best by (−q, id), best first.
-    private func topK(_ ranked: [(id: Int64, q: Int)], _ k: Int) -> [(id: Int64, q: Int)] {
+    func topK(_ ranked: [(id: Int64, q: Int)], _ k: Int) -> [(id: Int64, q: Int)] {
         guard k > 0 else { return [] }
         var best: [(id: Int64, q: Int)] = []
         func better(_ a: (id: Int64, q: Int), _ b: (id: Int64, q: Int)) -> Bool { a.q != b.q ? a.q > b.q : a.id < b.id }

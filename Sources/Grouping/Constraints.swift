@@ -18,7 +18,7 @@ public struct Constraints: Sendable, Hashable {
         var c = Constraints()
         for correction in corrections.sorted(by: { $0.id < $1.id }) {
             c.add(correction)
-            if case let .pin(o, g) = correction.kind, occurrences[o] != nil { c.pins[o] = g }
+            if case let .pin(o, g) = correction.kind, occurrences.has(o) { c.pins[o] = g }
         }
         return c
     }

@@ -43,10 +43,10 @@ extension Workspace {
     func checkDimensions() throws {
         // The lowest id sets the dimension; the lowest mismatching id is reported (no sort needed).
         guard let first = occurrences.keys.min() else { return }
-        let expected = occurrences[first]!.vector.count
+        let expected = occurrences.vectorOf(first)!.count
         var bad: Int64?
         for (id, o) in occurrences where o.vector.count != expected && id < (bad ?? .max) { bad = id }
-        if let bad { throw GroupingError.dimensionMismatch(occurrence: bad, expected: expected, found: occurrences[bad]!.vector.count) }
+        if let bad { throw GroupingError.dimensionMismatch(occurrence: bad, expected: expected, found: occurrences.vectorOf(bad)!.count) }
     }
 
     /// Brings the state in line with the current eligible occurrences: members and pending entries
@@ -81,6 +81,11 @@ extension Workspace {
 
     /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
     mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
+        try passes(scope, isCancelled: isCancelled)
+        try certify(scope, isCancelled: isCancelled)
+    }
+
+    private mutating func passes(_ scope: Scope, isCancelled: () -> Bool) throws {
         for _ in 0..<max(1, config.maxPasses) {
             let lastChange = groups(in: scope).map { state.groups[$0]!.changedAt }.max() ?? 0
             recentlyEvicted = []

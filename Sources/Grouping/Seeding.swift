@@ -14,8 +14,8 @@ extension Workspace {
             return false
         }
         let qSeed = config.quantise(config.tauSeed)
-        let poolMatrix = Matrix(rows: pool.count, cols: d, storage: pool.flatMap { occurrences[$0]!.vector })
-        let poolRecords = pool.map { occurrences[$0]!.recordID }
+        let poolMatrix = Matrix(rows: pool.count, cols: d, storage: pool.flatMap { occurrences.vectorOf($0)! })
+        let poolRecords = pool.map { occurrences.recordOf($0)! }
         var position: [Int64: Int] = [:]
         for (j, pid) in pool.enumerated() { position[pid] = j }
         var alive = [Bool](repeating: true, count: pool.count)
@@ -27,7 +27,7 @@ extension Workspace {
             if isCancelled() { throw GroupingError.cancelled }
             let block = Array(fresh[start..<min(start + config.blockSize, fresh.count)])
             start += block.count
-            let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences[$0]!.vector })
+            let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences.vectorOf($0)! })
             let sims = x.timesTransposed(poolMatrix)
             for (i, oid) in block.enumerated() where state.pending[oid] != nil {
                 let occ = occurrences[oid]!

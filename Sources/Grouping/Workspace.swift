@@ -115,9 +115,9 @@ struct Workspace {
             }
             state.groups[gid]!.medoid = medoid
             state.groups[gid]!.exemplars = GroupGeometry.exemplars(ids, medoid: medoid, occurrences, config: config)
-            let mv = occurrences[medoid]!.vector
+            let mv = occurrences.vectorOf(medoid)!
             let below = g.members.filter {
-                !$0.source.isUserDecided && config.quantise(Vectors.dot(occurrences[$0.occurrenceID]!.vector, mv)) < stay
+                !$0.source.isUserDecided && config.quantise(Vectors.dot(occurrences.vectorOf($0.occurrenceID)!, mv)) < stay
             }
             if below.isEmpty { break }
             for m in below {
@@ -128,7 +128,7 @@ struct Workspace {
                 out.append(m.occurrenceID)
             }
         }
-        let records = Set(state.groups[gid]!.members.compactMap { occurrences[$0.occurrenceID]?.recordID })
+        let records = Set(state.groups[gid]!.members.compactMap { occurrences.recordOf($0.occurrenceID) })
         state.groups[gid]!.state = records.count >= 2 ? .active : .dormant
         return out
     }
@@ -154,9 +154,9 @@ struct Workspace {
     /// The scope of occurrence `id` (cached for this call; occurrences are immutable).
     mutating func scope(of id: Int64) -> Scope? {
         if let s = scopeCache[id] { return s }
-        guard let o = occurrences[id] else { return nil }
-        scopeCache[id] = o.scope
-        return o.scope
+        guard let s = occurrences.scopeOf(id) else { return nil }
+        scopeCache[id] = s
+        return s
     }
 
     /// Groups of `scope`, ascending.
