@@ -75,9 +75,10 @@ struct AssignContext {
     mutating func tags(_ ws: Workspace) -> [String: Set<Int64>] {
         if let t = tagIndex { return t }
         var index: [String: Set<Int64>] = [:]
-        for gid in order {
-            guard let p = profile(gid, ws) else { continue }
-            for t in p.tags { index[t, default: []].insert(gid) }
+        for gid in order where Self.isLive(gid, ws) {
+            for m in ws.state.groups[gid]!.members {
+                for t in ws.occurrences.tagsOf(m.occurrenceID) ?? [] { index[t, default: []].insert(gid) }
+            }
         }
         tagIndex = index
         return index

@@ -9,9 +9,13 @@ enum GroupGeometry {
     static func sum(_ ids: [Int64], _ occurrences: [Int64: Occurrence]) -> [Float] {
         guard let first = ids.first, let d = occurrences.vectorOf(first)?.count else { return [] }
         var s = [Float](repeating: 0, count: d)
-        for id in ids {
-            guard let v = occurrences.vectorOf(id) else { continue }
-            for i in 0..<d { s[i] += v[i] }
+        s.withUnsafeMutableBufferPointer { out in
+            for id in ids {
+                guard let at = occurrences.index(forKey: id) else { continue }
+                occurrences.values[at].vector.withUnsafeBufferPointer { v in
+                    for i in 0..<min(d, v.count) { out[i] += v[i] }
+                }
+            }
         }
         return s
     }

@@ -44,6 +44,10 @@ extension Workspace {
         // The lowest id sets the dimension; the lowest mismatching id is reported (no sort needed).
         guard let first = occurrences.keys.min() else { return }
         let expected = occurrences.vectorOf(first)!.count
+        let values = occurrences.values
+        var same = true
+        for i in values.indices where values[i].vector.count != expected { same = false; break }
+        if same { return }
         var bad: Int64?
         for (id, o) in occurrences where o.vector.count != expected && id < (bad ?? .max) { bad = id }
         if let bad { throw GroupingError.dimensionMismatch(occurrence: bad, expected: expected, found: occurrences.vectorOf(bad)!.count) }
@@ -52,6 +56,7 @@ extension Workspace {
     /// Brings the state in line with the current eligible occurrences: members and pending entries
     /// whose occurrence is gone leave; occurrences not known yet become fresh pending.
     mutating func reconcile() {
+        if reconcileQuickly() { return }
         var gone = Set<Int64>()
         var known = 0, maxKnown = Int64.min
         for g in state.groups.values {
@@ -79,6 +84,50 @@ extension Workspace {
         for id in fresh { makePending(id) }
     }
 
+    /// The common case without a dictionary look-up per occurrence: every known id (member or
+    /// pending) is still there and the new ones are above all of them. The known ids are compared
+    /// with the occurrence ids up to the largest known one by count and two 64-bit set checksums.
+    /// Returns false (nothing done) when that cannot be shown.
+    private mutating func reconcileQuickly() -> Bool {
+        func mix(_ x: Int64, _ salt: UInt64) -> UInt64 {
+            var z = UInt64(bitPattern: x) &+ salt
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let a: UInt64 = 0x9E37_79B9_7F4A_7C15, b: UInt64 = 0xD1B5_4A32_D192_ED03
+        var known = 0, maxKnown = Int64.min, sumKnown: UInt64 = 0, xorKnown: UInt64 = 0
+        let groups = state.groups.values
+        for i in groups.indices {
+            for m in groups[i].members {
+                known += 1
+                maxKnown = max(maxKnown, m.occurrenceID)
+                sumKnown &+= mix(m.occurrenceID, a)
+                xorKnown ^= mix(m.occurrenceID, b)
+            }
+        }
+        for id in state.pending.keys {
+            known += 1
+            maxKnown = max(maxKnown, id)
+            sumKnown &+= mix(id, a)
+            xorKnown ^= mix(id, b)
+        }
+        var fresh: [Int64] = []
+        var below = 0, sumBelow: UInt64 = 0, xorBelow: UInt64 = 0
+        for id in occurrences.keys {
+            if id > maxKnown {
+                fresh.append(id)
+            } else {
+                below += 1
+                sumBelow &+= mix(id, a)
+                xorBelow ^= mix(id, b)
+            }
+        }
+        guard below == known, sumBelow == sumKnown, xorBelow == xorKnown else { return false }
+        for id in fresh { makePending(id) }
+        return true
+    }
+
     /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
     mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
         try passes(scope, isCancelled: isCancelled)
@@ -104,13 +153,21 @@ extension Workspace {
     /// group of its scope, ascending: the only scopes `run` has work in.
     mutating func scopesWithWork() -> [Scope] {
         var lastChange: [Scope: Int] = [:]
-        for g in state.groups.values {
-            let s = g.scope
-            if g.changedAt > lastChange[s] ?? 0 { lastChange[s] = g.changedAt }
+        let groups = state.groups.values
+        for i in groups.indices {
+            let s = Scope(owner: groups[i].owner, category: groups[i].category)
+            if groups[i].changedAt > lastChange[s] ?? 0 { lastChange[s] = groups[i].changedAt }
         }
         var out = Set<Scope>()
+        var last: Scope?
         for (id, mark) in state.pending {
-            guard let scope = scope(of: id), !out.contains(scope) else { continue }
+            guard let at = occurrences.index(forKey: id) else { continue }
+            let o = occurrences.values
+            // Consecutive pending entries often share a scope: compare before building a new one.
+            if let l = last, l.category == o[at].category, l.owner == o[at].owner, out.contains(l) { continue }
+            let scope = Scope(owner: o[at].owner, category: o[at].category)
+            last = scope
+            if out.contains(scope) { continue }
             if mark.evaluatedAt == nil || mark.evaluatedAt! < lastChange[scope] ?? 0 { out.insert(scope) }
         }
         return out.sorted()

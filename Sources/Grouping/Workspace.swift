@@ -23,7 +23,6 @@ struct Workspace {
     var recentlyEvicted: Set<Int64> = []
     /// (groupsVersion, group) of every membership change made by this call, in order.
     var touchLog: [(at: Int, gid: Int64)] = []
-    private var scopeCache: [Int64: Scope] = [:]
 
     init(state: PatternState, occurrences: [Int64: Occurrence], constraints: Constraints, config: GroupingConfig) {
         self.state = state
@@ -145,22 +144,22 @@ struct Workspace {
     }
 
     /// Pending occurrences of `scope`, ascending.
-    mutating func pending(in scope: Scope) -> [Int64] {
+    func pending(in scope: Scope) -> [Int64] {
         var out: [Int64] = []
-        for id in state.pending.keys where self.scope(of: id) == scope { out.append(id) }
+        for id in state.pending.keys {
+            guard let at = occurrences.index(forKey: id) else { continue }
+            if occurrences.values[at].category == scope.category && occurrences.values[at].owner == scope.owner { out.append(id) }
+        }
         return out.sorted()
-    }
-
-    /// The scope of occurrence `id` (cached for this call; occurrences are immutable).
-    mutating func scope(of id: Int64) -> Scope? {
-        if let s = scopeCache[id] { return s }
-        guard let s = occurrences.scopeOf(id) else { return nil }
-        scopeCache[id] = s
-        return s
     }
 
     /// Groups of `scope`, ascending.
     func groups(in scope: Scope) -> [Int64] {
-        state.groups.values.filter { $0.owner == scope.owner && $0.category == scope.category }.map(\.id).sorted()
+        var out: [Int64] = []
+        let values = state.groups.values
+        for i in values.indices where values[i].category == scope.category && values[i].owner == scope.owner {
+            out.append(values[i].id)
+        }
+        return out.sorted()
     }
 }
