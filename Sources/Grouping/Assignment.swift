@@ -22,8 +22,12 @@ struct AssignContext {
     /// Thresholds part of every certificate stamp.
     let configStamp: UInt64
 
+    /// Unit centroids computed by this context for groups unchanged since (to keep for later passes).
+    var computedUnitSums: [Int64: [Float]] = [:]
+
     init(_ ws: Workspace, scope: Scope) {
         self.scope = scope
+        profiles = ws.profileCache
         order = ws.groups(in: scope)
         changeLog = order.map { (ws.state.groups[$0]!.changedAt, $0) }.sorted { $0.at != $1.at ? $0.at < $1.at : $0.gid < $1.gid }
         touchStart = ws.touchLog.count
@@ -47,8 +51,12 @@ struct AssignContext {
         return p
     }
 
+    /// Profiles and unit centroids that are still current, for the workspace caches.
+    var current: (profiles: [Int64: GroupProfile], unitSums: [Int64: [Float]]) { (profiles, computedUnitSums) }
+
     /// Group `gid` changed: forget its profile, mark its centroid stale and move its tags.
     mutating func invalidate(_ gid: Int64, _ ws: Workspace) {
+        computedUnitSums[gid] = nil
         let old = profiles.removeValue(forKey: gid)
         noProfile.remove(gid)
         stale.insert(gid)
@@ -65,8 +73,12 @@ struct AssignContext {
         for gid in live {
             if let p = profiles[gid] {
                 storage += p.unitSum
+            } else if let u = ws.unitSumCache[gid] {
+                storage += u
             } else {
-                storage += Vectors.normalized(GroupGeometry.sum(ws.state.groups[gid]!.memberIDs, ws.occurrences))
+                let u = Vectors.normalized(GroupGeometry.sum(ws.state.groups[gid]!.memberIDs, ws.occurrences))
+                computedUnitSums[gid] = u
+                storage += u
             }
         }
         centroids = Matrix(rows: live.count, cols: d, storage: storage)
@@ -173,7 +185,15 @@ extension Workspace {
                 ctx.invalidate(gid, self)
             }
         }
+        keep(ctx)
         return changed
+    }
+
+    /// Keeps what `ctx` computed (all current: changed groups were invalidated in it) for later passes.
+    mutating func keep(_ ctx: AssignContext) {
+        let (profiles, sums) = ctx.current
+        profileCache = profiles
+        for (gid, u) in sums { unitSumCache[gid] = u }
     }
 
     /// Full evaluation of `occ` against the live groups of the context: top-K by quantised centroid
@@ -216,7 +236,7 @@ extension Workspace {
     /// else changes: one that would join a group keeps no certificate and is evaluated in full
     /// after the next change, as before.
     mutating func certify(_ scope: Scope, isCancelled: () -> Bool) throws {
-        let todo = pending(in: scope).filter { state.pending[$0]!.evaluatedAt != nil && state.pending[$0]!.certificate == nil }
+        let todo = scopePending(scope).filter { state.pending[$0]!.evaluatedAt != nil && state.pending[$0]!.certificate == nil }
         guard let first = todo.first, let d = occurrences.vectorOf(first)?.count else { return }
         var ctx = AssignContext(self, scope: scope)
         guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return }
@@ -237,6 +257,7 @@ extension Workspace {
                     stamp: stamp(occ.recordID, ctx))
             }
         }
+        keep(ctx)
     }
 
     /// True when `oid` is an evaluated pending occurrence whose certificate shows its decision cannot

@@ -130,6 +130,9 @@ extension Workspace {
 
     /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
     mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
+        pendingList = (scope, pending(in: scope))
+        pendingAdded = []
+        defer { pendingList = nil; pendingAdded = [] }
         try passes(scope, isCancelled: isCancelled)
         try certify(scope, isCancelled: isCancelled)
     }
@@ -138,12 +141,12 @@ extension Workspace {
         for _ in 0..<max(1, config.maxPasses) {
             let lastChange = groups(in: scope).map { state.groups[$0]!.changedAt }.max() ?? 0
             recentlyEvicted = []
-            let pend = pending(in: scope)
+            let pend = scopePending(scope)
             let work = pend.filter { (state.pending[$0]!.evaluatedAt ?? -1) < lastChange || state.pending[$0]!.evaluatedAt == nil }
             if work.isEmpty { return }
             var changed = try assign(work, in: scope, isCancelled: isCancelled)
             // Evicted occurrences wait for the next pass rather than join another group in this one.
-            let fresh = pending(in: scope).filter { state.pending[$0]!.evaluatedAt == nil && !recentlyEvicted.contains($0) }
+            let fresh = scopePending(scope).filter { state.pending[$0]!.evaluatedAt == nil && !recentlyEvicted.contains($0) }
             if !fresh.isEmpty { changed = try seed(fresh, in: scope, isCancelled: isCancelled) || changed }
             if !changed { return }
         }
@@ -160,7 +163,9 @@ extension Workspace {
         }
         var out = Set<Scope>()
         var last: Scope?
-        for (id, mark) in state.pending {
+        let marks = state.pending.values
+        for i in state.pending.indices {
+            let id = state.pending.keys[i]
             guard let at = occurrences.index(forKey: id) else { continue }
             let o = occurrences.values
             // Consecutive pending entries often share a scope: compare before building a new one.
@@ -168,7 +173,8 @@ extension Workspace {
             let scope = Scope(owner: o[at].owner, category: o[at].category)
             last = scope
             if out.contains(scope) { continue }
-            if mark.evaluatedAt == nil || mark.evaluatedAt! < lastChange[scope] ?? 0 { out.insert(scope) }
+            let evaluatedAt = marks[i].evaluatedAt
+            if evaluatedAt == nil || evaluatedAt! < lastChange[scope] ?? 0 { out.insert(scope) }
         }
         return out.sorted()
     }

@@ -8,7 +8,7 @@ extension Workspace {
     /// it is ≥ τ_seed to every clique member, from a record not yet in the clique, and not
     /// cannot-linked to any of them. A clique spanning ≥ 2 records becomes a new group.
     mutating func seed(_ fresh: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
-        let pool = pending(in: scope)
+        let pool = scopePending(scope)
         guard pool.count >= 2, let d = occurrences[pool[0]]?.vector.count else {
             for id in fresh where state.pending[id] != nil { state.pending[id]!.evaluatedAt = state.groupsVersion }
             return false

@@ -23,6 +23,13 @@ struct Workspace {
     var recentlyEvicted: Set<Int64> = []
     /// (groupsVersion, group) of every membership change made by this call, in order.
     var touchLog: [(at: Int, gid: Int64)] = []
+    /// Profiles and unit centroids computed in this call, dropped when their group changes.
+    var profileCache: [Int64: GroupProfile] = [:]
+    var unitSumCache: [Int64: [Float]] = [:]
+    /// The pending occurrences of the scope `run` works on, ascending, kept up to date by
+    /// `scopePending()` (with the occurrences made pending since it last looked).
+    var pendingList: (scope: Scope, ids: [Int64])?
+    var pendingAdded: [Int64] = []
 
     init(state: PatternState, occurrences: [Int64: Occurrence], constraints: Constraints, config: GroupingConfig) {
         self.state = state
@@ -48,6 +55,8 @@ struct Workspace {
         state.groups[id]!.changedAt = state.groupsVersion
         changedGroups.insert(id)
         touchLog.append((state.groupsVersion, id))
+        profileCache[id] = nil
+        unitSumCache[id] = nil
     }
 
     /// Removes `occurrence` from its group (label cleared). Does not settle.
@@ -80,6 +89,25 @@ struct Workspace {
 
     mutating func makePending(_ occurrence: Int64) {
         state.pending[occurrence] = .fresh
+        if pendingList != nil { pendingAdded.append(occurrence) }
+    }
+
+    /// Pending occurrences of `scope`, ascending (from the list `run` keeps when it is this scope's).
+    mutating func scopePending(_ scope: Scope) -> [Int64] {
+        guard let list = pendingList, list.scope == scope else { return pending(in: scope) }
+        var ids = list.ids.filter { state.pending.index(forKey: $0) != nil }
+        if !pendingAdded.isEmpty {
+            let known = Set(ids)
+            for id in Set(pendingAdded) where !known.contains(id) && state.pending.index(forKey: id) != nil {
+                guard let at = occurrences.index(forKey: id), occurrences.values[at].category == scope.category,
+                      occurrences.values[at].owner == scope.owner else { continue }
+                ids.append(id)
+            }
+            ids.sort()
+            pendingAdded = []
+        }
+        pendingList = (scope, ids)
+        return ids
     }
 
     /// A new empty group with the next id from the persisted counter.
