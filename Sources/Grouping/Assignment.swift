@@ -68,18 +68,31 @@ struct AssignContext {
     mutating func ensureCentroids(_ ws: Workspace, d: Int) {
         guard centroids == nil else { return }
         live = order.filter { Self.isLive($0, ws) }
-        var storage: [Float] = []
-        storage.reserveCapacity(live.count * d)
-        for gid in live {
-            if let p = profiles[gid] {
-                storage += p.unitSum
-            } else if let u = ws.unitSumCache[gid] {
-                storage += u
-            } else {
-                let u = Vectors.normalized(GroupGeometry.sum(ws.state.groups[gid]!.memberIDs, ws.occurrences))
-                computedUnitSums[gid] = u
-                storage += u
+        var storage = [Float](repeating: 0, count: live.count * d)
+        var sum = [Float](repeating: 0, count: d)
+        for (r, gid) in live.enumerated() {
+            if let u = profiles[gid]?.unitSum ?? ws.unitSumCache[gid] {
+                storage.withUnsafeMutableBufferPointer { out in
+                    u.withUnsafeBufferPointer { v in for i in 0..<d { out[r * d + i] = v[i] } }
+                }
+                continue
             }
+            // unit(Σ members) exactly as Vectors.normalized(GroupGeometry.sum(...)), without the
+            // intermediate arrays.
+            for i in 0..<d { sum[i] = 0 }
+            sum.withUnsafeMutableBufferPointer { acc in
+                for m in ws.state.groups[gid]!.members {
+                    guard let at = ws.occurrences.index(forKey: m.occurrenceID) else { continue }
+                    ws.occurrences.values[at].vector.withUnsafeBufferPointer { v in
+                        for i in 0..<min(d, v.count) { acc[i] += v[i] }
+                    }
+                }
+            }
+            let n = max(Vectors.norm(sum), 1e-12)
+            storage.withUnsafeMutableBufferPointer { out in
+                for i in 0..<d { out[r * d + i] = sum[i] / n }
+            }
+            computedUnitSums[gid] = Array(storage[(r * d)..<((r + 1) * d)])
         }
         centroids = Matrix(rows: live.count, cols: d, storage: storage)
     }
@@ -148,8 +161,12 @@ extension Workspace {
             start += block.count
             // Rows that need a full evaluation as of the block start get one GEMM.
             var needRow: [Int64] = []
+            var skipAtStart = Set<Int64>()
+            let versionAtStart = state.groupsVersion
             for oid in block where state.pending[oid] != nil {
-                if !skippable(oid, &ctx) { needRow.append(oid) }
+                // Nothing changed since the block started: the answer from then still holds.
+                let skip = state.groupsVersion == versionAtStart ? skipAtStart.contains(oid) : skippable(oid, &ctx)
+                if skip { skipAtStart.insert(oid) } else { needRow.append(oid) }
             }
             var rowOf: [Int64: Int] = [:]
             var scores: Matrix?
@@ -160,7 +177,9 @@ extension Workspace {
                 for (i, oid) in needRow.enumerated() { rowOf[oid] = i }
             }
             for oid in block where state.pending[oid] != nil {
-                if skippable(oid, &ctx) {
+                // Nothing changed since the block started: the answer from then still holds.
+                let skip = state.groupsVersion == versionAtStart ? skipAtStart.contains(oid) : skippable(oid, &ctx)
+                if skip {
                     // Same candidates, same profiles: the decision is unchanged.
                     state.pending[oid]!.evaluatedAt = state.groupsVersion
                     state.pending[oid]!.certificate!.at = state.groupsVersion

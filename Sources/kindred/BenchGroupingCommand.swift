@@ -77,10 +77,12 @@ enum BenchGroupingCommand {
 
     // MARK: shared
 
-    static func readVectors(_ path: String, dim: Int) throws -> [[Float]] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let n = data.count / (4 * dim)
-        guard n * 4 * dim == data.count else { throw Arguments.UsageError(description: "\(path): size is not a multiple of \(dim) float32") }
+    /// The first `limit` rows (all by default), each normalised.
+    static func readVectors(_ path: String, dim: Int, limit: Int = .max) throws -> [[Float]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        let total = data.count / (4 * dim)
+        guard total * 4 * dim == data.count else { throw Arguments.UsageError(description: "\(path): size is not a multiple of \(dim) float32") }
+        let n = min(total, limit)
         var rows: [[Float]] = []
         rows.reserveCapacity(n)
         data.withUnsafeBytes { raw in
@@ -222,7 +224,7 @@ enum BenchGroupingCommand {
             return ExitCode.ok
         }
         let places = try args.int("place") ?? 50
-        let rows = try readVectors(try args.required("vectors"), dim: try args.int("dim") ?? 384)
+        let rows = try readVectors(try args.required("vectors"), dim: try args.int("dim") ?? 384, limit: n + places)
         guard rows.count >= n + places else { throw Arguments.UsageError(description: "need \(n + places) rows, have \(rows.count)") }
         var categories = [String](repeating: "text", count: rows.count)
         if let file = args.value("categories") {
