@@ -164,9 +164,7 @@ extension Workspace {
             var skipAtStart = Set<Int64>()
             let versionAtStart = state.groupsVersion
             for oid in block where state.pending[oid] != nil {
-                // Nothing changed since the block started: the answer from then still holds.
-                let skip = state.groupsVersion == versionAtStart ? skipAtStart.contains(oid) : skippable(oid, &ctx)
-                if skip { skipAtStart.insert(oid) } else { needRow.append(oid) }
+                if skippable(oid, &ctx) { skipAtStart.insert(oid) } else { needRow.append(oid) }
             }
             var rowOf: [Int64: Int] = [:]
             var scores: Matrix?
