@@ -154,53 +154,56 @@ extension Workspace {
         var ctx = AssignContext(self, scope: scope)
         guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return false }
         var changed = false
-        var start = 0
-        while start < work.count {
-            if isCancelled() { throw GroupingError.cancelled }
-            let block = Array(work[start..<min(start + config.blockSize, work.count)])
-            start += block.count
-            // Rows that need a full evaluation as of the block start get one GEMM.
-            var needRow: [Int64] = []
-            var skipAtStart = Set<Int64>()
-            let versionAtStart = state.groupsVersion
-            for oid in block where state.pending[oid] != nil {
-                if skippable(oid, &ctx) { skipAtStart.insert(oid) } else { needRow.append(oid) }
+        // Which occurrences need a full evaluation as of the start; their rows are scored by GEMM in
+        // chunks of `blockSize` (a placement then packs the centroids once, not once per 256
+        // pending occurrences). A skip decision is re-checked after any change.
+        var skipAtStart = Set<Int64>()
+        var needAtStart: [Int64] = []
+        for oid in work where state.pending[oid] != nil {
+            if skippable(oid, &ctx) { skipAtStart.insert(oid) } else { needAtStart.append(oid) }
+        }
+        var needIndex: [Int64: Int] = [:]
+        for (k, oid) in needAtStart.enumerated() { needIndex[oid] = k }
+        let versionAtStart = state.groupsVersion
+        var rowOf: [Int64: Int] = [:]
+        var scores: Matrix?
+        var chunkEnd = 0
+        for (n, oid) in work.enumerated() where state.pending[oid] != nil {
+            if n % config.blockSize == 0, isCancelled() { throw GroupingError.cancelled }
+            // Nothing changed since the start: the answer from then still holds.
+            let skip = state.groupsVersion == versionAtStart ? skipAtStart.contains(oid) : skippable(oid, &ctx)
+            if skip {
+                // Same candidates, same profiles: the decision is unchanged.
+                state.pending[oid]!.evaluatedAt = state.groupsVersion
+                state.pending[oid]!.certificate!.at = state.groupsVersion
+                continue
             }
-            var rowOf: [Int64: Int] = [:]
-            var scores: Matrix?
-            if !needRow.isEmpty {
-                ctx.ensureCentroids(self, d: d)
-                let x = Matrix(rows: needRow.count, cols: d, storage: needRow.flatMap { occurrences.vectorOf($0)! })
+            ctx.ensureCentroids(self, d: d)
+            if rowOf[oid] == nil, let k = needIndex[oid], k >= chunkEnd {
+                if isCancelled() { throw GroupingError.cancelled }
+                let chunk = Array(needAtStart[k..<min(k + config.blockSize, needAtStart.count)])
+                chunkEnd = k + chunk.count
+                let x = Matrix(rows: chunk.count, cols: d, storage: chunk.flatMap { occurrences.vectorOf($0)! })
                 scores = x.timesTransposed(ctx.centroids!)
-                for (i, oid) in needRow.enumerated() { rowOf[oid] = i }
+                rowOf = [:]
+                for (i, c) in chunk.enumerated() { rowOf[c] = i }
             }
-            for oid in block where state.pending[oid] != nil {
-                // Nothing changed since the block started: the answer from then still holds.
-                let skip = state.groupsVersion == versionAtStart ? skipAtStart.contains(oid) : skippable(oid, &ctx)
-                if skip {
-                    // Same candidates, same profiles: the decision is unchanged.
-                    state.pending[oid]!.evaluatedAt = state.groupsVersion
-                    state.pending[oid]!.certificate!.at = state.groupsVersion
-                    continue
-                }
-                let occ = occurrences[oid]!
-                ctx.ensureCentroids(self, d: d)
-                let e = evaluate(occ, ctx: &ctx, d: d, row: rowOf[oid].map { i in { j in scores![i, j] } })
-                guard let (gid, score) = e.decision else {
-                    let cert = PendingCertificate(
-                        at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
-                        stamp: stamp(occ.recordID, ctx))
-                    // Fresh occurrences stay fresh until seeding has looked at them too.
-                    let at = state.pending[oid]!.evaluatedAt == nil ? nil : state.groupsVersion
-                    state.pending[oid] = PendingMark(evaluatedAt: at, certificate: cert)
-                    continue
-                }
-                attach(oid, to: gid, source: .automatic(score: score))
-                assigned += 1
-                settle(gid)
-                changed = true
-                ctx.invalidate(gid, self)
+            let occ = occurrences[oid]!
+            let e = evaluate(occ, ctx: &ctx, d: d, row: rowOf[oid].map { i in { j in scores![i, j] } })
+            guard let (gid, score) = e.decision else {
+                let cert = PendingCertificate(
+                    at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
+                    stamp: stamp(occ.recordID, ctx))
+                // Fresh occurrences stay fresh until seeding has looked at them too.
+                let at = state.pending[oid]!.evaluatedAt == nil ? nil : state.groupsVersion
+                state.pending[oid] = PendingMark(evaluatedAt: at, certificate: cert)
+                continue
             }
+            attach(oid, to: gid, source: .automatic(score: score))
+            assigned += 1
+            settle(gid)
+            changed = true
+            ctx.invalidate(gid, self)
         }
         keep(ctx)
         return changed
@@ -249,14 +252,25 @@ extension Workspace {
     }
 
     /// Gives a certificate to the pending occurrences of `scope` that were last looked at by
-    /// seeding alone (evaluated, no certificate) and that a full evaluation leaves pending. Nothing
-    /// else changes: one that would join a group keeps no certificate and is evaluated in full
-    /// after the next change, as before.
+    /// seeding alone (evaluated, no certificate) or whose certificate no longer shows anything, and
+    /// that a full evaluation leaves pending. Nothing else changes: one that would join a group
+    /// keeps no (or its old) certificate and is evaluated in full after the next change, as before.
     mutating func certify(_ scope: Scope, isCancelled: () -> Bool) throws {
-        let todo = scopePending(scope).filter { state.pending[$0]!.evaluatedAt != nil && state.pending[$0]!.certificate == nil }
-        guard let first = todo.first, let d = occurrences.vectorOf(first)?.count else { return }
+        let evaluated = scopePending(scope).filter { state.pending[$0]!.evaluatedAt != nil }
+        guard let first = evaluated.first, let d = occurrences.vectorOf(first)?.count else { return }
         var ctx = AssignContext(self, scope: scope)
         guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return }
+        // A certificate that still holds moves forward to now (cheaper checks later); one that no
+        // longer shows anything (too many changes since) is renewed like a missing one.
+        var todo: [Int64] = []
+        for oid in evaluated {
+            if state.pending[oid]!.certificate != nil, skippable(oid, &ctx) {
+                state.pending[oid]!.certificate!.at = state.groupsVersion
+            } else {
+                todo.append(oid)
+            }
+        }
+        guard !todo.isEmpty else { keep(ctx); return }
         ctx.ensureCentroids(self, d: d)
         var start = 0
         while start < todo.count {
@@ -268,7 +282,7 @@ extension Workspace {
             for (i, oid) in block.enumerated() {
                 let occ = occurrences[oid]!
                 let e = evaluate(occ, ctx: &ctx, d: d, row: { j in scores[i, j] })
-                guard e.decision == nil else { continue }
+                guard e.decision == nil else { state.pending[oid]!.certificate = nil; continue }
                 state.pending[oid]!.certificate = PendingCertificate(
                     at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
                     stamp: stamp(occ.recordID, ctx))
