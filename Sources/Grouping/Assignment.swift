@@ -252,24 +252,15 @@ extension Workspace {
     }
 
     /// Gives a certificate to the pending occurrences of `scope` that were last looked at by
-    /// seeding alone (evaluated, no certificate) or whose certificate no longer shows anything, and
-    /// that a full evaluation leaves pending. Nothing else changes: one that would join a group
-    /// keeps no (or its old) certificate and is evaluated in full after the next change, as before.
+    /// seeding alone (evaluated, no certificate) and that a full evaluation leaves pending. Nothing
+    /// else changes: one that would join a group keeps no certificate and is evaluated in full
+    /// after the next change, as before.
     mutating func certify(_ scope: Scope, isCancelled: () -> Bool) throws {
         let evaluated = scopePending(scope).filter { state.pending[$0]!.evaluatedAt != nil }
         guard let first = evaluated.first, let d = occurrences.vectorOf(first)?.count else { return }
         var ctx = AssignContext(self, scope: scope)
         guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return }
-        // A certificate that still holds moves forward to now (cheaper checks later); one that no
-        // longer shows anything (too many changes since) is renewed like a missing one.
-        var todo: [Int64] = []
-        for oid in evaluated {
-            if state.pending[oid]!.certificate != nil, skippable(oid, &ctx) {
-                state.pending[oid]!.certificate!.at = state.groupsVersion
-            } else {
-                todo.append(oid)
-            }
-        }
+        let todo = evaluated.filter { state.pending[$0]!.certificate == nil }
         guard !todo.isEmpty else { keep(ctx); return }
         ctx.ensureCentroids(self, d: d)
         var start = 0
@@ -282,7 +273,7 @@ extension Workspace {
             for (i, oid) in block.enumerated() {
                 let occ = occurrences[oid]!
                 let e = evaluate(occ, ctx: &ctx, d: d, row: { j in scores[i, j] })
-                guard e.decision == nil else { state.pending[oid]!.certificate = nil; continue }
+                guard e.decision == nil else { continue }
                 state.pending[oid]!.certificate = PendingCertificate(
                     at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
                     stamp: stamp(occ.recordID, ctx))
