@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "Service", dependencies: [
             "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "Embedding", "Grouping", "JSONRPC",
         ]),
-        .executableTarget(name: "kindred", dependencies: ["Service", "KindredCore", "LinearAlgebra", "Embedding"]),
+        .executableTarget(name: "kindred", dependencies: ["Service", "KindredCore", "LinearAlgebra", "Embedding", "Grouping"]),
 
         .testTarget(name: "KindredCoreTests", dependencies: ["KindredCore"]),
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),

@@ -1,60 +1,312 @@
 import LinearAlgebra
 
-/// Placing pending occurrences into existing groups (grouping.md, "Assignment").
-extension Workspace {
-    /// Evaluates `work` (pending, ascending) against the groups of `scope`. Candidate groups are
-    /// proposed by one GEMM per block (pending × unit centroids); groups changed inside the block
-    /// are re-scored exactly, so the outcome equals one-at-a-time processing. Returns true when
-    /// any membership changed.
-    mutating func assign(_ work: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
-        let order = groups(in: scope)
-        var profiles: [Int64: GroupProfile] = [:]
-        var tagIndex: [String: Set<Int64>] = [:]
-        for gid in order {
-            guard let p = GroupProfile(state.groups[gid]!, occurrences) else { continue }
-            profiles[gid] = p
-            for t in p.tags { tagIndex[t, default: []].insert(gid) }
+/// What one `assign` call knows about the groups of its scope, computed lazily: full profiles only
+/// for groups that are looked at (candidates, changed groups), unit centroids of all live groups
+/// only when some occurrence needs a full evaluation, the tag index only for tagged occurrences.
+struct AssignContext {
+    let scope: Scope
+    /// Groups of the scope, ascending (at the start of the call).
+    let order: [Int64]
+    /// Groups with a representative at the start of the call, ascending, and their unit centroids.
+    var live: [Int64] = []
+    var centroids: Matrix?
+    /// Groups changed during this call: their centroid row is stale, use the profile.
+    var stale: Set<Int64> = []
+    private var profiles: [Int64: GroupProfile] = [:]
+    private var noProfile: Set<Int64> = []
+    var tagIndex: [String: Set<Int64>]?
+    /// (changedAt, group) of the scope's groups at the start of the call, ascending.
+    let changeLog: [(at: Int, gid: Int64)]
+    /// Index into `Workspace.touchLog` at the start of the call.
+    let touchStart: Int
+    /// Thresholds part of every certificate stamp.
+    let configStamp: UInt64
+
+    /// Unit centroids computed by this context for groups unchanged since (to keep for later passes).
+    var computedUnitSums: [Int64: [Float]] = [:]
+
+    init(_ ws: Workspace, scope: Scope) {
+        self.scope = scope
+        profiles = ws.profileCache
+        order = ws.groups(in: scope)
+        changeLog = order.map { (ws.state.groups[$0]!.changedAt, $0) }.sorted { $0.at != $1.at ? $0.at < $1.at : $0.gid < $1.gid }
+        touchStart = ws.touchLog.count
+        let c = ws.config
+        var h = Stamp()
+        for x in [c.quantise(c.tauRep), c.quantise(c.tauSup), c.quantise(c.delta), c.candidateK, c.exemplars, c.scoreScale] { h.mix(Int64(x)) }
+        configStamp = h.value
+    }
+
+    /// Whether group `gid` has a representative (so it can be a candidate), judged without a profile.
+    static func isLive(_ gid: Int64, _ ws: Workspace) -> Bool {
+        guard let m = ws.state.groups[gid]?.medoid else { return false }
+        return ws.occurrences.has(m)
+    }
+
+    mutating func profile(_ gid: Int64, _ ws: Workspace) -> GroupProfile? {
+        if let p = profiles[gid] { return p }
+        if noProfile.contains(gid) { return nil }
+        guard let g = ws.state.groups[gid], let p = GroupProfile(g, ws.occurrences) else { noProfile.insert(gid); return nil }
+        profiles[gid] = p
+        return p
+    }
+
+    /// Profiles and unit centroids that are still current, for the workspace caches.
+    var current: (profiles: [Int64: GroupProfile], unitSums: [Int64: [Float]]) { (profiles, computedUnitSums) }
+
+    /// Group `gid` changed: forget its profile, mark its centroid stale and move its tags.
+    mutating func invalidate(_ gid: Int64, _ ws: Workspace) {
+        computedUnitSums[gid] = nil
+        let old = profiles.removeValue(forKey: gid)
+        noProfile.remove(gid)
+        stale.insert(gid)
+        guard tagIndex != nil else { return }
+        if let old { for t in old.tags { tagIndex![t]?.remove(gid) } }
+        if let new = profile(gid, ws) { for t in new.tags { tagIndex![t, default: []].insert(gid) } }
+    }
+
+    mutating func ensureCentroids(_ ws: Workspace, d: Int) {
+        guard centroids == nil else { return }
+        live = order.filter { Self.isLive($0, ws) }
+        var storage = [Float](repeating: 0, count: live.count * d)
+        var sum = [Float](repeating: 0, count: d)
+        for (r, gid) in live.enumerated() {
+            if let u = profiles[gid]?.unitSum ?? ws.unitSumCache[gid] {
+                storage.withUnsafeMutableBufferPointer { out in
+                    u.withUnsafeBufferPointer { v in for i in 0..<d { out[r * d + i] = v[i] } }
+                }
+                continue
+            }
+            // unit(Σ members) exactly as Vectors.normalized(GroupGeometry.sum(...)), without the
+            // intermediate arrays.
+            for i in 0..<d { sum[i] = 0 }
+            sum.withUnsafeMutableBufferPointer { acc in
+                for m in ws.state.groups[gid]!.members {
+                    guard let at = ws.occurrences.index(forKey: m.occurrenceID) else { continue }
+                    ws.occurrences.values[at].vector.withUnsafeBufferPointer { v in
+                        for i in 0..<min(d, v.count) { acc[i] += v[i] }
+                    }
+                }
+            }
+            let n = max(Vectors.norm(sum), 1e-12)
+            storage.withUnsafeMutableBufferPointer { out in
+                for i in 0..<d { out[r * d + i] = sum[i] / n }
+            }
+            computedUnitSums[gid] = Array(storage[(r * d)..<((r + 1) * d)])
         }
-        let live = order.filter { profiles[$0] != nil }
-        guard !live.isEmpty, let d = occurrences[work.first ?? -1]?.vector.count else { return false }
-        let centroids = Matrix(rows: live.count, cols: d, storage: live.flatMap { profiles[$0]!.unitSum })
-        var stale = Set<Int64>()
-        var changed = false
-        var start = 0
-        while start < work.count {
-            if isCancelled() { throw GroupingError.cancelled }
-            let block = Array(work[start..<min(start + config.blockSize, work.count)])
-            start += block.count
-            let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences[$0]!.vector })
-            let scores = x.timesTransposed(centroids)
-            for (i, oid) in block.enumerated() where state.pending[oid] != nil {
-                let occ = occurrences[oid]!
-                // Top-K by quantised centroid similarity, ties to the lowest id.
-                var ranked: [(id: Int64, q: Int)] = []
-                for (j, gid) in live.enumerated() {
-                    guard let p = profiles[gid] else { continue }
-                    let s = stale.contains(gid) ? Vectors.dot(occ.vector, p.unitSum) : scores[i, j]
-                    ranked.append((gid, config.quantise(s)))
-                }
-                var candidates = Set(topK(ranked, config.candidateK))
-                for t in occ.tags { candidates.formUnion(tagIndex[t] ?? []) }
-                let decision = decide(occ, candidates: candidates.sorted(), profiles: profiles)
-                guard let (gid, score) = decision else {
-                    // Fresh occurrences stay fresh until seeding has looked at them too.
-                    if state.pending[oid]!.evaluatedAt != nil { state.pending[oid] = PendingMark(evaluatedAt: state.groupsVersion) }
-                    continue
-                }
-                attach(oid, to: gid, source: .automatic(score: score))
-                assigned += 1
-                settle(gid)
-                changed = true
-                stale.insert(gid)
-                if let old = profiles[gid] { for t in old.tags { tagIndex[t]?.remove(gid) } }
-                profiles[gid] = GroupProfile(state.groups[gid]!, occurrences)
-                if let new = profiles[gid] { for t in new.tags { tagIndex[t, default: []].insert(gid) } }
+        centroids = Matrix(rows: live.count, cols: d, storage: storage)
+    }
+
+    mutating func tags(_ ws: Workspace) -> [String: Set<Int64>] {
+        if let t = tagIndex { return t }
+        var index: [String: Set<Int64>] = [:]
+        for gid in order where Self.isLive(gid, ws) {
+            for m in ws.state.groups[gid]!.members {
+                for t in ws.occurrences.tagsOf(m.occurrenceID) ?? [] { index[t, default: []].insert(gid) }
             }
         }
+        tagIndex = index
+        return index
+    }
+
+    /// Groups of the scope changed after `version`, ascending; nil when there are more than `limit`.
+    func changed(since version: Int, _ ws: Workspace, limit: Int) -> [Int64]? {
+        var lo = 0, hi = changeLog.count
+        while lo < hi { let mid = (lo + hi) / 2; if changeLog[mid].at > version { hi = mid } else { lo = mid + 1 } }
+        var out = Set<Int64>()
+        for e in changeLog[lo...] { out.insert(e.gid); if out.count > limit { return nil } }
+        for e in ws.touchLog[touchStart...] where e.at > version {
+            guard ws.state.groups[e.gid]?.scope == scope else { continue }
+            out.insert(e.gid)
+            if out.count > limit { return nil }
+        }
+        return out.sorted()
+    }
+}
+
+/// FNV-1a, for certificate stamps (deterministic across runs and machines).
+struct Stamp {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    mutating func mix(_ x: Int64) {
+        var v = UInt64(bitPattern: x)
+        for _ in 0..<8 { h = (h ^ (v & 0xff)) &* 0x100_0000_01b3; v >>= 8 }
+    }
+    mutating func mix(_ s: String) {
+        for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        h = (h ^ 0xff) &* 0x100_0000_01b3
+    }
+    var value: UInt64 { h }
+}
+
+/// Placing pending occurrences into existing groups (grouping.md, "Assignment").
+extension Workspace {
+    /// Changed groups a certificate is checked against one by one; beyond this, evaluate in full.
+    static let certificateLimit = 32
+
+    /// Evaluates `work` (pending, ascending) against the groups of `scope`, one at a time in order.
+    /// An occurrence whose certificate shows that no group it looked at changed, and no changed
+    /// group enters its candidates, keeps its decision (pending) without a full evaluation. Full
+    /// evaluations score candidates by one GEMM per block (pending × unit centroids); groups changed
+    /// inside the call are re-scored exactly, so the outcome equals one-at-a-time processing.
+    /// Returns true when any membership changed.
+    mutating func assign(_ work: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
+        guard let d = occurrences.vectorOf(work.first ?? -1)?.count else { return false }
+        var ctx = AssignContext(self, scope: scope)
+        guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return false }
+        var changed = false
+        // Which occurrences need a full evaluation as of the start; their rows are scored by GEMM in
+        // chunks of `blockSize` (a placement then packs the centroids once, not once per 256
+        // pending occurrences). A skip decision is re-checked after any change.
+        var skipAtStart = Set<Int64>()
+        var needAtStart: [Int64] = []
+        for oid in work where state.pending[oid] != nil {
+            if skippable(oid, &ctx) { skipAtStart.insert(oid) } else { needAtStart.append(oid) }
+        }
+        var needIndex: [Int64: Int] = [:]
+        for (k, oid) in needAtStart.enumerated() { needIndex[oid] = k }
+        let versionAtStart = state.groupsVersion
+        var rowOf: [Int64: Int] = [:]
+        var scores: Matrix?
+        var chunkEnd = 0
+        for (n, oid) in work.enumerated() where state.pending[oid] != nil {
+            if n % config.blockSize == 0, isCancelled() { throw GroupingError.cancelled }
+            // Nothing changed since the start: the answer from then still holds.
+            let skip = state.groupsVersion == versionAtStart ? skipAtStart.contains(oid) : skippable(oid, &ctx)
+            if skip {
+                // Same candidates, same profiles: the decision is unchanged.
+                state.pending[oid]!.evaluatedAt = state.groupsVersion
+                state.pending[oid]!.certificate!.at = state.groupsVersion
+                continue
+            }
+            ctx.ensureCentroids(self, d: d)
+            if rowOf[oid] == nil, let k = needIndex[oid], k >= chunkEnd {
+                if isCancelled() { throw GroupingError.cancelled }
+                let chunk = Array(needAtStart[k..<min(k + config.blockSize, needAtStart.count)])
+                chunkEnd = k + chunk.count
+                let x = Matrix(rows: chunk.count, cols: d, storage: chunk.flatMap { occurrences.vectorOf($0)! })
+                scores = x.timesTransposed(ctx.centroids!)
+                rowOf = [:]
+                for (i, c) in chunk.enumerated() { rowOf[c] = i }
+            }
+            let occ = occurrences[oid]!
+            let e = evaluate(occ, ctx: &ctx, d: d, row: rowOf[oid].map { i in { j in scores![i, j] } })
+            guard let (gid, score) = e.decision else {
+                let cert = PendingCertificate(
+                    at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
+                    stamp: stamp(occ.recordID, ctx))
+                // Fresh occurrences stay fresh until seeding has looked at them too.
+                let at = state.pending[oid]!.evaluatedAt == nil ? nil : state.groupsVersion
+                state.pending[oid] = PendingMark(evaluatedAt: at, certificate: cert)
+                continue
+            }
+            attach(oid, to: gid, source: .automatic(score: score))
+            assigned += 1
+            settle(gid)
+            changed = true
+            ctx.invalidate(gid, self)
+        }
+        keep(ctx)
         return changed
+    }
+
+    /// Keeps what `ctx` computed (all current: changed groups were invalidated in it) for later passes.
+    mutating func keep(_ ctx: AssignContext) {
+        let (profiles, sums) = ctx.current
+        profileCache = profiles
+        for (gid, u) in sums { unitSumCache[gid] = u }
+    }
+
+    /// Full evaluation of `occ` against the live groups of the context: top-K by quantised centroid
+    /// similarity (ties to the lowest id; `row` gives GEMM scores by live index, stale groups are
+    /// re-scored exactly) plus tag-sharing groups, then `decide`.
+    func evaluate(_ occ: Occurrence, ctx: inout AssignContext, d: Int, row: ((Int) -> Float)?)
+        -> (decision: (Int64, Int)?, candidates: [Int64], kth: (id: Int64, q: Int)?) {
+        var ranked: [(id: Int64, q: Int)] = []
+        ranked.reserveCapacity(ctx.live.count)
+        let centroids = ctx.centroids!
+        for (j, gid) in ctx.live.enumerated() {
+            let s: Float
+            if ctx.stale.contains(gid) {
+                guard let p = ctx.profile(gid, self) else { continue }
+                s = Vectors.dot(occ.vector, p.unitSum)
+            } else if let row {
+                s = row(j)
+            } else {
+                s = occ.vector.withUnsafeBufferPointer { v in
+                    centroids.storage.withUnsafeBufferPointer { c in Vectors.dot(v.baseAddress!, c.baseAddress! + j * d, count: d) }
+                }
+            }
+            ranked.append((gid, config.quantise(s)))
+        }
+        let top = topK(ranked, config.candidateK)
+        var candidates = Set(top.map(\.id))
+        if !occ.tags.isEmpty {
+            let index = ctx.tags(self)
+            for t in occ.tags { candidates.formUnion(index[t] ?? []) }
+        }
+        let sorted = candidates.sorted()
+        var profiles: [Int64: GroupProfile] = [:]
+        for gid in sorted { if let p = ctx.profile(gid, self) { profiles[gid] = p } }
+        let kth = top.count == config.candidateK ? top.last : nil
+        return (decide(occ, candidates: sorted, profiles: profiles), sorted, kth)
+    }
+
+    /// Gives a certificate to the pending occurrences of `scope` that were last looked at by
+    /// seeding alone (evaluated, no certificate) and that a full evaluation leaves pending. Nothing
+    /// else changes: one that would join a group keeps no certificate and is evaluated in full
+    /// after the next change, as before.
+    mutating func certify(_ scope: Scope, isCancelled: () -> Bool) throws {
+        let evaluated = scopePending(scope).filter { state.pending[$0]!.evaluatedAt != nil }
+        guard let first = evaluated.first, let d = occurrences.vectorOf(first)?.count else { return }
+        var ctx = AssignContext(self, scope: scope)
+        guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return }
+        let todo = evaluated.filter { state.pending[$0]!.certificate == nil }
+        guard !todo.isEmpty else { keep(ctx); return }
+        ctx.ensureCentroids(self, d: d)
+        var start = 0
+        while start < todo.count {
+            if isCancelled() { throw GroupingError.cancelled }
+            let block = Array(todo[start..<min(start + config.blockSize, todo.count)])
+            start += block.count
+            let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences.vectorOf($0)! })
+            let scores = x.timesTransposed(ctx.centroids!)
+            for (i, oid) in block.enumerated() {
+                let occ = occurrences[oid]!
+                let e = evaluate(occ, ctx: &ctx, d: d, row: { j in scores[i, j] })
+                guard e.decision == nil else { continue }
+                state.pending[oid]!.certificate = PendingCertificate(
+                    at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
+                    stamp: stamp(occ.recordID, ctx))
+            }
+        }
+        keep(ctx)
+    }
+
+    /// True when `oid` is an evaluated pending occurrence whose certificate shows its decision cannot
+    /// have changed: no group it looked at changed since, no changed group shares a tag with it or
+    /// scores within one quantum of its K-th candidate, and thresholds and cannot-links are the same.
+    func skippable(_ oid: Int64, _ ctx: inout AssignContext) -> Bool {
+        guard let mark = state.pending[oid], mark.evaluatedAt != nil, let cert = mark.certificate,
+              let at = occurrences.index(forKey: oid) else { return false }
+        let vector = occurrences.values[at].vector, tags = occurrences.values[at].tags
+        guard cert.stamp == stamp(occurrences.values[at].recordID, ctx),
+              let changedGroups = ctx.changed(since: cert.at, self, limit: Self.certificateLimit) else { return false }
+        for gid in changedGroups {
+            if binarySearch(cert.candidates, gid) { return false }
+            guard let p = ctx.profile(gid, self) else { continue }
+            if !tags.isEmpty, tags.contains(where: p.tags.contains) { return false }
+            guard let kq = cert.kthScore else { return false }
+            if config.quantise(Vectors.dot(vector, p.unitSum)) >= kq - 1 { return false }
+        }
+        return true
+    }
+
+    /// Certificate stamp: thresholds and the records `record` is cannot-linked to.
+    func stamp(_ record: String, _ ctx: AssignContext) -> Int {
+        var h = Stamp()
+        h.h = ctx.configStamp
+        if let apart = constraints.apart(from: record) { for r in apart.sorted() { h.mix(r) } }
+        return Int(truncatingIfNeeded: h.value & 0x1F_FFFF_FFFF_FFFF)
     }
 
     /// The group `occ` joins, with its quantised score, or nil (no eligible group, or ambiguous).
@@ -80,8 +332,8 @@ extension Workspace {
         return (best.id, best.score)
     }
 
-    /// The `k` best ids by (−q, id).
-    private func topK(_ ranked: [(id: Int64, q: Int)], _ k: Int) -> [Int64] {
+    /// The `k` best by (−q, id), best first.
+    func topK(_ ranked: [(id: Int64, q: Int)], _ k: Int) -> [(id: Int64, q: Int)] {
         guard k > 0 else { return [] }
         var best: [(id: Int64, q: Int)] = []
         func better(_ a: (id: Int64, q: Int), _ b: (id: Int64, q: Int)) -> Bool { a.q != b.q ? a.q > b.q : a.id < b.id }
@@ -91,6 +343,12 @@ extension Workspace {
             best.insert(r, at: at)
             if best.count > k { best.removeLast() }
         }
-        return best.map(\.id)
+        return best
+    }
+
+    private func binarySearch(_ xs: [Int64], _ x: Int64) -> Bool {
+        var lo = 0, hi = xs.count
+        while lo < hi { let mid = (lo + hi) / 2; if xs[mid] < x { lo = mid + 1 } else { hi = mid } }
+        return lo < xs.count && xs[lo] == x
     }
 }

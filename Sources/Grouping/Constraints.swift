@@ -18,7 +18,7 @@ public struct Constraints: Sendable, Hashable {
         var c = Constraints()
         for correction in corrections.sorted(by: { $0.id < $1.id }) {
             c.add(correction)
-            if case let .pin(o, g) = correction.kind, occurrences[o] != nil { c.pins[o] = g }
+            if case let .pin(o, g) = correction.kind, occurrences.has(o) { c.pins[o] = g }
         }
         return c
     }
@@ -33,6 +33,9 @@ public struct Constraints: Sendable, Hashable {
         guard let apart = cannotIndex[record] else { return false }
         return apart.count < records.count ? apart.contains(where: records.contains) : records.contains(where: apart.contains)
     }
+
+    /// The records `record` must be kept apart from, if any.
+    func apart(from record: String) -> Set<String>? { cannotIndex[record] }
 
     /// True when the two records were put together by a correction.
     public func mustLink(_ a: String, _ b: String) -> Bool { mustLink.connected(a, b) }

@@ -17,7 +17,7 @@ extension PatternEngine {
             return occ
         }
         func records(_ g: Group) -> [String] {
-            Set(g.members.compactMap { occurrences[$0.occurrenceID]?.recordID }).sorted()
+            Set(g.members.compactMap { occurrences.recordOf($0.occurrenceID) }).sorted()
         }
         func pairs(_ xs: [String], _ ys: [String]) -> [RecordPair] {
             Set(xs.flatMap { x in ys.filter { $0 != x }.map { RecordPair(x, $0) } }).sorted()
@@ -37,7 +37,7 @@ extension PatternEngine {
             let keep = grp.memberIDs.filter { !out.contains($0) }
             guard !keep.isEmpty else { throw GroupingError.invalidCorrection("split of group \(g) keeps nothing") }
             let outRecords = try out.sorted().map { try occurrence($0).recordID }
-            let keepRecords = keep.compactMap { occurrences[$0]?.recordID }
+            let keepRecords = keep.compactMap { occurrences.recordOf($0) }
             c.separated = pairs(outRecords, keepRecords)
             c.occurrences = out.sorted()
         case let .merge(into, from):
@@ -49,7 +49,7 @@ extension PatternEngine {
         case let .pin(o, g):
             let grp = try group(g), occ = try occurrence(o)
             guard grp.scope == occ.scope else { throw GroupingError.invalidCorrection("occurrence \(o) is not of group \(g)'s category") }
-            if let other = grp.members.first(where: { $0.occurrenceID != o && occurrences[$0.occurrenceID]?.recordID == occ.recordID }) {
+            if let other = grp.members.first(where: { $0.occurrenceID != o && occurrences.recordOf($0.occurrenceID) == occ.recordID }) {
                 throw GroupingError.invalidCorrection(
                     "group \(g) already holds occurrence \(other.occurrenceID) of record \(occ.recordID)")
             }
@@ -81,7 +81,7 @@ extension PatternEngine {
             // (in id order): a new group never holds a cannot-linked pair.
             var together: [Int64] = [], records = Set<String>()
             for o in out {
-                guard let r = occurrences[o]?.recordID, !constraints.conflicts(r, with: records) else { continue }
+                guard let r = occurrences.recordOf(o), !constraints.conflicts(r, with: records) else { continue }
                 together.append(o)
                 records.insert(r)
             }
@@ -99,8 +99,8 @@ extension PatternEngine {
             guard let src = state.groups[from] else { throw GroupingError.unknownGroup(from) }
             for m in src.members {
                 ws.detach(m.occurrenceID)
-                let rec = occurrences[m.occurrenceID]?.recordID
-                let clash = ws.state.groups[into]!.members.contains { occurrences[$0.occurrenceID]?.recordID == rec }
+                let rec = occurrences.recordOf(m.occurrenceID)
+                let clash = ws.state.groups[into]!.members.contains { occurrences.recordOf($0.occurrenceID) == rec }
                 if clash { ws.makePending(m.occurrenceID) } else { ws.attach(m.occurrenceID, to: into, source: .moved) }
             }
             ws.settle(from)

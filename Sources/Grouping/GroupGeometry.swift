@@ -7,11 +7,15 @@ import LinearAlgebra
 enum GroupGeometry {
     /// Σ of the members' vectors, summed in the given (canonical) order.
     static func sum(_ ids: [Int64], _ occurrences: [Int64: Occurrence]) -> [Float] {
-        guard let first = ids.first, let d = occurrences[first]?.vector.count else { return [] }
+        guard let first = ids.first, let d = occurrences.vectorOf(first)?.count else { return [] }
         var s = [Float](repeating: 0, count: d)
-        for id in ids {
-            guard let v = occurrences[id]?.vector else { continue }
-            for i in 0..<d { s[i] += v[i] }
+        s.withUnsafeMutableBufferPointer { out in
+            for id in ids {
+                guard let at = occurrences.index(forKey: id) else { continue }
+                occurrences.values[at].vector.withUnsafeBufferPointer { v in
+                    for i in 0..<min(d, v.count) { out[i] += v[i] }
+                }
+            }
         }
         return s
     }
@@ -20,7 +24,7 @@ enum GroupGeometry {
     static func medoid(_ ids: [Int64], sum: [Float], _ occurrences: [Int64: Occurrence], config: GroupingConfig) -> Int64? {
         var best: (id: Int64, score: Int)?
         for id in ids.sorted() {
-            guard let v = occurrences[id]?.vector else { continue }
+            guard let v = occurrences.vectorOf(id) else { continue }
             let q = config.quantise(Vectors.dot(v, sum))
             if best == nil || q > best!.score { best = (id, q) }
         }
@@ -30,15 +34,15 @@ enum GroupGeometry {
     /// The `count` members most similar to the medoid (the medoid first), one per record,
     /// ordered by (−similarity, id).
     static func exemplars(_ ids: [Int64], medoid: Int64, _ occurrences: [Int64: Occurrence], config: GroupingConfig) -> [Int64] {
-        guard let m = occurrences[medoid]?.vector else { return [] }
+        guard let m = occurrences.vectorOf(medoid) else { return [] }
         let ranked = ids.compactMap { id -> (Int64, Int)? in
-            guard let v = occurrences[id]?.vector else { return nil }
+            guard let v = occurrences.vectorOf(id) else { return nil }
             return (id, config.quantise(Vectors.dot(v, m)))
         }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
         var seen = Set<String>()
         var out: [Int64] = []
         for (id, _) in ranked where out.count < config.exemplars {
-            guard let r = occurrences[id]?.recordID, seen.insert(r).inserted else { continue }
+            guard let r = occurrences.recordOf(id), seen.insert(r).inserted else { continue }
             out.append(id)
         }
         return out
@@ -56,13 +60,19 @@ struct GroupProfile {
     let exemplars: [(record: String, vector: [Float])]
 
     init?(_ group: Group, _ occurrences: [Int64: Occurrence]) {
-        guard let m = group.medoid, let mv = occurrences[m]?.vector else { return nil }
-        let live = group.members.compactMap { occurrences[$0.occurrenceID] }
+        guard let m = group.medoid, let mv = occurrences.vectorOf(m) else { return nil }
+        var records = Set<String>(), tags = Set<String>(), ids: [Int64] = []
+        for member in group.members {
+            guard let i = occurrences.index(forKey: member.occurrenceID) else { continue }
+            ids.append(member.occurrenceID)
+            records.insert(occurrences.values[i].recordID)
+            for t in occurrences.values[i].tags { tags.insert(t) }
+        }
         id = group.id
-        records = Set(live.map(\.recordID))
-        tags = Set(live.flatMap(\.tags))
-        unitSum = Vectors.normalized(GroupGeometry.sum(live.map(\.id), occurrences))
+        self.records = records
+        self.tags = tags
+        unitSum = Vectors.normalized(GroupGeometry.sum(ids, occurrences))
         medoid = mv
-        exemplars = group.exemplars.compactMap { occurrences[$0].map { ($0.recordID, $0.vector) } }
+        exemplars = group.exemplars.compactMap { e in occurrences.index(forKey: e).map { (occurrences.values[$0].recordID, occurrences.values[$0].vector) } }
     }
 }

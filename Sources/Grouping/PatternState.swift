@@ -4,10 +4,42 @@ public struct PendingMark: Sendable, Hashable, Codable {
     /// Otherwise the `groupsVersion` it was evaluated against; it is re-evaluated only when a group
     /// of its scope changed after that.
     public var evaluatedAt: Int?
+    /// What the last evaluation looked at, so that a later change of a group the occurrence did not
+    /// look at (and that does not enter its candidates) costs one dot product instead of a full
+    /// evaluation. `nil` (older states, fresh occurrences): evaluated in full.
+    public var certificate: PendingCertificate?
 
-    public init(evaluatedAt: Int? = nil) { self.evaluatedAt = evaluatedAt }
+    public init(evaluatedAt: Int? = nil, certificate: PendingCertificate? = nil) {
+        self.evaluatedAt = evaluatedAt
+        self.certificate = certificate
+    }
 
     public static let fresh = PendingMark(evaluatedAt: nil)
+}
+
+/// The candidate set of a pending occurrence's last evaluation (which left it pending). While no
+/// group of `candidates` changed, every changed group scores below the K-th candidate and shares
+/// no tag with the occurrence, and `stamp` (thresholds and the occurrence's cannot-links) is the
+/// same, evaluating it again would give the same candidates, the same profiles and so the same
+/// decision: it is skipped (and the certificate moves forward to the current version).
+public struct PendingCertificate: Sendable, Hashable, Codable {
+    /// `groupsVersion` at which the candidate set was (last known to be) current.
+    public var at: Int
+    /// Candidate groups (top-K by centroid ∪ tag-sharing), ascending.
+    public var candidates: [Int64]
+    /// Quantised centroid score and id of the K-th top-K candidate; nil when fewer than K groups existed.
+    public var kthScore: Int?
+    public var kthGroup: Int64?
+    /// Fingerprint of the decision thresholds and of the records the occurrence's record is cannot-linked to.
+    public var stamp: Int
+
+    public init(at: Int, candidates: [Int64], kthScore: Int?, kthGroup: Int64?, stamp: Int) {
+        self.at = at
+        self.candidates = candidates
+        self.kthScore = kthScore
+        self.kthGroup = kthGroup
+        self.stamp = stamp
+    }
 }
 
 /// Everything the engine decides for one owner, as plain values to persist.

@@ -13,13 +13,13 @@ extension PatternEngine {
         var base = state
         base.pending = [:]
         for gid in base.groups.keys {
-            base.groups[gid]!.members.removeAll { !$0.source.isUserDecided || occurrences[$0.occurrenceID] == nil }
+            base.groups[gid]!.members.removeAll { !$0.source.isUserDecided || !occurrences.has($0.occurrenceID) }
         }
         // Pins whose membership is missing are re-established.
         for (o, g) in constraints.pins.sorted(by: { $0.key < $1.key }) {
             guard base.groups[g] != nil, let occ = occurrences[o], occ.scope == base.groups[g]!.scope else { continue }
             for gid in base.groups.keys { base.groups[gid]!.members.removeAll { $0.occurrenceID == o } }
-            let clash = base.groups[g]!.members.contains { occurrences[$0.occurrenceID]?.recordID == occ.recordID }
+            let clash = base.groups[g]!.members.contains { occurrences.recordOf($0.occurrenceID) == occ.recordID }
             if clash { continue }
             base.groups[g]!.members.append(Membership(occurrenceID: o, groupID: g, source: .pinned))
             base.groups[g]!.members.sort { $0.occurrenceID < $1.occurrenceID }

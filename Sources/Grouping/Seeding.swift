@@ -8,14 +8,14 @@ extension Workspace {
     /// it is ≥ τ_seed to every clique member, from a record not yet in the clique, and not
     /// cannot-linked to any of them. A clique spanning ≥ 2 records becomes a new group.
     mutating func seed(_ fresh: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
-        let pool = pending(in: scope)
+        let pool = scopePending(scope)
         guard pool.count >= 2, let d = occurrences[pool[0]]?.vector.count else {
-            for id in fresh { state.pending[id] = PendingMark(evaluatedAt: state.groupsVersion) }
+            for id in fresh where state.pending[id] != nil { state.pending[id]!.evaluatedAt = state.groupsVersion }
             return false
         }
         let qSeed = config.quantise(config.tauSeed)
-        let poolMatrix = Matrix(rows: pool.count, cols: d, storage: pool.flatMap { occurrences[$0]!.vector })
-        let poolRecords = pool.map { occurrences[$0]!.recordID }
+        let poolMatrix = Matrix(rows: pool.count, cols: d, storage: pool.flatMap { occurrences.vectorOf($0)! })
+        let poolRecords = pool.map { occurrences.recordOf($0)! }
         var position: [Int64: Int] = [:]
         for (j, pid) in pool.enumerated() { position[pid] = j }
         var alive = [Bool](repeating: true, count: pool.count)
@@ -27,7 +27,7 @@ extension Workspace {
             if isCancelled() { throw GroupingError.cancelled }
             let block = Array(fresh[start..<min(start + config.blockSize, fresh.count)])
             start += block.count
-            let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences[$0]!.vector })
+            let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences.vectorOf($0)! })
             let sims = x.timesTransposed(poolMatrix)
             for (i, oid) in block.enumerated() where state.pending[oid] != nil {
                 let occ = occurrences[oid]!
@@ -51,7 +51,7 @@ extension Workspace {
                     records.insert(y.recordID)
                 }
                 guard records.count >= 2 else {
-                    state.pending[oid] = PendingMark(evaluatedAt: state.groupsVersion)
+                    state.pending[oid]!.evaluatedAt = state.groupsVersion
                     continue
                 }
                 for member in clique { if let j = position[member.id] { alive[j] = false } }

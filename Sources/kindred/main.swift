@@ -16,6 +16,7 @@ let usage = """
       embed      print embeddings of texts, one JSON array per line
       embed-bench  embedding throughput (used by bench/embedder)
       bench-search exact search timings on raw vectors (used by bench/search)
+      bench-grouping pattern-engine embed/cluster/speed helpers (used by bench/grouping)
       help       show this help, or `kindred help COMMAND`
 
     Run `kindred COMMAND --help` for a command's options.
@@ -62,6 +63,7 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
     case "embed": return try EmbedCommand.run(argv)
     case "embed-bench": return try EmbedBenchCommand.run(argv)
     case "bench-search": return try BenchSearchCommand.run(argv)
+    case "bench-grouping": return try BenchGroupingCommand.run(argv)
     default:
         Output.err("kindred: unknown command '\(command)'\n\n\(usage)")
         return ExitCode.usage

