@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 import Synchronization
 import Testing
@@ -119,10 +120,13 @@ let initialize = #"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{
             }
             server.register("release", kind: .read) { _, _ in .null }
             // Release the write once the cancel has been read (the reader hands lines over in order).
-            DispatchQueue.global().async {
+            // A plain thread, so the release never waits for a dispatch worker.
+            let releaser = Thread {
                 started.wait()
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { gate.signal() }
+                Thread.sleep(forTimeInterval: 0.3)
+                gate.signal()
             }
+            releaser.start()
         }
         #expect(response(ms, id: 1)?["result"] == "done")
         #expect(response(ms, id: 2)?["error"]?["code"] == .int(-32800))
