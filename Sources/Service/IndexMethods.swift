@@ -12,13 +12,8 @@ extension KindredService {
         guard embedder != nil else { throw ResponseError.embedderUnavailable(embedderProblem ?? "no embedder") }
         let start = ContinuousClock.now
         let version = indexVersion
-        let candidates: Int64? = try withReader { store in
-            try store.database.scalarInt("""
-                SELECT count(*) FROM records r LEFT JOIN vectors v ON v.record = r.rowid
-                WHERE v.record IS NULL OR v.source = 'model' OR v.index_version != ?
-                """, [.text(version.description)])
-        }
-        let total = max(1, Int(candidates ?? 0))
+        let candidates = try withReader { try $0.reembedCount(indexVersion: version) }
+        let total = max(1, candidates)
         ctx.progress("begin", title: "Re-embedding records", message: "0/\(total)", percentage: 0)
         var done = 0
         do {

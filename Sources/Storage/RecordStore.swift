@@ -187,21 +187,34 @@ public final class RecordStore {
     }
 
     /// Records with no vector of `indexVersion` (waiting for embedding), oldest first.
-    public func pendingEmbeddings(indexVersion: IndexVersion, limit: Int, after: Int64 = 0) throws -> [(rowid: Int64, owner: String, revision: Int64, text: String)] {
-        try database.query("""
-            SELECT r.rowid, r.owner, r.revision, r.text FROM records r
-            LEFT JOIN vectors v ON v.record = r.rowid AND v.index_version = ?
-            WHERE v.record IS NULL AND r.rowid > ? ORDER BY r.rowid LIMIT ?
-            """, [.text(indexVersion.description), .int(after), .from(limit)]) { ($0.int(0), $0.text(1) ?? "", $0.int(2), $0.text(3) ?? "") }
+    public func pendingEmbeddings(indexVersion: IndexVersion, limit: Int, after: Int64 = 0) throws -> [EmbeddingWork] {
+        try embeddingWork(Self.waitingForVector, indexVersion: indexVersion, limit: limit, after: after)
     }
 
     /// Records whose vector is not a client vector of `indexVersion` (what a re-index recomputes).
-    public func reembedCandidates(indexVersion: IndexVersion, limit: Int, after: Int64) throws -> [(rowid: Int64, owner: String, revision: Int64, text: String)] {
+    public func reembedCandidates(indexVersion: IndexVersion, limit: Int, after: Int64) throws -> [EmbeddingWork] {
+        try embeddingWork(Self.notClientVector, indexVersion: indexVersion, limit: limit, after: after)
+    }
+
+    /// How many records a re-index would recompute.
+    public func reembedCount(indexVersion: IndexVersion) throws -> Int {
+        Int(try database.scalarInt("""
+            SELECT count(*) FROM records r LEFT JOIN vectors v ON v.record = r.rowid WHERE \(Self.notClientVector)
+            """, [.text(indexVersion.description)]) ?? 0)
+    }
+
+    /// Work for the embedder: a record's text at the revision the vector will be stored for.
+    public typealias EmbeddingWork = (rowid: Int64, owner: String, revision: Int64, text: String)
+
+    /// Predicates over `records r LEFT JOIN vectors v ON v.record = r.rowid`; `?` is the index version.
+    static let waitingForVector = "(v.record IS NULL OR v.index_version != ?)"
+    static let notClientVector = "(v.record IS NULL OR v.source = 'model' OR v.index_version != ?)"
+
+    private func embeddingWork(_ predicate: String, indexVersion: IndexVersion, limit: Int, after: Int64) throws -> [EmbeddingWork] {
         try database.query("""
             SELECT r.rowid, r.owner, r.revision, r.text FROM records r LEFT JOIN vectors v ON v.record = r.rowid
-            WHERE r.rowid > ? AND (v.record IS NULL OR v.source = 'model' OR v.index_version != ?)
-            ORDER BY r.rowid LIMIT ?
-            """, [.int(after), .text(indexVersion.description), .from(limit)]) { ($0.int(0), $0.text(1) ?? "", $0.int(2), $0.text(3) ?? "") }
+            WHERE \(predicate) AND r.rowid > ? ORDER BY r.rowid LIMIT ?
+            """, [.text(indexVersion.description), .int(after), .from(limit)]) { ($0.int(0), $0.text(1) ?? "", $0.int(2), $0.text(3) ?? "") }
     }
 
     /// Owners of those rowids whose records are searchable.
