@@ -24,7 +24,10 @@ let package = Package(
         .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"]),
         .target(name: "VectorIndex", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),
         .target(name: "Embedding", dependencies: ["KindredCore", "LinearAlgebra"]),
-        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra"], exclude: ["README.md"]),
+        // Occurrences and groups keep their fields in copy-on-write boxes; run-time exclusivity checks
+        // on every field read of those boxes cost more than the engine's own work in a placement.
+        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra"], exclude: ["README.md"],
+                swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
         .target(name: "JSONRPC", dependencies: ["KindredCore"]),
         .target(name: "Service", dependencies: [
             "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "Embedding", "Grouping", "JSONRPC",

@@ -15,8 +15,10 @@ struct AssignContext {
     private var profiles: [Int64: GroupProfile] = [:]
     private var noProfile: Set<Int64> = []
     var tagIndex: [String: Set<Int64>]?
-    /// (changedAt, group) of the scope's groups at the start of the call, ascending.
-    let changeLog: [(at: Int, gid: Int64)]
+    /// (changedAt, group) of the scope's groups at the start of the call, ascending; built when a
+    /// certificate is first checked.
+    private var changeLog: [(at: Int, gid: Int64)]?
+    private let changedAtStart: [Int]
     /// Index into `Workspace.touchLog` at the start of the call.
     let touchStart: Int
     /// Thresholds part of every certificate stamp.
@@ -25,11 +27,11 @@ struct AssignContext {
     /// Unit centroids computed by this context for groups unchanged since (to keep for later passes).
     var computedUnitSums: [Int64: [Float]] = [:]
 
-    init(_ ws: Workspace, scope: Scope) {
+    init(_ ws: inout Workspace, scope: Scope) {
         self.scope = scope
         profiles = ws.profileCache
         order = ws.groups(in: scope)
-        changeLog = order.map { (ws.state.groups[$0]!.changedAt, $0) }.sorted { $0.at != $1.at ? $0.at < $1.at : $0.gid < $1.gid }
+        changedAtStart = order.map { ws.state.groups[$0]!.changedAt }
         touchStart = ws.touchLog.count
         let c = ws.config
         var h = Stamp()
@@ -38,9 +40,9 @@ struct AssignContext {
     }
 
     /// Whether group `gid` has a representative (so it can be a candidate), judged without a profile.
+    /// (After reconcile every member, so every medoid, is among the occurrences.)
     static func isLive(_ gid: Int64, _ ws: Workspace) -> Bool {
-        guard let m = ws.state.groups[gid]?.medoid else { return false }
-        return ws.occurrences.has(m)
+        ws.state.groups[gid]?.medoid != nil
     }
 
     mutating func profile(_ gid: Int64, _ ws: Workspace) -> GroupProfile? {
@@ -65,23 +67,30 @@ struct AssignContext {
         if let new = profile(gid, ws) { for t in new.tags { tagIndex![t, default: []].insert(gid) } }
     }
 
-    mutating func ensureCentroids(_ ws: Workspace, d: Int) {
-        guard centroids == nil else { return }
+    /// unit(Σ members) of each live group, by live index (shared arrays, not copies).
+    private(set) var liveUnits: [[Float]] = []
+    private var liveKnown = false
+
+    /// Fills `live` (groups with a representative) and their unit centroids, once: the stored
+    /// centroid, or one computed in this call, or (states written before centroids were kept) the
+    /// sum of the members.
+    mutating func ensureLive(_ ws: Workspace, d: Int) {
+        guard !liveKnown else { return }
+        liveKnown = true
         live = order.filter { Self.isLive($0, ws) }
-        var storage = [Float](repeating: 0, count: live.count * d)
+        liveUnits.reserveCapacity(live.count)
         var sum = [Float](repeating: 0, count: d)
-        for (r, gid) in live.enumerated() {
-            if let u = profiles[gid]?.unitSum ?? ws.unitSumCache[gid] {
-                storage.withUnsafeMutableBufferPointer { out in
-                    u.withUnsafeBufferPointer { v in for i in 0..<d { out[r * d + i] = v[i] } }
-                }
+        for gid in live {
+            let g = ws.state.groups[gid]!
+            if let u = g.centroid(dimension: d) ?? profiles[gid]?.unitSum ?? ws.unitSumCache[gid] {
+                liveUnits.append(u)
                 continue
             }
             // unit(Σ members) exactly as Vectors.normalized(GroupGeometry.sum(...)), without the
             // intermediate arrays.
             for i in 0..<d { sum[i] = 0 }
             sum.withUnsafeMutableBufferPointer { acc in
-                for m in ws.state.groups[gid]!.members {
+                for m in g.members {
                     guard let at = ws.occurrences.index(forKey: m.occurrenceID) else { continue }
                     ws.occurrences.values[at].vector.withUnsafeBufferPointer { v in
                         for i in 0..<min(d, v.count) { acc[i] += v[i] }
@@ -89,10 +98,20 @@ struct AssignContext {
                 }
             }
             let n = max(Vectors.norm(sum), 1e-12)
-            storage.withUnsafeMutableBufferPointer { out in
-                for i in 0..<d { out[r * d + i] = sum[i] / n }
+            let u = sum.map { $0 / n }
+            computedUnitSums[gid] = u
+            liveUnits.append(u)
+        }
+    }
+
+    mutating func ensureCentroids(_ ws: Workspace, d: Int) {
+        guard centroids == nil else { return }
+        ensureLive(ws, d: d)
+        var storage = [Float](repeating: 0, count: live.count * d)
+        storage.withUnsafeMutableBufferPointer { out in
+            for (r, u) in liveUnits.enumerated() {
+                u.withUnsafeBufferPointer { v in for i in 0..<d { out[r * d + i] = v[i] } }
             }
-            computedUnitSums[gid] = Array(storage[(r * d)..<((r + 1) * d)])
         }
         centroids = Matrix(rows: live.count, cols: d, storage: storage)
     }
@@ -109,8 +128,25 @@ struct AssignContext {
         return index
     }
 
+    /// `changed(since:)` answers by version, valid while `ws.touchLog` has `changedMemoAt` entries.
+    private var changedMemo: [Int: [Int64]?] = [:]
+    private var changedMemoAt = -1
+
+    /// `changed(since:)`, remembered: pending occurrences mostly share a handful of certificate versions.
+    mutating func changedMemoised(since version: Int, _ ws: Workspace, limit: Int) -> [Int64]? {
+        if changedMemoAt != ws.touchLog.count { changedMemo = [:]; changedMemoAt = ws.touchLog.count }
+        if let known = changedMemo[version] { return known }
+        let answer = changed(since: version, ws, limit: limit)
+        changedMemo[version] = answer
+        return answer
+    }
+
     /// Groups of the scope changed after `version`, ascending; nil when there are more than `limit`.
-    func changed(since version: Int, _ ws: Workspace, limit: Int) -> [Int64]? {
+    mutating func changed(since version: Int, _ ws: Workspace, limit: Int) -> [Int64]? {
+        if changeLog == nil {
+            changeLog = zip(changedAtStart, order).map { (at: $0, gid: $1) }.sorted { $0.at != $1.at ? $0.at < $1.at : $0.gid < $1.gid }
+        }
+        let changeLog = changeLog!
         var lo = 0, hi = changeLog.count
         while lo < hi { let mid = (lo + hi) / 2; if changeLog[mid].at > version { hi = mid } else { lo = mid + 1 } }
         var out = Set<Int64>()
@@ -142,6 +178,8 @@ struct Stamp {
 extension Workspace {
     /// Changed groups a certificate is checked against one by one; beyond this, evaluate in full.
     static let certificateLimit = 32
+    /// From this many full evaluations on, candidates are scored by GEMM against a matrix of centroids.
+    static let centroidGEMMThreshold = 8
 
     /// Evaluates `work` (pending, ascending) against the groups of `scope`, one at a time in order.
     /// An occurrence whose certificate shows that no group it looked at changed, and no changed
@@ -151,7 +189,7 @@ extension Workspace {
     /// Returns true when any membership changed.
     mutating func assign(_ work: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
         guard let d = occurrences.vectorOf(work.first ?? -1)?.count else { return false }
-        var ctx = AssignContext(self, scope: scope)
+        var ctx = AssignContext(&self, scope: scope)
         guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return false }
         var changed = false
         // Which occurrences need a full evaluation as of the start; their rows are scored by GEMM in
@@ -178,8 +216,10 @@ extension Workspace {
                 state.pending[oid]!.certificate!.at = state.groupsVersion
                 continue
             }
-            ctx.ensureCentroids(self, d: d)
-            if rowOf[oid] == nil, let k = needIndex[oid], k >= chunkEnd {
+            // One or a few occurrences (a placement) are scored against the stored centroids
+            // directly; more are worth one matrix of centroids and a GEMM per block.
+            if needAtStart.count < Self.centroidGEMMThreshold { ctx.ensureLive(self, d: d) } else { ctx.ensureCentroids(self, d: d) }
+            if ctx.centroids != nil, rowOf[oid] == nil, let k = needIndex[oid], k >= chunkEnd {
                 if isCancelled() { throw GroupingError.cancelled }
                 let chunk = Array(needAtStart[k..<min(k + config.blockSize, needAtStart.count)])
                 chunkEnd = k + chunk.count
@@ -196,7 +236,8 @@ extension Workspace {
                     stamp: stamp(occ.recordID, ctx))
                 // Fresh occurrences stay fresh until seeding has looked at them too.
                 let at = state.pending[oid]!.evaluatedAt == nil ? nil : state.groupsVersion
-                state.pending[oid] = PendingMark(evaluatedAt: at, certificate: cert)
+                state.pending[oid]!.evaluatedAt = at
+                state.pending[oid]!.certificate = cert
                 continue
             }
             attach(oid, to: gid, source: .automatic(score: score))
@@ -223,7 +264,6 @@ extension Workspace {
         -> (decision: (Int64, Int)?, candidates: [Int64], kth: (id: Int64, q: Int)?) {
         var ranked: [(id: Int64, q: Int)] = []
         ranked.reserveCapacity(ctx.live.count)
-        let centroids = ctx.centroids!
         for (j, gid) in ctx.live.enumerated() {
             let s: Float
             if ctx.stale.contains(gid) {
@@ -231,10 +271,12 @@ extension Workspace {
                 s = Vectors.dot(occ.vector, p.unitSum)
             } else if let row {
                 s = row(j)
-            } else {
+            } else if let centroids = ctx.centroids {
                 s = occ.vector.withUnsafeBufferPointer { v in
                     centroids.storage.withUnsafeBufferPointer { c in Vectors.dot(v.baseAddress!, c.baseAddress! + j * d, count: d) }
                 }
+            } else {
+                s = Vectors.dot(occ.vector, ctx.liveUnits[j])
             }
             ranked.append((gid, config.quantise(s)))
         }
@@ -258,21 +300,22 @@ extension Workspace {
     mutating func certify(_ scope: Scope, isCancelled: () -> Bool) throws {
         let evaluated = scopePending(scope).filter { state.pending[$0]!.evaluatedAt != nil }
         guard let first = evaluated.first, let d = occurrences.vectorOf(first)?.count else { return }
-        var ctx = AssignContext(self, scope: scope)
+        var ctx = AssignContext(&self, scope: scope)
         guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return }
         let todo = evaluated.filter { state.pending[$0]!.certificate == nil }
         guard !todo.isEmpty else { keep(ctx); return }
-        ctx.ensureCentroids(self, d: d)
+        let useGEMM = todo.count >= Self.centroidGEMMThreshold
+        if useGEMM { ctx.ensureCentroids(self, d: d) } else { ctx.ensureLive(self, d: d) }
         var start = 0
         while start < todo.count {
             if isCancelled() { throw GroupingError.cancelled }
             let block = Array(todo[start..<min(start + config.blockSize, todo.count)])
             start += block.count
-            let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences.vectorOf($0)! })
-            let scores = x.timesTransposed(ctx.centroids!)
+            let scores = useGEMM
+                ? Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences.vectorOf($0)! }).timesTransposed(ctx.centroids!) : nil
             for (i, oid) in block.enumerated() {
                 let occ = occurrences[oid]!
-                let e = evaluate(occ, ctx: &ctx, d: d, row: { j in scores[i, j] })
+                let e = evaluate(occ, ctx: &ctx, d: d, row: scores.map { m in { j in m[i, j] } })
                 guard e.decision == nil else { continue }
                 state.pending[oid]!.certificate = PendingCertificate(
                     at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
@@ -290,7 +333,7 @@ extension Workspace {
               let at = occurrences.index(forKey: oid) else { return false }
         let vector = occurrences.values[at].vector, tags = occurrences.values[at].tags
         guard cert.stamp == stamp(occurrences.values[at].recordID, ctx),
-              let changedGroups = ctx.changed(since: cert.at, self, limit: Self.certificateLimit) else { return false }
+              let changedGroups = ctx.changedMemoised(since: cert.at, self, limit: Self.certificateLimit) else { return false }
         for gid in changedGroups {
             if binarySearch(cert.candidates, gid) { return false }
             guard let p = ctx.profile(gid, self) else { continue }
@@ -305,7 +348,7 @@ extension Workspace {
     func stamp(_ record: String, _ ctx: AssignContext) -> Int {
         var h = Stamp()
         h.h = ctx.configStamp
-        if let apart = constraints.apart(from: record) { for r in apart.sorted() { h.mix(r) } }
+        if !constraints.cannotLink.isEmpty, let apart = constraints.apart(from: record) { for r in apart.sorted() { h.mix(r) } }
         return Int(truncatingIfNeeded: h.value & 0x1F_FFFF_FFFF_FFFF)
     }
 

@@ -71,7 +71,8 @@ struct GroupProfile {
         id = group.id
         self.records = records
         self.tags = tags
-        unitSum = Vectors.normalized(GroupGeometry.sum(ids, occurrences))
+        let stored = ids.count == group.members.count ? group.centroid(dimension: mv.count) : nil
+        unitSum = stored ?? Vectors.normalized(GroupGeometry.sum(ids, occurrences))
         medoid = mv
         exemplars = group.exemplars.compactMap { e in occurrences.index(forKey: e).map { (occurrences.values[$0].recordID, occurrences.values[$0].vector) } }
     }

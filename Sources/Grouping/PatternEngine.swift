@@ -39,24 +39,30 @@ extension Workspace {
         return RefreshOutcome(state: state, stats: stats, changedGroups: touched.sorted())
     }
 
-    /// Checks that every vector has the same dimension.
-    func checkDimensions() throws {
-        // The lowest id sets the dimension; the lowest mismatching id is reported (no sort needed).
+    /// Checks that every vector has the same dimension as the lowest id's (the lowest mismatching
+    /// id is reported). With `only`, checks just those occurrences: a refresh checks the ones new
+    /// to the state, since an occurrence's vector is fixed for its id once the state has seen it.
+    func checkDimensions(only: [Int64]? = nil) throws {
         guard let first = occurrences.keys.min() else { return }
         let expected = occurrences.vectorOf(first)!.count
-        let values = occurrences.values
-        var same = true
-        for i in values.indices where values[i].vector.count != expected { same = false; break }
-        if same { return }
         var bad: Int64?
-        for (id, o) in occurrences where o.vector.count != expected && id < (bad ?? .max) { bad = id }
+        if let only {
+            for id in only where id < (bad ?? .max) && occurrences.vectorOf(id).map({ $0.count != expected }) == true { bad = id }
+        } else {
+            let values = occurrences.values
+            var same = true
+            for i in values.indices where values[i].vector.count != expected { same = false; break }
+            if same { return }
+            for (id, o) in occurrences where o.vector.count != expected && id < (bad ?? .max) { bad = id }
+        }
         if let bad { throw GroupingError.dimensionMismatch(occurrence: bad, expected: expected, found: occurrences.vectorOf(bad)!.count) }
     }
 
     /// Brings the state in line with the current eligible occurrences: members and pending entries
-    /// whose occurrence is gone leave; occurrences not known yet become fresh pending.
-    mutating func reconcile() {
-        if reconcileQuickly() { return }
+    /// whose occurrence is gone leave; occurrences not known yet become fresh pending. Returns those.
+    @discardableResult
+    mutating func reconcile() -> [Int64] {
+        if let fresh = reconcileQuickly() { return fresh }
         var gone = Set<Int64>()
         var known = 0, maxKnown = Int64.min
         for g in state.groups.values {
@@ -73,7 +79,7 @@ extension Workspace {
         }
         if !gone.isEmpty { _ = remove(gone) }
         let expectedNew = occurrences.count - (known - gone.count)
-        guard expectedNew != 0 else { return }
+        guard expectedNew != 0 else { return [] }
         // New occurrences usually carry ids above every known one; otherwise look at all of them.
         var fresh: [Int64] = []
         for id in occurrences.keys where id > maxKnown { fresh.append(id) }
@@ -82,56 +88,41 @@ extension Workspace {
             for id in occurrences.keys where groupOf[id] == nil && state.pending.index(forKey: id) == nil { fresh.append(id) }
         }
         for id in fresh { makePending(id) }
+        return fresh
     }
 
     /// The common case without a dictionary look-up per occurrence: every known id (member or
     /// pending) is still there and the new ones are above all of them. The known ids are compared
     /// with the occurrence ids up to the largest known one by count and two 64-bit set checksums.
-    /// Returns false (nothing done) when that cannot be shown.
-    private mutating func reconcileQuickly() -> Bool {
-        func mix(_ x: Int64, _ salt: UInt64) -> UInt64 {
-            var z = UInt64(bitPattern: x) &+ salt
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        let a: UInt64 = 0x9E37_79B9_7F4A_7C15, b: UInt64 = 0xD1B5_4A32_D192_ED03
-        var known = 0, maxKnown = Int64.min, sumKnown: UInt64 = 0, xorKnown: UInt64 = 0
+    /// Returns the new ids, or nil (nothing done) when that cannot be shown.
+    private mutating func reconcileQuickly() -> [Int64]? {
+        var known = IDDigest()
         let groups = state.groups.values
         for i in groups.indices {
-            for m in groups[i].members {
-                known += 1
-                maxKnown = max(maxKnown, m.occurrenceID)
-                sumKnown &+= mix(m.occurrenceID, a)
-                xorKnown ^= mix(m.occurrenceID, b)
-            }
-        }
-        for id in state.pending.keys {
-            known += 1
-            maxKnown = max(maxKnown, id)
-            sumKnown &+= mix(id, a)
-            xorKnown ^= mix(id, b)
-        }
-        var fresh: [Int64] = []
-        var below = 0, sumBelow: UInt64 = 0, xorBelow: UInt64 = 0
-        for id in occurrences.keys {
-            if id > maxKnown {
-                fresh.append(id)
+            let g = groups[i]
+            if let d = g.memberDigest, d.count == g.members.count {
+                known.add(d)
             } else {
-                below += 1
-                sumBelow &+= mix(id, a)
-                xorBelow ^= mix(id, b)
+                for m in g.members { known.add(m.occurrenceID) }
             }
         }
-        guard below == known, sumBelow == sumKnown, xorBelow == xorKnown else { return false }
+        for id in state.pending.keys { known.add(id) }
+        let maxKnown = known.max
+        var fresh: [Int64] = []
+        var below = IDDigest()
+        for id in occurrences.keys {
+            if id > maxKnown { fresh.append(id) } else { below.add(id) }
+        }
+        guard below.count == known.count, below.sum == known.sum, below.xor == known.xor else { return nil }
         for id in fresh { makePending(id) }
-        return true
+        return fresh
     }
 
     /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
     mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
         pendingList = (scope, pending(in: scope))
         pendingAdded = []
+        pendingRemoved = false
         defer { pendingList = nil; pendingAdded = [] }
         try passes(scope, isCancelled: isCancelled)
         try certify(scope, isCancelled: isCancelled)
@@ -139,7 +130,8 @@ extension Workspace {
 
     private mutating func passes(_ scope: Scope, isCancelled: () -> Bool) throws {
         for _ in 0..<max(1, config.maxPasses) {
-            let lastChange = groups(in: scope).map { state.groups[$0]!.changedAt }.max() ?? 0
+            var lastChange = 0
+            for gid in groups(in: scope) { lastChange = max(lastChange, state.groups[gid]!.changedAt) }
             recentlyEvicted = []
             let pend = scopePending(scope)
             let work = pend.filter { (state.pending[$0]!.evaluatedAt ?? -1) < lastChange || state.pending[$0]!.evaluatedAt == nil }
@@ -150,33 +142,68 @@ extension Workspace {
             if !fresh.isEmpty { changed = try seed(fresh, in: scope, isCancelled: isCancelled) || changed }
             if !changed { return }
         }
+        // Still changing after the last pass: evaluated marks may be older than the last change.
+        unsettled = true
     }
 
     /// Scopes with a pending occurrence that is fresh or was evaluated before the last change of a
-    /// group of its scope, ascending: the only scopes `run` has work in.
-    mutating func scopesWithWork() -> [Scope] {
-        var lastChange: [Scope: Int] = [:]
+    /// group of its scope, ascending: the only scopes `run` has work in. When the state is settled
+    /// (`settledAt`), those are the scopes of the new occurrences and of groups changed since; else
+    /// every pending occurrence is looked at.
+    func scopesWithWork(fresh: [Int64]) -> [Scope] {
+        if let settled = state.settledAt, settled <= state.groupsVersion {
+            var out = Set<Scope>()
+            for id in fresh { if let s = state.pending[id]?.scope ?? occurrences.scopeOf(id) { out.insert(s) } }
+            if settled < state.groupsVersion {
+                let groups = state.groups.values
+                for i in groups.indices where groups[i].changedAt > settled { out.insert(groups[i].scope) }
+            }
+            return out.sorted()
+        }
+        var table = ScopeTable()
         let groups = state.groups.values
         for i in groups.indices {
-            let s = Scope(owner: groups[i].owner, category: groups[i].category)
-            if groups[i].changedAt > lastChange[s] ?? 0 { lastChange[s] = groups[i].changedAt }
+            let k = table.slot(owner: groups[i].owner, category: groups[i].category)
+            if groups[i].changedAt > table.lastChange[k] { table.lastChange[k] = groups[i].changedAt }
         }
-        var out = Set<Scope>()
-        var last: Scope?
+        // A pending occurrence evaluated after the last change of every scope has no work.
+        let latest = table.lastChange.max() ?? 0
         let marks = state.pending.values
         for i in state.pending.indices {
-            let id = state.pending.keys[i]
-            guard let at = occurrences.index(forKey: id) else { continue }
-            let o = occurrences.values
-            // Consecutive pending entries often share a scope: compare before building a new one.
-            if let l = last, l.category == o[at].category, l.owner == o[at].owner, out.contains(l) { continue }
-            let scope = Scope(owner: o[at].owner, category: o[at].category)
-            last = scope
-            if out.contains(scope) { continue }
-            let evaluatedAt = marks[i].evaluatedAt
-            if evaluatedAt == nil || evaluatedAt! < lastChange[scope] ?? 0 { out.insert(scope) }
+            let mark = marks[i]
+            if let at = mark.evaluatedAt, at >= latest { continue }
+            guard let scope = mark.scope ?? occurrences.scopeOf(state.pending.keys[i]) else { continue }
+            let k = table.slot(owner: scope.owner, category: scope.category)
+            if table.hasWork[k] { continue }
+            if mark.evaluatedAt == nil || mark.evaluatedAt! < table.lastChange[k] { table.hasWork[k] = true }
         }
-        return out.sorted()
+        return table.scopes.indices.filter { table.hasWork[$0] }.map { table.scopes[$0] }.sorted()
+    }
+}
+
+/// Scopes seen in one pass with their latest group change: a short list searched in order (a few
+/// categories per owner is the common case), with a dictionary once it grows.
+struct ScopeTable {
+    var scopes: [Scope] = []
+    var lastChange: [Int] = []
+    var hasWork: [Bool] = []
+    private var index: [Scope: Int]?
+
+    mutating func slot(owner: String, category: String) -> Int {
+        if let index {
+            if let k = index[Scope(owner: owner, category: category)] { return k }
+        } else {
+            for k in scopes.indices where scopes[k].category == category && scopes[k].owner == owner { return k }
+        }
+        scopes.append(Scope(owner: owner, category: category))
+        lastChange.append(0)
+        hasWork.append(false)
+        if index != nil {
+            index![scopes.last!] = scopes.count - 1
+        } else if scopes.count > 16 {
+            index = Dictionary(uniqueKeysWithValues: scopes.enumerated().map { ($1, $0) })
+        }
+        return scopes.count - 1
     }
 }
 
@@ -185,20 +212,24 @@ extension PatternEngine {
     /// them: ones missing from it leave their groups; unknown ones become pending). Only pending
     /// occurrences are evaluated, and an evaluated one only again after a group of its scope
     /// changed. A second refresh over the returned state changes nothing.
+    ///
+    /// `state` is consumed: a caller that passes its last copy (`refresh(state: consume s, …)`)
+    /// lets the engine update it in place instead of copying its dictionaries first.
     public static func refresh(
-        state: PatternState, occurrences: [Int64: Occurrence], constraints: Constraints,
+        state: consuming PatternState, occurrences: [Int64: Occurrence], constraints: Constraints,
         config: GroupingConfig = GroupingConfig(), isCancelled: () -> Bool = { false },
         progress: (Double) -> Void = { _ in }
     ) throws -> RefreshOutcome {
         var ws = Workspace(state: state, occurrences: occurrences, constraints: constraints, config: config)
-        try ws.checkDimensions()
-        ws.reconcile()
-        let scopes = ws.scopesWithWork()
+        let fresh = ws.reconcile()
+        try ws.checkDimensions(only: fresh)
+        let scopes = ws.scopesWithWork(fresh: fresh)
         for (i, scope) in scopes.enumerated() {
             try ws.run(scope, isCancelled: isCancelled)
             progress(Double(i + 1) / Double(scopes.count))
         }
         progress(1)
+        if !ws.unsettled { ws.state.settledAt = ws.state.groupsVersion }
         return ws.outcome
     }
 

@@ -8,13 +8,27 @@ public struct PendingMark: Sendable, Hashable, Codable {
     /// look at (and that does not enter its candidates) costs one dot product instead of a full
     /// evaluation. `nil` (older states, fresh occurrences): evaluated in full.
     public var certificate: PendingCertificate?
+    /// The occurrence's scope, kept so that finding the pending occurrences of a scope needs no
+    /// occurrence look-up; nil in states written before it was kept. A locator, not part of the
+    /// decision: equality and hashing ignore it.
+    public var scope: Scope?
 
-    public init(evaluatedAt: Int? = nil, certificate: PendingCertificate? = nil) {
+    public init(evaluatedAt: Int? = nil, certificate: PendingCertificate? = nil, scope: Scope? = nil) {
         self.evaluatedAt = evaluatedAt
         self.certificate = certificate
+        self.scope = scope
     }
 
     public static let fresh = PendingMark(evaluatedAt: nil)
+
+    public static func == (a: PendingMark, b: PendingMark) -> Bool {
+        a.evaluatedAt == b.evaluatedAt && a.certificate == b.certificate
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(evaluatedAt)
+        h.combine(certificate)
+    }
 }
 
 /// The candidate set of a pending occurrence's last evaluation (which left it pending). While no
@@ -51,12 +65,19 @@ public struct PatternState: Sendable, Hashable, Codable {
     public var nextGroupID: Int64
     /// Bumped on every membership change of any group.
     public var groupsVersion: Int
+    /// `groupsVersion` when a refresh last ran every scope to the end (every pending occurrence
+    /// evaluated after the last change of its scope's groups). Only scopes with a group changed
+    /// since, or with a new occurrence, can have work. nil: unknown (look at every pending
+    /// occurrence); clear it when pending marks are edited outside the engine.
+    public var settledAt: Int?
 
-    public init(groups: [Int64: Group] = [:], pending: [Int64: PendingMark] = [:], nextGroupID: Int64 = 1, groupsVersion: Int = 0) {
+    public init(groups: [Int64: Group] = [:], pending: [Int64: PendingMark] = [:], nextGroupID: Int64 = 1, groupsVersion: Int = 0,
+                settledAt: Int? = nil) {
         self.groups = groups
         self.pending = pending
         self.nextGroupID = nextGroupID
         self.groupsVersion = groupsVersion
+        self.settledAt = settledAt
     }
 
     /// All memberships in canonical order (group id, then occurrence id).

@@ -28,7 +28,7 @@ extension PatternEngine {
         try ws.checkDimensions()
         for gid in ws.state.groups.keys.sorted() { ws.settle(gid) }
         ws.reconcile()
-        for id in ws.state.pending.keys { ws.state.pending[id] = .fresh }
+        for id in ws.state.pending.keys { ws.state.pending[id] = PendingMark(scope: ws.state.pending[id]!.scope) }
         let scopes = Set(ws.state.pending.keys.compactMap { occurrences[$0]?.scope }).sorted()
         for (i, scope) in scopes.enumerated() {
             try ws.run(scope, isCancelled: isCancelled)
@@ -36,6 +36,7 @@ extension PatternEngine {
         }
         ws.adoptOldIDs(from: old)
         ws.finishRebuild(comparedWith: old)
+        ws.state.settledAt = ws.unsettled ? nil : ws.state.groupsVersion
         return ws.outcome
     }
 }
@@ -60,6 +61,7 @@ extension Workspace {
             usedOld.insert(o)
             usedNew.insert(n)
             var g = state.groups.removeValue(forKey: n)!
+            scopeGroups = [:]
             let previous = state.groups[o]!
             g.id = o
             g.members = g.members.map { Membership(occurrenceID: $0.occurrenceID, groupID: o, source: $0.source) }

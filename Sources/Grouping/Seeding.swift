@@ -14,11 +14,13 @@ extension Workspace {
             return false
         }
         let qSeed = config.quantise(config.tauSeed)
-        let poolMatrix = Matrix(rows: pool.count, cols: d, storage: pool.flatMap { occurrences.vectorOf($0)! })
-        let poolRecords = pool.map { occurrences.recordOf($0)! }
-        var position: [Int64: Int] = [:]
-        for (j, pid) in pool.enumerated() { position[pid] = j }
-        var alive = [Bool](repeating: true, count: pool.count)
+        // A few fresh occurrences (a placement) are compared with the pool vector by vector; more
+        // are worth gathering the pool into one matrix for GEMM.
+        let poolMatrix = fresh.count >= Self.seedGEMMThreshold
+            ? Matrix(rows: pool.count, cols: d, storage: pool.flatMap { occurrences.vectorOf($0)! }) : nil
+        // Pool occurrences already taken by a clique of this call.
+        var taken = Set<Int64>()
+        var poolVectors: [[Float]] = []
         // Cheap float pre-filter; the quantised comparison below decides.
         let prefilter = config.tauSeed - 1 / Float(config.scoreScale)
         var changed = false
@@ -27,17 +29,35 @@ extension Workspace {
             if isCancelled() { throw GroupingError.cancelled }
             let block = Array(fresh[start..<min(start + config.blockSize, fresh.count)])
             start += block.count
-            let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences.vectorOf($0)! })
-            let sims = x.timesTransposed(poolMatrix)
+            var sims: Matrix?
+            if let poolMatrix {
+                let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences.vectorOf($0)! })
+                sims = x.timesTransposed(poolMatrix)
+            }
             for (i, oid) in block.enumerated() where state.pending[oid] != nil {
                 let occ = occurrences[oid]!
                 var neighbours: [(id: Int64, q: Int)] = []
-                let row = i * pool.count
-                sims.storage.withUnsafeBufferPointer { s in
-                    for j in 0..<pool.count where alive[j] && s[row + j] >= prefilter {
-                        let q = config.quantise(s[row + j])
-                        if q >= qSeed, pool[j] != oid, poolRecords[j] != occ.recordID { neighbours.append((pool[j], q)) }
+                // Pool members above the pre-filter, with their similarity to `occ`.
+                var close: [(j: Int, s: Float)] = []
+                if let sims {
+                    let row = i * pool.count
+                    sims.storage.withUnsafeBufferPointer { s in
+                        for j in 0..<pool.count where s[row + j] >= prefilter { close.append((j, s[row + j])) }
                     }
+                } else {
+                    // Look the vectors up first (independent look-ups overlap), then compute.
+                    if poolVectors.isEmpty { poolVectors = pool.map { occurrences.vectorOf($0)! } }
+                    occ.vector.withUnsafeBufferPointer { x in
+                        for (j, v) in poolVectors.enumerated() {
+                            let s = v.withUnsafeBufferPointer { Vectors.dot(x.baseAddress!, $0.baseAddress!, count: d) }
+                            if s >= prefilter { close.append((j, s)) }
+                        }
+                    }
+                }
+                for (j, s) in close {
+                    let q = config.quantise(s)
+                    guard q >= qSeed, pool[j] != oid, !taken.contains(pool[j]), occurrences.recordOf(pool[j]) != occ.recordID else { continue }
+                    neighbours.append((pool[j], q))
                 }
                 neighbours.sort { $0.q != $1.q ? $0.q > $1.q : $0.id < $1.id }
                 var clique = [occ]
@@ -54,7 +74,7 @@ extension Workspace {
                     state.pending[oid]!.evaluatedAt = state.groupsVersion
                     continue
                 }
-                for member in clique { if let j = position[member.id] { alive[j] = false } }
+                for member in clique { taken.insert(member.id) }
                 let gid = newGroup(scope)
                 for member in clique.sorted(by: { $0.id < $1.id }) {
                     let others = clique.filter { $0.id != member.id }
@@ -67,4 +87,7 @@ extension Workspace {
         }
         return changed
     }
+
+    /// Below this many fresh occurrences, seeding computes similarities vector by vector.
+    static let seedGEMMThreshold = 8
 }

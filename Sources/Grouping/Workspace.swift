@@ -30,6 +30,13 @@ struct Workspace {
     /// `scopePending()` (with the occurrences made pending since it last looked).
     var pendingList: (scope: Scope, ids: [Int64])?
     var pendingAdded: [Int64] = []
+    /// Some pending entry was removed since `pendingList` was last brought up to date.
+    var pendingRemoved = false
+    /// A scope ran out of passes while still changing (the state cannot be marked settled).
+    var unsettled = false
+    /// Group ids by scope, ascending; filled by `groups(in:)` per scope on first use, kept up to
+    /// date by `newGroup`.
+    var scopeGroups: [Scope: [Int64]] = [:]
 
     init(state: PatternState, occurrences: [Int64: Occurrence], constraints: Constraints, config: GroupingConfig) {
         self.state = state
@@ -53,6 +60,8 @@ struct Workspace {
         state.groupsVersion += 1
         state.groups[id]!.version += 1
         state.groups[id]!.changedAt = state.groupsVersion
+        state.groups[id]!.centroid = nil
+        state.groups[id]!.memberDigest = nil
         changedGroups.insert(id)
         touchLog.append((state.groupsVersion, id))
         profileCache[id] = nil
@@ -80,6 +89,7 @@ struct Workspace {
     mutating func attach(_ occurrence: Int64, to gid: Int64, source: MembershipSource) {
         if let index = groupIndex { precondition(index[occurrence] == nil, "occurrence already has a group") }
         state.pending[occurrence] = nil
+        pendingRemoved = true
         groupIndex?[occurrence] = gid
         let m = Membership(occurrenceID: occurrence, groupID: gid, source: source)
         let at = state.groups[gid]!.members.firstIndex { $0.occurrenceID > occurrence } ?? state.groups[gid]!.members.count
@@ -88,24 +98,25 @@ struct Workspace {
     }
 
     mutating func makePending(_ occurrence: Int64) {
-        state.pending[occurrence] = .fresh
+        state.pending[occurrence] = PendingMark(scope: occurrences.scopeOf(occurrence))
         if pendingList != nil { pendingAdded.append(occurrence) }
     }
 
     /// Pending occurrences of `scope`, ascending (from the list `run` keeps when it is this scope's).
     mutating func scopePending(_ scope: Scope) -> [Int64] {
         guard let list = pendingList, list.scope == scope else { return pending(in: scope) }
-        var ids = list.ids.filter { state.pending.index(forKey: $0) != nil }
-        if !pendingAdded.isEmpty {
-            let known = Set(ids)
-            for id in Set(pendingAdded) where !known.contains(id) && state.pending.index(forKey: id) != nil {
-                guard let at = occurrences.index(forKey: id), occurrences.values[at].category == scope.category,
-                      occurrences.values[at].owner == scope.owner else { continue }
-                ids.append(id)
-            }
-            ids.sort()
-            pendingAdded = []
+        if !pendingRemoved && pendingAdded.isEmpty { return list.ids }
+        var ids = pendingRemoved ? list.ids.filter { state.pending.index(forKey: $0) != nil } : list.ids
+        pendingRemoved = false
+        // Added ones go in at their place (the list stays ascending).
+        for id in Set(pendingAdded).sorted() where state.pending.index(forKey: id) != nil {
+            guard let at = occurrences.index(forKey: id), occurrences.values[at].category == scope.category,
+                  occurrences.values[at].owner == scope.owner else { continue }
+            var lo = 0, hi = ids.count
+            while lo < hi { let mid = (lo + hi) / 2; if ids[mid] < id { lo = mid + 1 } else { hi = mid } }
+            if lo == ids.count || ids[lo] != id { ids.insert(id, at: lo) }
         }
+        pendingAdded = []
         pendingList = (scope, ids)
         return ids
     }
@@ -116,6 +127,7 @@ struct Workspace {
         state.nextGroupID += 1
         state.groups[id] = Group(id: id, owner: scope.owner, category: scope.category, changedAt: state.groupsVersion)
         createdGroups.insert(id)
+        if scopeGroups[scope] != nil { scopeGroups[scope]!.append(id) }
         return id
     }
 
@@ -129,6 +141,7 @@ struct Workspace {
         for m in state.groups[gid]!.members where occurrences.index(forKey: m.occurrenceID) == nil {
             detach(m.occurrenceID, from: gid)
             state.pending[m.occurrenceID] = nil
+            pendingRemoved = true
         }
         let stay = config.quantise(config.tauStay)
         while true {
@@ -138,9 +151,11 @@ struct Workspace {
             guard let medoid = GroupGeometry.medoid(ids, sum: sum, occurrences, config: config) else {
                 state.groups[gid]!.medoid = nil
                 state.groups[gid]!.exemplars = []
+                state.groups[gid]!.centroid = nil
                 break
             }
             state.groups[gid]!.medoid = medoid
+            state.groups[gid]!.centroid = PackedVector(Vectors.normalized(sum))
             state.groups[gid]!.exemplars = GroupGeometry.exemplars(ids, medoid: medoid, occurrences, config: config)
             let mv = occurrences.vectorOf(medoid)!
             let below = g.members.filter {
@@ -155,6 +170,7 @@ struct Workspace {
                 out.append(m.occurrenceID)
             }
         }
+        state.groups[gid]!.memberDigest = IDDigest(state.groups[gid]!.members.lazy.map(\.occurrenceID))
         let records = Set(state.groups[gid]!.members.compactMap { occurrences.recordOf($0.occurrenceID) })
         state.groups[gid]!.state = records.count >= 2 ? .active : .dormant
         return out
@@ -165,6 +181,7 @@ struct Workspace {
         var affected = Set<Int64>()
         for id in ids.sorted() {
             state.pending[id] = nil
+            pendingRemoved = true
             if let gid = detach(id) { affected.insert(gid) }
         }
         for gid in affected.sorted() { settle(gid) }
@@ -174,20 +191,30 @@ struct Workspace {
     /// Pending occurrences of `scope`, ascending.
     func pending(in scope: Scope) -> [Int64] {
         var out: [Int64] = []
-        for id in state.pending.keys {
+        let marks = state.pending.values
+        for i in state.pending.indices {
+            let id = state.pending.keys[i]
+            if let s = marks[i].scope {
+                if s.category == scope.category && s.owner == scope.owner && occurrences.has(id) { out.append(id) }
+                continue
+            }
             guard let at = occurrences.index(forKey: id) else { continue }
             if occurrences.values[at].category == scope.category && occurrences.values[at].owner == scope.owner { out.append(id) }
         }
         return out.sorted()
     }
 
-    /// Groups of `scope`, ascending.
-    func groups(in scope: Scope) -> [Int64] {
+    /// Groups of `scope`, ascending (remembered per scope: new groups take ids above every
+    /// existing one, so `newGroup` appending keeps the list sorted).
+    mutating func groups(in scope: Scope) -> [Int64] {
+        if let known = scopeGroups[scope] { return known }
         var out: [Int64] = []
         let values = state.groups.values
         for i in values.indices where values[i].category == scope.category && values[i].owner == scope.owner {
             out.append(values[i].id)
         }
-        return out.sorted()
+        out.sort()
+        scopeGroups[scope] = out
+        return out
     }
 }

@@ -1,17 +1,24 @@
 /// Small vector helpers over contiguous Float storage.
 public enum Vectors {
-    /// Dot product of two equal-length vectors (4-way unrolled; exact enough for ranking).
+    /// Dot product of two equal-length vectors: two 8-lane accumulators over 16 floats at a time,
+    /// then the rest one by one. Plain multiply and add in a fixed order (no fused or
+    /// CPU-dependent paths), so the result is the same on every x86-64 and ARM machine.
     @inlinable
     public static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count n: Int) -> Float {
-        var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
+        var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>()
+        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
         var i = 0
-        while i + 4 <= n {
-            s0 += a[i] * b[i]; s1 += a[i + 1] * b[i + 1]
-            s2 += a[i + 2] * b[i + 2]; s3 += a[i + 3] * b[i + 3]
-            i += 4
+        while i + 16 <= n {
+            let o = i * MemoryLayout<Float>.stride
+            acc0 += ra.loadUnaligned(fromByteOffset: o, as: SIMD8<Float>.self) * rb.loadUnaligned(fromByteOffset: o, as: SIMD8<Float>.self)
+            acc1 += ra.loadUnaligned(fromByteOffset: o + 32, as: SIMD8<Float>.self) * rb.loadUnaligned(fromByteOffset: o + 32, as: SIMD8<Float>.self)
+            i += 16
         }
-        while i < n { s0 += a[i] * b[i]; i += 1 }
-        return (s0 + s1) + (s2 + s3)
+        let lanes = acc0 + acc1
+        var s: Float = 0
+        for k in 0..<8 { s += lanes[k] }
+        while i < n { s += a[i] * b[i]; i += 1 }
+        return s
     }
 
     public static func dot(_ a: [Float], _ b: [Float]) -> Float {

@@ -186,8 +186,10 @@ extension KindredService {
                 let correction = try PatternCodec.decode(Correction.self, row.body)
                 if var stateRow = try store.patternStateRow(owner: owner) {
                     var pending = try PatternCodec.decode([Int64: PendingMark].self, stateRow.pending)
-                    for o in correction.occurrences where pending[o] != nil { pending[o] = .fresh }
+                    for o in correction.occurrences where pending[o] != nil { pending[o] = PendingMark(scope: pending[o]!.scope) }
                     stateRow.pending = try PatternCodec.encode(pending)
+                    // Marks edited here, outside the engine: the next refresh looks at every one.
+                    stateRow.settledAt = nil
                     try store.savePatternStateRow(stateRow)
                 }
                 return ["correctionId": .int(id), "undone": true]

@@ -72,6 +72,7 @@ extension KindredService {
             state.nextGroupID = row.nextGroupID
             state.groupsVersion = Int(row.groupsVersion)
             state.pending = try PatternCodec.decode([Int64: PendingMark].self, row.pending)
+            state.settledAt = row.settledAt.map { Int($0) }
         }
         for row in try store.groupRows(owner: owner) {
             state.groups[row.id] = try PatternCodec.decode(Group.self, row.body)
@@ -99,7 +100,7 @@ extension KindredService {
         }
         try store.savePatternStateRow(PatternStateRow(
             owner: owner, nextGroupID: outcome.state.nextGroupID, groupsVersion: Int64(outcome.state.groupsVersion),
-            pending: try PatternCodec.encode(outcome.state.pending)))
+            pending: try PatternCodec.encode(outcome.state.pending), settledAt: outcome.state.settledAt.map { Int64($0) }))
     }
 }
 

@@ -42,6 +42,7 @@ enum Migrations {
             END;
             """),
         (3, "pattern discovery", PatternSchema.sql),
+        (4, "pattern state settled version", "ALTER TABLE pattern_state ADD COLUMN settled_at INTEGER;"),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -88,12 +88,15 @@ public struct PatternStateRow: Sendable, Equatable {
     public var nextGroupID: Int64
     public var groupsVersion: Int64
     public var pending: String
+    /// The engine's `settledAt` (nil: unknown).
+    public var settledAt: Int64?
 
-    public init(owner: String, nextGroupID: Int64, groupsVersion: Int64, pending: String) {
+    public init(owner: String, nextGroupID: Int64, groupsVersion: Int64, pending: String, settledAt: Int64? = nil) {
         self.owner = owner
         self.nextGroupID = nextGroupID
         self.groupsVersion = groupsVersion
         self.pending = pending
+        self.settledAt = settledAt
     }
 }
 

@@ -181,17 +181,19 @@ extension RecordStore {
     }
 
     public func patternStateRow(owner: String) throws -> PatternStateRow? {
-        try database.query("SELECT owner, next_group_id, groups_version, pending FROM pattern_state WHERE owner = ?", [.text(owner)]) {
-            PatternStateRow(owner: $0.text(0) ?? "", nextGroupID: $0.int(1), groupsVersion: $0.int(2), pending: $0.text(3) ?? "{}")
+        try database.query("SELECT owner, next_group_id, groups_version, pending, settled_at FROM pattern_state WHERE owner = ?", [.text(owner)]) {
+            PatternStateRow(owner: $0.text(0) ?? "", nextGroupID: $0.int(1), groupsVersion: $0.int(2), pending: $0.text(3) ?? "{}",
+                            settledAt: $0.isNull(4) ? nil : $0.int(4))
         }.first
     }
 
     public func savePatternStateRow(_ row: PatternStateRow) throws {
         try database.run("""
-            INSERT INTO pattern_state(owner, next_group_id, groups_version, pending) VALUES (?, ?, ?, ?)
+            INSERT INTO pattern_state(owner, next_group_id, groups_version, pending, settled_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(owner) DO UPDATE SET next_group_id = excluded.next_group_id,
-                groups_version = excluded.groups_version, pending = excluded.pending
-            """, [.text(row.owner), .int(row.nextGroupID), .int(row.groupsVersion), .text(row.pending)])
+                groups_version = excluded.groups_version, pending = excluded.pending, settled_at = excluded.settled_at
+            """, [.text(row.owner), .int(row.nextGroupID), .int(row.groupsVersion), .text(row.pending),
+                  row.settledAt.map { .int($0) } ?? .null])
     }
 
     static let groupColumns = "owner, id, category, state, version, label, label_description, body"

@@ -48,6 +48,17 @@ import KindredCore
         #expect(try store.groupRow(owner: "other", id: 1) == nil)
     }
 
+    @Test func patternStateRowKeepsTheSettledVersionOrItsAbsence() throws {
+        let dir = TempDirectory()
+        let store = try RecordStore(path: dir.path("k.sqlite"))
+        #expect(try store.patternStateRow(owner: "o") == nil)
+        try store.savePatternStateRow(PatternStateRow(owner: "o", nextGroupID: 4, groupsVersion: 9, pending: "{}", settledAt: 9))
+        #expect(try store.patternStateRow(owner: "o") == PatternStateRow(owner: "o", nextGroupID: 4, groupsVersion: 9, pending: "{}", settledAt: 9))
+        try store.savePatternStateRow(PatternStateRow(owner: "o", nextGroupID: 5, groupsVersion: 11, pending: "{}", settledAt: nil))
+        #expect(try store.patternStateRow(owner: "o")?.settledAt == nil)
+        #expect(try store.patternStateRow(owner: "o")?.groupsVersion == 11)
+    }
+
     @Test func nestedTransactionsRollBackTogether() throws {
         let dir = TempDirectory()
         let store = try RecordStore(path: dir.path("k.sqlite"))
