@@ -172,8 +172,8 @@ extension KindredService {
     }
 
     /// Undoes a correction: it stops constraining later refreshes (constraints are derived from the
-    /// corrections still in force). Memberships it made stay until a refresh or rebuild changes them;
-    /// occurrences it sent to pending are evaluated afresh by the next refresh.
+    /// corrections still in force), and the engine moves back what it moved (`PatternEngine.undo`);
+    /// an occurrence it sent to pending is evaluated afresh by the next refresh.
     func undoCorrection(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
         let p = try Params(params)
         let owner = try owner(p)
@@ -184,15 +184,13 @@ extension KindredService {
                       try store.undoCorrection(owner: owner, id: id)
                 else { throw ResponseError.notFound("correction", id: String(id), owner: owner) }
                 let correction = try PatternCodec.decode(Correction.self, row.body)
-                if var stateRow = try store.patternStateRow(owner: owner) {
-                    var pending = try PatternCodec.decode([Int64: PendingMark].self, stateRow.pending)
-                    for o in correction.occurrences where pending[o] != nil { pending[o] = PendingMark(scope: pending[o]!.scope) }
-                    stateRow.pending = try PatternCodec.encode(pending)
-                    // Marks edited here, outside the engine: the next refresh looks at every one.
-                    stateRow.settledAt = nil
-                    try store.savePatternStateRow(stateRow)
-                }
-                return ["correctionId": .int(id), "undone": true]
+                // Loaded after marking it undone: the constraints are those still in force.
+                let data = try loadOwnerPatterns(store, owner: owner, withVectors: true)
+                let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
+                let outcome = PatternEngine.undo(correction, state: data.state, occurrences: data.occurrences,
+                                                 constraints: constraints, config: patternConfig.grouping)
+                try savePatternOutcome(store, owner: owner, outcome)
+                return ["correctionId": .int(id), "undone": true, "affectedGroups": .array(outcome.changedGroups.map { .int($0) })]
             }
         }
     }

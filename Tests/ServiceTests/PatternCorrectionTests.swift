@@ -87,6 +87,21 @@ import JSONRPC
         #expect(try f.call("patterns/corrections", ["owner": "o"])["corrections"]?.arrayValue?.first?["undone"] == true)
     }
 
+    @Test func undoingASplitBringsTheMembersBackInOneTransaction() throws {
+        let f = try PatternFixture()
+        let occ = try teachers(f)
+        let r = try f.call("patterns/correct", ["owner": "o", "correction": ["kind": "split", "groupId": 1, "moveOut": [.int(occ[2]), .int(occ[3])]]])
+        #expect(try f.groupRecords() == [1: ["t1", "t2"], 2: ["t3", "t4"]])
+        let u = try f.call("patterns/undoCorrection", ["owner": "o", "correctionId": r["correctionId"]!])
+        #expect(u["affectedGroups"] == [1, 2])
+        #expect(try f.groupRecords()[1] == ["t1", "t2", "t3", "t4"])
+        let members = try #require(try f.group(1)["members"]?.arrayValue)
+        #expect(members.allSatisfy { $0["source"] == "automatic" })
+        // The refresh that follows keeps them together: the split no longer constrains anything.
+        try f.refresh()
+        #expect(try f.groupRecords()[1] == ["t1", "t2", "t3", "t4"])
+    }
+
     @Test func badCorrectionsNameTheField() throws {
         let f = try PatternFixture()
         _ = try teachers(f, count: 3)
