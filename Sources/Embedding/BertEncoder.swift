@@ -33,9 +33,12 @@ struct BertEncoder: Sendable {
         var running = 0
         for t in lengths { offsets.append(running); running += t }
 
+        // Non-GEMM work is spread over as many threads as BLAS may use (short inputs stay on one).
+        let workers = n >= 64 ? max(1, min(BLAS.threads, 8)) : 1
         let hidden = FloatBuffer(count: n * h), qkv = FloatBuffer(count: n * 3 * h)
         let context = FloatBuffer(count: n * h), scratch = FloatBuffer(count: n * h)
-        let innerBuf = FloatBuffer(count: n * inner), scores = FloatBuffer(count: longest * longest)
+        let innerBuf = FloatBuffer(count: n * inner)
+        let scores = (0..<workers).map { _ in FloatBuffer(count: longest * longest) }
         // `x` is the residual stream; each sub-layer writes into `y` and the two are swapped.
         var x = hidden.pointer, y = scratch.pointer
 
@@ -50,8 +53,8 @@ struct BertEncoder: Sendable {
                 for j in 0..<h { row[j] = w[j] + p[j] + tt[j] }
             }
         }
-        Kernels.layerNorm(x, rows: n, cols: h, gamma: weights.embeddingNormGamma,
-                          beta: weights.embeddingNormBeta, eps: c.layerNormEps)
+        layerNorm(x, rows: n, cols: h, gamma: weights.embeddingNormGamma, beta: weights.embeddingNormBeta,
+                  eps: c.layerNormEps, workers: workers)
 
         let scale = 1 / Float(d).squareRoot()
         for layer in weights.layers {
@@ -60,35 +63,42 @@ struct BertEncoder: Sendable {
             Kernels.fillRows(qkv.pointer, with: layer.qkvBias, rows: n, cols: 3 * h)
             BLAS.gemm(x, layer.qkvWeight, qkv.pointer, m: n, n: 3 * h, k: h, transB: true, beta: 1)
 
-            // context = softmax(Q·Kᵀ/√d) · V per sequence and head
-            for (s, t) in lengths.enumerated() {
-                let base = qkv.pointer + offsets[s] * 3 * h
-                for head in 0..<heads {
-                    let q = base + head * d, k = q + h, v = q + 2 * h
-                    BLAS.gemm(q, k, scores.pointer, m: t, n: t, k: d, transB: true, alpha: scale,
-                              lda: 3 * h, ldb: 3 * h, ldc: t)
-                    Kernels.softmaxRows(scores.pointer, rows: t, cols: t)
-                    BLAS.gemm(scores.pointer, v, context.pointer + offsets[s] * h + head * d,
-                              m: t, n: d, k: t, lda: t, ldb: 3 * h, ldc: h)
+            // context = softmax(Q·Kᵀ/√d) · V per sequence and head; with several workers each
+            // takes every workers-th (sequence, head) pair with its own scores buffer, and BLAS runs
+            // single-threaded inside them.
+            let pairs = lengths.count * heads
+            if workers > 1 { BLAS.setThreads(1) }
+            Parallel.run(workers: min(workers, pairs)) { worker, count in
+                let sc = scores[worker].pointer
+                for pair in stride(from: worker, to: pairs, by: count) {
+                    let s = pair / heads, head = pair % heads, t = lengths[s]
+                    let q = qkv.pointer + offsets[s] * 3 * h + head * d, k = q + h, v = q + 2 * h
+                    BLAS.gemm(q, k, sc, m: t, n: t, k: d, transB: true, alpha: scale, lda: 3 * h, ldb: 3 * h, ldc: t)
+                    Kernels.softmaxRows(sc, rows: t, cols: t)
+                    BLAS.gemm(sc, v, context.pointer + offsets[s] * h + head * d, m: t, n: d, k: t, lda: t, ldb: 3 * h, ldc: h)
                 }
             }
+            if workers > 1 { BLAS.setThreads(workers) }
 
             // x = LayerNorm(x + context · Woᵀ + bo)
             Kernels.addRowBias(x, layer.attentionOutBias, into: y, rows: n, cols: h)
             BLAS.gemm(context.pointer, layer.attentionOutWeight, y, m: n, n: h, k: h, transB: true, beta: 1)
-            Kernels.layerNorm(y, rows: n, cols: h, gamma: layer.attentionNormGamma,
-                              beta: layer.attentionNormBeta, eps: c.layerNormEps)
+            layerNorm(y, rows: n, cols: h, gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta,
+                      eps: c.layerNormEps, workers: workers)
             swap(&x, &y)
 
             // x = LayerNorm(x + GELU(x · W1ᵀ + b1) · W2ᵀ + b2)
             Kernels.fillRows(innerBuf.pointer, with: layer.intermediateBias, rows: n, cols: inner)
             BLAS.gemm(x, layer.intermediateWeight, innerBuf.pointer, m: n, n: inner, k: h,
                       transB: true, beta: 1)
-            Kernels.gelu(innerBuf.pointer, count: n * inner)
+            let act = innerBuf.pointer
+            Parallel.chunks(n, workers: workers) { rows in
+                Kernels.gelu(act + rows.lowerBound * inner, count: rows.count * inner)
+            }
             Kernels.addRowBias(x, layer.outputBias, into: y, rows: n, cols: h)
             BLAS.gemm(innerBuf.pointer, layer.outputWeight, y, m: n, n: h, k: inner, transB: true, beta: 1)
-            Kernels.layerNorm(y, rows: n, cols: h, gamma: layer.outputNormGamma,
-                              beta: layer.outputNormBeta, eps: c.layerNormEps)
+            layerNorm(y, rows: n, cols: h, gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
+                      eps: c.layerNormEps, workers: workers)
             swap(&x, &y)
         }
         if isCancelled() { throw CancellationError() }
@@ -113,6 +123,16 @@ struct BertEncoder: Sendable {
                 Vectors.normalize(v, count: h)
             }
             return out
+        }
+    }
+
+    /// LayerNorm of each row, the rows split over `workers` threads.
+    private func layerNorm(
+        _ x: UnsafeMutablePointer<Float>, rows: Int, cols: Int, gamma: UnsafePointer<Float>,
+        beta: UnsafePointer<Float>, eps: Float, workers: Int
+    ) {
+        Parallel.chunks(rows, workers: workers) { r in
+            Kernels.layerNorm(x + r.lowerBound * cols, rows: r.count, cols: cols, gamma: gamma, beta: beta, eps: eps)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LinearAlgebra
 @testable import Embedding
 
 /// Tolerances from the reference file's metadata.
@@ -39,6 +40,24 @@ struct EmbedderTests {
             let single = try embedder.embed([text])[0]
             let err = maxAbsDifference(batched[i], single)
             #expect(err <= batchTolerance, "batch vs single |Δ| \(err) for \(text.debugDescription)")
+        }
+    }
+
+    /// With two BLAS threads the attention heads, GELU and LayerNorm run on two threads as well;
+    /// the vectors must not depend on it.
+    @Test func oneAndTwoThreadsAgree() throws {
+        let reference = try Reference.load()
+        let embedder = try Model.embedder()
+        let texts = reference.sentences.map(\.text)
+        let before = BLAS.threads
+        defer { BLAS.setThreads(before) }
+        BLAS.setThreads(2)
+        let two = try embedder.embed(texts)
+        BLAS.setThreads(1)
+        let one = try embedder.embed(texts)
+        try #require(one.count == texts.count && two.count == texts.count)
+        for i in texts.indices {
+            #expect(maxAbsDifference(one[i], two[i]) <= batchTolerance, "1 vs 2 threads for \(texts[i].debugDescription)")
         }
     }
 
