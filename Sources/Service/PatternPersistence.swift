@@ -55,6 +55,8 @@ struct PatternConfig: Sendable {
 /// What the engine needs for one owner, loaded in one go.
 struct OwnerPatterns {
     var state: PatternState
+    /// The index version the stored groups were last refreshed with (nil: not known).
+    var stateIndexVersion: String?
     var occurrences: [Int64: Occurrence]
     var corrections: [Correction]
     /// Label descriptions written with client labels, by group id.
@@ -66,9 +68,17 @@ extension KindredService {
 
     /// Loads the owner's engine state (an empty one when none is stored).
     func loadPatternState(_ store: RecordStore, owner: String) throws -> (PatternState, [Int64: String]) {
+        let (state, descriptions, _) = try loadPatternStateAndVersion(store, owner: owner)
+        return (state, descriptions)
+    }
+
+    /// The state, label descriptions and the index version the groups were last refreshed with.
+    func loadPatternStateAndVersion(_ store: RecordStore, owner: String) throws -> (PatternState, [Int64: String], String?) {
         var state = PatternState()
         var descriptions: [Int64: String] = [:]
+        var version: String?
         if let row = try store.patternStateRow(owner: owner) {
+            version = row.indexVersion
             state.nextGroupID = row.nextGroupID
             state.groupsVersion = Int(row.groupsVersion)
             state.pending = try PatternCodec.decode([Int64: PendingMark].self, row.pending)
@@ -78,29 +88,32 @@ extension KindredService {
             state.groups[row.id] = try PatternCodec.decode(Group.self, row.body)
             if let d = row.labelDescription { descriptions[row.id] = d }
         }
-        return (state, descriptions)
+        return (state, descriptions, version)
     }
 
     /// Loads state, eligible occurrences (with vectors when `withVectors`) and active corrections.
     func loadOwnerPatterns(_ store: RecordStore, owner: String, withVectors: Bool) throws -> OwnerPatterns {
-        let (state, descriptions) = try loadPatternState(store, owner: owner)
+        let (state, descriptions, stateVersion) = try loadPatternStateAndVersion(store, owner: owner)
         let rows = try store.eligibleOccurrences(owner: owner, indexVersion: indexVersion,
                                                  includePassages: patternConfig.passageOccurrences, withVectors: withVectors)
         var occurrences: [Int64: Occurrence] = [:]
         for r in rows { occurrences[r.id] = PatternCodec.occurrence(r) }
         let corrections = try store.correctionRows(owner: owner).filter { !$0.undone }.map { try PatternCodec.decode(Correction.self, $0.body) }
-        return OwnerPatterns(state: state, occurrences: occurrences, corrections: corrections, labelDescriptions: descriptions)
+        return OwnerPatterns(state: state, stateIndexVersion: stateVersion, occurrences: occurrences, corrections: corrections,
+                             labelDescriptions: descriptions)
     }
 
-    /// Writes what an engine call changed: the changed groups, the pending map and the counters.
-    func savePatternOutcome(_ store: RecordStore, owner: String, _ outcome: RefreshOutcome) throws {
+    /// Writes what an engine call changed: the changed groups, the pending map and the counters;
+    /// `refreshedWith` (a refresh or rebuild) records the index version the groups now match.
+    func savePatternOutcome(_ store: RecordStore, owner: String, _ outcome: RefreshOutcome, refreshedWith: IndexVersion? = nil) throws {
         for id in outcome.changedGroups {
             guard let g = outcome.state.groups[id] else { continue }
             try store.saveGroupRow(try PatternCodec.groupRow(g))
         }
         try store.savePatternStateRow(PatternStateRow(
             owner: owner, nextGroupID: outcome.state.nextGroupID, groupsVersion: Int64(outcome.state.groupsVersion),
-            pending: try PatternCodec.encode(outcome.state.pending), settledAt: outcome.state.settledAt.map { Int64($0) }))
+            pending: try PatternCodec.encode(outcome.state.pending), settledAt: outcome.state.settledAt.map { Int64($0) },
+            indexVersion: refreshedWith?.description))
     }
 }
 

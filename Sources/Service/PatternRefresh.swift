@@ -58,13 +58,17 @@ extension KindredService {
             let data = try loadOwnerPatterns(store, owner: owner, withVectors: true)
             let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
             let config = patternConfig.grouping
+            let version = indexVersion
+            // Groups refreshed with another model's vectors (same occurrence ids, new vectors): their
+            // representatives and centroids are stale, so regroup them (corrections and ids kept).
+            let rebuild = rebuild || data.stateIndexVersion.map { $0 != version.description } ?? false
             let outcome = rebuild
                 ? try PatternEngine.rebuild(state: data.state, occurrences: data.occurrences, constraints: constraints, config: config,
                                             isCancelled: { ctx.isCancelled }, progress: progress)
                 : try PatternEngine.refresh(state: data.state, occurrences: data.occurrences, constraints: constraints, config: config,
                                             isCancelled: { ctx.isCancelled }, progress: progress)
             try ctx.checkCancelled()
-            try store.database.transaction { try savePatternOutcome(store, owner: owner, outcome) }
+            try store.database.transaction { try savePatternOutcome(store, owner: owner, outcome, refreshedWith: version) }
             return outcome.stats
         }
     }

@@ -42,7 +42,10 @@ enum Migrations {
             END;
             """),
         (3, "pattern discovery", PatternSchema.sql),
-        (4, "pattern state settled version", "ALTER TABLE pattern_state ADD COLUMN settled_at INTEGER;"),
+        (4, "pattern state: settled version, index version", """
+            ALTER TABLE pattern_state ADD COLUMN settled_at INTEGER;
+            ALTER TABLE pattern_state ADD COLUMN index_version TEXT;
+            """),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -90,13 +90,18 @@ public struct PatternStateRow: Sendable, Equatable {
     public var pending: String
     /// The engine's `settledAt` (nil: unknown).
     public var settledAt: Int64?
+    /// The index version (model and dimension) whose vectors the groups were last refreshed with;
+    /// nil: not known. Saving nil keeps the stored value.
+    public var indexVersion: String?
 
-    public init(owner: String, nextGroupID: Int64, groupsVersion: Int64, pending: String, settledAt: Int64? = nil) {
+    public init(owner: String, nextGroupID: Int64, groupsVersion: Int64, pending: String, settledAt: Int64? = nil,
+                indexVersion: String? = nil) {
         self.owner = owner
         self.nextGroupID = nextGroupID
         self.groupsVersion = groupsVersion
         self.pending = pending
         self.settledAt = settledAt
+        self.indexVersion = indexVersion
     }
 }
 

@@ -181,19 +181,23 @@ extension RecordStore {
     }
 
     public func patternStateRow(owner: String) throws -> PatternStateRow? {
-        try database.query("SELECT owner, next_group_id, groups_version, pending, settled_at FROM pattern_state WHERE owner = ?", [.text(owner)]) {
+        try database.query(
+            "SELECT owner, next_group_id, groups_version, pending, settled_at, index_version FROM pattern_state WHERE owner = ?", [.text(owner)]
+        ) {
             PatternStateRow(owner: $0.text(0) ?? "", nextGroupID: $0.int(1), groupsVersion: $0.int(2), pending: $0.text(3) ?? "{}",
-                            settledAt: $0.isNull(4) ? nil : $0.int(4))
+                            settledAt: $0.isNull(4) ? nil : $0.int(4), indexVersion: $0.text(5))
         }.first
     }
 
     public func savePatternStateRow(_ row: PatternStateRow) throws {
         try database.run("""
-            INSERT INTO pattern_state(owner, next_group_id, groups_version, pending, settled_at) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO pattern_state(owner, next_group_id, groups_version, pending, settled_at, index_version)
+            VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT(owner) DO UPDATE SET next_group_id = excluded.next_group_id,
-                groups_version = excluded.groups_version, pending = excluded.pending, settled_at = excluded.settled_at
+                groups_version = excluded.groups_version, pending = excluded.pending, settled_at = excluded.settled_at,
+                index_version = coalesce(excluded.index_version, pattern_state.index_version)
             """, [.text(row.owner), .int(row.nextGroupID), .int(row.groupsVersion), .text(row.pending),
-                  row.settledAt.map { .int($0) } ?? .null])
+                  row.settledAt.map { .int($0) } ?? .null, row.indexVersion.map { .text($0) } ?? .null])
     }
 
     static let groupColumns = "owner, id, category, state, version, label, label_description, body"

@@ -1,6 +1,7 @@
 import Testing
 import KindredCore
 import JSONRPC
+import Storage
 @testable import Service
 
 @Suite struct PatternRefreshTests {
@@ -157,5 +158,34 @@ import JSONRPC
         #expect(kinds.first == "begin")
         #expect(kinds.last == "end")
         #expect(kinds.contains("report"))
+    }
+
+    @Test func aNewModelRegroupsWithItsVectorsAndKeepsTheCorrections() throws {
+        let f = try PatternFixture()
+        let ids = try (1...4).map { try f.record("t\($0)", "teacher \($0)") }
+        try f.refresh()
+        #expect(try f.groupRecords()[1] == ["t1", "t2", "t3", "t4"])
+        let d = try f.call("patterns/correct", ["owner": "o", "correction": ["kind": "dismiss", "groupId": 1, "occurrenceId": .int(ids[1])]])
+        #expect(d["affectedGroups"] == [1])
+        func storedVersion() throws -> String? {
+            try RecordStore(readerFor: f.path).database.query("SELECT index_version FROM pattern_state WHERE owner = 'o'") { $0.text(0) }.first ?? nil
+        }
+        #expect(try storedVersion() == "table@8")
+        // Another model of the same dimension puts teachers 3 and 4 somewhere else entirely: the
+        // occurrences keep their ids but get new vectors, so the groups are rebuilt from them.
+        var table = Theme.table
+        table["teacher 3"] = Theme.vector(3, [6])
+        table["teacher 4"] = Theme.vector(3, [7])
+        try f.reopen(embedder: TableEmbedder(modelID: "table-2", table: table))
+        let r = try f.refresh()
+        #expect(r["vectorsComputed"] == 4)
+        #expect(try storedVersion() == "table-2@8")
+        let groups = try f.groupRecords()
+        #expect(groups.values.contains(["t3", "t4"]))
+        // The dismissal still keeps t2 out of t1's group.
+        #expect(!groups.values.contains { $0.contains("t1") && $0.contains("t2") })
+        // The next refresh has nothing to do.
+        let again = try f.refresh()
+        #expect(again["groupsChanged"] == 0 && again["groupsCreated"] == 0)
     }
 }

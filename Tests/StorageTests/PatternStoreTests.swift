@@ -48,15 +48,20 @@ import KindredCore
         #expect(try store.groupRow(owner: "other", id: 1) == nil)
     }
 
-    @Test func patternStateRowKeepsTheSettledVersionOrItsAbsence() throws {
+    @Test func patternStateRowKeepsTheSettledAndIndexVersions() throws {
         let dir = TempDirectory()
         let store = try RecordStore(path: dir.path("k.sqlite"))
         #expect(try store.patternStateRow(owner: "o") == nil)
         try store.savePatternStateRow(PatternStateRow(owner: "o", nextGroupID: 4, groupsVersion: 9, pending: "{}", settledAt: 9))
         #expect(try store.patternStateRow(owner: "o") == PatternStateRow(owner: "o", nextGroupID: 4, groupsVersion: 9, pending: "{}", settledAt: 9))
-        try store.savePatternStateRow(PatternStateRow(owner: "o", nextGroupID: 5, groupsVersion: 11, pending: "{}", settledAt: nil))
+        try store.savePatternStateRow(PatternStateRow(owner: "o", nextGroupID: 5, groupsVersion: 11, pending: "{}", settledAt: nil,
+                                                      indexVersion: "m@2"))
         #expect(try store.patternStateRow(owner: "o")?.settledAt == nil)
         #expect(try store.patternStateRow(owner: "o")?.groupsVersion == 11)
+        #expect(try store.patternStateRow(owner: "o")?.indexVersion == "m@2")
+        // Saving without an index version (a correction, a deletion) keeps the stored one.
+        try store.savePatternStateRow(PatternStateRow(owner: "o", nextGroupID: 5, groupsVersion: 12, pending: "{}"))
+        #expect(try store.patternStateRow(owner: "o")?.indexVersion == "m@2")
     }
 
     @Test func nestedTransactionsRollBackTogether() throws {
