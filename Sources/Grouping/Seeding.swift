@@ -9,8 +9,15 @@ extension Workspace {
     /// cannot-linked to any of them. A clique spanning ≥ 2 records becomes a new group.
     mutating func seed(_ fresh: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
         let pool = scopePending(scope)
+        // An occurrence that seeds nothing counts as evaluated when assignment last looked at it
+        // (its certificate), not after this call: groups seeded later in this call have not been
+        // offered to it yet, so the next pass offers them.
+        let before = state.groupsVersion
+        func evaluated(_ id: Int64) {
+            state.pending[id]!.evaluatedAt = min(before, state.pending[id]!.certificate?.at ?? before)
+        }
         guard pool.count >= 2, let d = occurrences[pool[0]]?.vector.count else {
-            for id in fresh where state.pending[id] != nil { state.pending[id]!.evaluatedAt = state.groupsVersion }
+            for id in fresh where state.pending[id] != nil { evaluated(id) }
             return false
         }
         let qSeed = config.quantise(config.tauSeed)
@@ -71,7 +78,7 @@ extension Workspace {
                     records.insert(y.recordID)
                 }
                 guard records.count >= 2 else {
-                    state.pending[oid]!.evaluatedAt = state.groupsVersion
+                    evaluated(oid)
                     continue
                 }
                 for member in clique { taken.insert(member.id) }

@@ -223,3 +223,21 @@ import Testing
         }
     }
 }
+
+@Suite struct SeedingOrderTests {
+    /// C is too far from A and B to seed a group with them (< τ_seed) but close enough to join the
+    /// group they seed (≥ τ_rep, ≥ τ_sup). Seeding looks at C after that group exists, so C must be
+    /// offered the group in the next pass, in the same refresh.
+    @Test func anOccurrenceThatSeedsNothingIsOfferedTheGroupsSeededBeforeIt() throws {
+        let occ = Fixture.index([
+            Fixture.occ(1, record: "a", Fixture.vec(1)),
+            Fixture.occ(2, record: "b", Fixture.vec(1, 0.1)),
+            Fixture.occ(3, record: "c", Fixture.vec(0.5, 0, 0.866)),
+        ])
+        let out = try Fixture.refresh(PatternState(), occ)
+        let g = try #require(out.state.sortedGroups.first)
+        #expect(Set(g.memberIDs) == [1, 2, 3])
+        #expect(out.state.pending.isEmpty)
+        #expect(try Fixture.refresh(out.state, occ).state == out.state)
+    }
+}
