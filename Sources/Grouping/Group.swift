@@ -24,6 +24,44 @@ public struct Membership: Sendable, Hashable, Codable {
         self.groupID = groupID
         self.source = source
     }
+
+    /// Stored compactly as `[occurrenceID, groupID, score]` (automatic), `[occurrenceID, groupID, "pinned"]`
+    /// or `[occurrenceID, groupID, "moved"]`: a group holds many memberships, and a flat array
+    /// decodes several times faster than nested objects. The keyed form of older states still reads.
+    public init(from decoder: Decoder) throws {
+        guard var c = try? decoder.unkeyedContainer() else {
+            let k = try decoder.container(keyedBy: Keys.self)
+            self.init(occurrenceID: try k.decode(Int64.self, forKey: .occurrenceID), groupID: try k.decode(Int64.self, forKey: .groupID),
+                      source: try k.decode(MembershipSource.self, forKey: .source))
+            return
+        }
+        let occurrence = try c.decode(Int64.self), group = try c.decode(Int64.self)
+        let source: MembershipSource
+        if let score = try? c.decode(Int.self) {
+            source = .automatic(score: score)
+        } else {
+            switch try c.decode(String.self) {
+            case "pinned": source = .pinned
+            case "moved": source = .moved
+            case let other:
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "unknown membership source \(other)")
+            }
+        }
+        self.init(occurrenceID: occurrence, groupID: group, source: source)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.unkeyedContainer()
+        try c.encode(occurrenceID)
+        try c.encode(groupID)
+        switch source {
+        case let .automatic(score): try c.encode(score)
+        case .pinned: try c.encode("pinned")
+        case .moved: try c.encode("moved")
+        }
+    }
+
+    private enum Keys: String, CodingKey { case occurrenceID, groupID, source }
 }
 
 public enum GroupState: String, Sendable, Hashable, Codable {

@@ -23,9 +23,18 @@ enum PatternCodec {
                    vector: o.vector ?? [])
     }
 
+    /// The group's row: its JSON body without the centroid, which goes to its own BLOB column.
     static func groupRow(_ g: Group) throws -> GroupRow {
-        GroupRow(owner: g.owner, id: g.id, category: g.category, state: g.state.rawValue, version: Int64(g.version),
-                 label: g.label, labelDescription: nil, body: try encode(g))
+        var body = g
+        body.centroid = nil
+        return GroupRow(owner: g.owner, id: g.id, category: g.category, state: g.state.rawValue, version: Int64(g.version),
+                        label: g.label, labelDescription: nil, body: try encode(body), centroid: g.centroid?.values)
+    }
+
+    static func group(_ row: GroupRow) throws -> Group {
+        var g = try decode(Group.self, row.body)
+        if let c = row.centroid { g.centroid = PackedVector(c) }
+        return g
     }
 }
 
@@ -85,7 +94,7 @@ extension KindredService {
             state.settledAt = row.settledAt.map { Int($0) }
         }
         for row in try store.groupRows(owner: owner) {
-            state.groups[row.id] = try PatternCodec.decode(Group.self, row.body)
+            state.groups[row.id] = try PatternCodec.group(row)
             if let d = row.labelDescription { descriptions[row.id] = d }
         }
         return (state, descriptions, version)

@@ -42,9 +42,10 @@ enum Migrations {
             END;
             """),
         (3, "pattern discovery", PatternSchema.sql),
-        (4, "pattern state: settled version, index version", """
+        (4, "pattern state: settled version, index version; group centroids", """
             ALTER TABLE pattern_state ADD COLUMN settled_at INTEGER;
             ALTER TABLE pattern_state ADD COLUMN index_version TEXT;
+            ALTER TABLE pattern_groups ADD COLUMN centroid BLOB;
             """),
     ]
 

@@ -68,9 +68,12 @@ public struct GroupRow: Sendable, Equatable {
     public var label: String?
     public var labelDescription: String?
     public var body: String
+    /// The group's unit centroid, little-endian float32 (kept out of the JSON body: it is the
+    /// bulk of a group and a BLOB reads without parsing).
+    public var centroid: [Float]?
 
     public init(owner: String, id: Int64, category: String, state: String, version: Int64, label: String?,
-                labelDescription: String?, body: String) {
+                labelDescription: String?, body: String, centroid: [Float]? = nil) {
         self.owner = owner
         self.id = id
         self.category = category
@@ -79,6 +82,7 @@ public struct GroupRow: Sendable, Equatable {
         self.label = label
         self.labelDescription = labelDescription
         self.body = body
+        self.centroid = centroid
     }
 }
 

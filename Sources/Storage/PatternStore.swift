@@ -200,11 +200,19 @@ extension RecordStore {
                   row.settledAt.map { .int($0) } ?? .null, row.indexVersion.map { .text($0) } ?? .null])
     }
 
-    static let groupColumns = "owner, id, category, state, version, label, label_description, body"
+    static let groupColumns = "owner, id, category, state, version, label, label_description, body, centroid"
 
     static func readGroup(_ s: Statement) -> GroupRow {
-        GroupRow(owner: s.text(0) ?? "", id: s.int(1), category: s.text(2) ?? "", state: s.text(3) ?? "", version: s.int(4),
-                 label: s.text(5), labelDescription: s.text(6), body: s.text(7) ?? "{}")
+        var centroid: [Float]?
+        if !s.isNull(8) {
+            centroid = s.withBlob(8) { bytes in
+                var v: [Float] = []
+                v.reserveCapacity(bytes.count / 4)
+                return VectorBlob.decode(bytes, dimension: bytes.count / 4, into: &v) ? v : nil
+            }
+        }
+        return GroupRow(owner: s.text(0) ?? "", id: s.int(1), category: s.text(2) ?? "", state: s.text(3) ?? "", version: s.int(4),
+                        label: s.text(5), labelDescription: s.text(6), body: s.text(7) ?? "{}", centroid: centroid)
     }
 
     public func groupRows(owner: String) throws -> [GroupRow] {
@@ -219,13 +227,13 @@ extension RecordStore {
     /// Writes a group. The client's label description survives only while the group keeps a label.
     public func saveGroupRow(_ row: GroupRow) throws {
         try database.run("""
-            INSERT INTO pattern_groups(owner, id, category, state, version, label, label_description, body)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO pattern_groups(owner, id, category, state, version, label, label_description, body, centroid)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(owner, id) DO UPDATE SET category = excluded.category, state = excluded.state,
-                version = excluded.version, label = excluded.label, body = excluded.body,
+                version = excluded.version, label = excluded.label, body = excluded.body, centroid = excluded.centroid,
                 label_description = CASE WHEN excluded.label IS NULL THEN NULL ELSE pattern_groups.label_description END
             """, [.text(row.owner), .int(row.id), .text(row.category), .text(row.state), .int(row.version), .from(row.label),
-                  .from(row.labelDescription), .text(row.body)])
+                  .from(row.labelDescription), .text(row.body), row.centroid.map { .blob(VectorBlob.encode($0)) } ?? .null])
     }
 
     public func setGroupLabelDescription(owner: String, id: Int64, description: String?) throws {

@@ -97,6 +97,18 @@ import Testing
         #expect(back.pending.mapValues(\.scope) == s.pending.mapValues(\.scope))
     }
 
+    @Test func membershipsAreStoredFlatAndOlderKeyedOnesStillRead() throws {
+        let ms = [Membership(occurrenceID: 7, groupID: 2, source: .automatic(score: 6123)),
+                  Membership(occurrenceID: 9, groupID: 2, source: .pinned), Membership(occurrenceID: 11, groupID: 2, source: .moved)]
+        let text = String(decoding: try JSONEncoder().encode(ms), as: UTF8.self)
+        #expect(text == #"[[7,2,6123],[9,2,"pinned"],[11,2,"moved"]]"#)
+        #expect(try JSONDecoder().decode([Membership].self, from: Data(text.utf8)) == ms)
+        let older = #"[{"occurrenceID":7,"groupID":2,"source":{"automatic":{"score":6123}}},"#
+            + #"{"groupID":2,"occurrenceID":9,"source":{"pinned":{}}},{"occurrenceID":11,"groupID":2,"source":{"moved":{}}}]"#
+        #expect(try JSONDecoder().decode([Membership].self, from: Data(older.utf8)) == ms)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Membership.self, from: Data(#"[1,2,"lost"]"#.utf8)) }
+    }
+
     @Test func packedVectorsRoundTripBitForBitAndRefuseBadText() throws {
         let v = PackedVector([0, -0.0, 1, -1.5, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1])
         let back = try JSONDecoder().decode(PackedVector.self, from: JSONEncoder().encode(v))

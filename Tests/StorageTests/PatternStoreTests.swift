@@ -48,6 +48,19 @@ import KindredCore
         #expect(try store.groupRow(owner: "other", id: 1) == nil)
     }
 
+    @Test func groupCentroidsRoundTripAsFloat32Blobs() throws {
+        let dir = TempDirectory()
+        let store = try RecordStore(path: dir.path("k.sqlite"))
+        var row = GroupRow(owner: "o", id: 1, category: "person", state: "active", version: 1, label: nil, labelDescription: nil,
+                           body: "{}", centroid: [0.25, -1.5, .leastNonzeroMagnitude])
+        try store.saveGroupRow(row)
+        #expect(try store.groupRow(owner: "o", id: 1)?.centroid?.map(\.bitPattern) == row.centroid!.map(\.bitPattern))
+        row.centroid = nil
+        try store.saveGroupRow(row)
+        #expect(try store.groupRow(owner: "o", id: 1)?.centroid == nil)
+        #expect(try store.groupRows(owner: "o").count == 1)
+    }
+
     @Test func patternStateRowKeepsTheSettledAndIndexVersions() throws {
         let dir = TempDirectory()
         let store = try RecordStore(path: dir.path("k.sqlite"))
