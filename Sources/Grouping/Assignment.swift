@@ -195,10 +195,10 @@ extension Workspace {
         // Which occurrences need a full evaluation as of the start; their rows are scored by GEMM in
         // chunks of `blockSize` (a placement then packs the centroids once, not once per 256
         // pending occurrences). A skip decision is re-checked after any change.
-        var skipAtStart = Set<Int64>()
+        var skipAtStart = [Bool](repeating: false, count: work.count)
         var needAtStart: [Int64] = []
-        for oid in work where state.pending[oid] != nil {
-            if skippable(oid, &ctx) { skipAtStart.insert(oid) } else { needAtStart.append(oid) }
+        for (n, oid) in work.enumerated() {
+            if skippable(oid, &ctx) { skipAtStart[n] = true } else { needAtStart.append(oid) }
         }
         var needIndex: [Int64: Int] = [:]
         for (k, oid) in needAtStart.enumerated() { needIndex[oid] = k }
@@ -206,14 +206,16 @@ extension Workspace {
         var rowOf: [Int64: Int] = [:]
         var scores: Matrix?
         var chunkEnd = 0
-        for (n, oid) in work.enumerated() where state.pending[oid] != nil {
+        for (n, oid) in work.enumerated() {
+            // (An earlier occurrence's group change may have evicted or placed this one.)
+            guard let pi = state.pending.index(forKey: oid) else { continue }
             if n % config.blockSize == 0, isCancelled() { throw GroupingError.cancelled }
             // Nothing changed since the start: the answer from then still holds.
-            let skip = state.groupsVersion == versionAtStart ? skipAtStart.contains(oid) : skippable(oid, &ctx)
+            let skip = state.groupsVersion == versionAtStart ? skipAtStart[n] : skippable(oid, &ctx)
             if skip {
                 // Same candidates, same profiles: the decision is unchanged.
-                state.pending[oid]!.evaluatedAt = state.groupsVersion
-                state.pending[oid]!.certificate!.at = state.groupsVersion
+                state.pending.values[pi].evaluatedAt = state.groupsVersion
+                state.pending.values[pi].certificate!.at = state.groupsVersion
                 continue
             }
             // One or a few occurrences (a placement) are scored against the stored centroids
@@ -331,8 +333,9 @@ extension Workspace {
     func skippable(_ oid: Int64, _ ctx: inout AssignContext) -> Bool {
         guard let mark = state.pending[oid], mark.evaluatedAt != nil, let cert = mark.certificate,
               let at = occurrences.index(forKey: oid) else { return false }
-        let vector = occurrences.values[at].vector, tags = occurrences.values[at].tags
-        guard cert.stamp == stamp(occurrences.values[at].recordID, ctx),
+        let occ = occurrences.values[at]
+        let vector = occ.vector, tags = occ.tags
+        guard cert.stamp == stamp(occ.recordID, ctx),
               let changedGroups = ctx.changedMemoised(since: cert.at, self, limit: Self.certificateLimit) else { return false }
         for gid in changedGroups {
             if binarySearch(cert.candidates, gid) { return false }

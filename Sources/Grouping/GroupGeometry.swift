@@ -50,7 +50,7 @@ enum GroupGeometry {
 }
 
 /// What assignment needs to know about one group, computed from its members.
-struct GroupProfile {
+final class GroupProfile {
     let id: Int64
     let records: Set<String>
     let tags: Set<String>

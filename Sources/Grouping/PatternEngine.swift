@@ -134,7 +134,10 @@ extension Workspace {
             for gid in groups(in: scope) { lastChange = max(lastChange, state.groups[gid]!.changedAt) }
             recentlyEvicted = []
             let pend = scopePending(scope)
-            let work = pend.filter { (state.pending[$0]!.evaluatedAt ?? -1) < lastChange || state.pending[$0]!.evaluatedAt == nil }
+            let work = pend.filter { id in
+                guard let at = state.pending[id]?.evaluatedAt else { return true }
+                return at < lastChange
+            }
             if work.isEmpty { return }
             var changed = try assign(work, in: scope, isCancelled: isCancelled)
             // Evicted occurrences wait for the next pass rather than join another group in this one.
