@@ -12,6 +12,8 @@ struct AssignContext {
     var centroids: Matrix?
     /// Groups changed during this call: their centroid row is stale, use the profile.
     var stale: Set<Int64> = []
+    /// `stale` by live index (filled once `live` is known), so that ranking needs no hashing.
+    private(set) var staleLive: [Bool] = []
     private var profiles: [Int64: GroupProfile] = [:]
     private var noProfile: Set<Int64> = []
     var tagIndex: [String: Set<Int64>]?
@@ -62,6 +64,7 @@ struct AssignContext {
         let old = profiles.removeValue(forKey: gid)
         noProfile.remove(gid)
         stale.insert(gid)
+        if liveKnown, let j = Self.position(of: gid, in: live) { staleLive[j] = true }
         guard tagIndex != nil else { return }
         if let old { for t in old.tags { tagIndex![t]?.remove(gid) } }
         if let new = profile(gid, ws) { for t in new.tags { tagIndex![t, default: []].insert(gid) } }
@@ -78,6 +81,7 @@ struct AssignContext {
         guard !liveKnown else { return }
         liveKnown = true
         live = order.filter { Self.isLive($0, ws) }
+        staleLive = live.map { stale.contains($0) }
         liveUnits.reserveCapacity(live.count)
         var sum = [Float](repeating: 0, count: d)
         for gid in live {
@@ -114,6 +118,13 @@ struct AssignContext {
             }
         }
         centroids = Matrix(rows: live.count, cols: d, storage: storage)
+    }
+
+    /// Index of `gid` in the ascending `ids`, if present.
+    static func position(of gid: Int64, in ids: [Int64]) -> Int? {
+        var lo = 0, hi = ids.count
+        while lo < hi { let mid = (lo + hi) / 2; if ids[mid] < gid { lo = mid + 1 } else { hi = mid } }
+        return lo < ids.count && ids[lo] == gid ? lo : nil
     }
 
     mutating func tags(_ ws: Workspace) -> [String: Set<Int64>] {
@@ -268,7 +279,7 @@ extension Workspace {
         ranked.reserveCapacity(ctx.live.count)
         for (j, gid) in ctx.live.enumerated() {
             let s: Float
-            if ctx.stale.contains(gid) {
+            if ctx.staleLive[j] {
                 guard let p = ctx.profile(gid, self) else { continue }
                 s = Vectors.dot(occ.vector, p.unitSum)
             } else if let row {
