@@ -72,11 +72,10 @@ public enum GroupState: String, Sendable, Hashable, Codable {
 }
 
 /// A persistent pattern: occurrences from distinct records that share a specific situation.
-///
-/// A value type whose fields live in one copy-on-write box, so that reading a group out of the
-/// state's dictionary costs one reference count, not one per array and string field.
+/// Its fields live in copy-on-write storage shared by its copies (`SharedFields`).
 public struct Group: Sendable, Hashable, Codable {
-    private final class Box: @unchecked Sendable {
+    /// The stored fields (their names are the JSON keys).
+    private struct Fields: Hashable, Codable {
         var id: Int64
         var owner: String
         var category: String
@@ -90,177 +89,93 @@ public struct Group: Sendable, Hashable, Codable {
         var changedAt: Int
         var centroid: PackedVector?
         var memberDigest: IDDigest?
-
-        init(_ id: Int64, _ owner: String, _ category: String, _ members: [Membership], _ medoid: Int64?, _ exemplars: [Int64], _ state: GroupState, _ label: String?, _ labelVersion: Int?, _ version: Int, _ changedAt: Int, _ centroid: PackedVector?, _ memberDigest: IDDigest?) {
-            self.id = id
-            self.owner = owner
-            self.category = category
-            self.members = members
-            self.medoid = medoid
-            self.exemplars = exemplars
-            self.state = state
-            self.label = label
-            self.labelVersion = labelVersion
-            self.version = version
-            self.changedAt = changedAt
-            self.centroid = centroid
-            self.memberDigest = memberDigest
-        }
-
-        func copy() -> Box { Box(id, owner, category, members, medoid, exemplars, state, label, labelVersion, version, changedAt, centroid, memberDigest) }
     }
 
-    private var box: Box
-
-    /// The box, copied first when shared (copy on write).
-    private var unique: Box {
-        mutating get {
-            if !isKnownUniquelyReferenced(&box) { box = box.copy() }
-            return box
-        }
-    }
+    private var box: SharedFields<Fields>
 
     /// Monotonic, never reused.
     public var id: Int64 {
-        get { box.id }
-        set { unique.id = newValue }
+        get { box.fields.id }
+        set { SharedFields.unique(&box).fields.id = newValue }
     }
     public var owner: String {
-        get { box.owner }
-        set { unique.owner = newValue }
+        get { box.fields.owner }
+        set { SharedFields.unique(&box).fields.owner = newValue }
     }
     public var category: String {
-        get { box.category }
-        set { unique.category = newValue }
+        get { box.fields.category }
+        set { SharedFields.unique(&box).fields.category = newValue }
     }
     /// Canonical order: ascending occurrence id.
     public var members: [Membership] {
-        get { box.members }
-        set { unique.members = newValue }
+        get { box.fields.members }
+        set { SharedFields.unique(&box).fields.members = newValue }
     }
     /// The member maximising the summed similarity to all members (ties: lowest id).
     public var medoid: Int64? {
-        get { box.medoid }
-        set { unique.medoid = newValue }
+        get { box.fields.medoid }
+        set { SharedFields.unique(&box).fields.medoid = newValue }
     }
     /// Supporting examples: the members most similar to the medoid (distinct records).
     public var exemplars: [Int64] {
-        get { box.exemplars }
-        set { unique.exemplars = newValue }
+        get { box.fields.exemplars }
+        set { SharedFields.unique(&box).fields.exemplars = newValue }
     }
     public var state: GroupState {
-        get { box.state }
-        set { unique.state = newValue }
+        get { box.fields.state }
+        set { SharedFields.unique(&box).fields.state = newValue }
     }
     /// Client-written label; cleared whenever any member leaves.
     public var label: String? {
-        get { box.label }
-        set { unique.label = newValue }
+        get { box.fields.label }
+        set { SharedFields.unique(&box).fields.label = newValue }
     }
     /// The group version the client label was written for.
     public var labelVersion: Int? {
-        get { box.labelVersion }
-        set { unique.labelVersion = newValue }
+        get { box.fields.labelVersion }
+        set { SharedFields.unique(&box).fields.labelVersion = newValue }
     }
     /// Bumped on every membership change.
     public var version: Int {
-        get { box.version }
-        set { unique.version = newValue }
+        get { box.fields.version }
+        set { SharedFields.unique(&box).fields.version = newValue }
     }
     /// `PatternState.groupsVersion` at the last membership change.
     public var changedAt: Int {
-        get { box.changedAt }
-        set { unique.changedAt = newValue }
+        get { box.fields.changedAt }
+        set { SharedFields.unique(&box).fields.changedAt = newValue }
     }
     /// unit(Σ member vectors, in canonical order), as of the last settle; nil while the members
     /// changed since (or in states written before it was kept). Saves summing every member of every
     /// group when an occurrence is placed. Valid while member vectors stay fixed for their ids.
     public var centroid: PackedVector? {
-        get { box.centroid }
-        set { unique.centroid = newValue }
+        get { box.fields.centroid }
+        set { SharedFields.unique(&box).fields.centroid = newValue }
     }
     /// Digest of the member ids as of the last settle (nil while the members changed since).
     public var memberDigest: IDDigest? {
-        get { box.memberDigest }
-        set { unique.memberDigest = newValue }
+        get { box.fields.memberDigest }
+        set { SharedFields.unique(&box).fields.memberDigest = newValue }
     }
 
     public init(
-        id: Int64, owner: String, category: String, members: [Membership] = [], medoid: Int64? = nil, exemplars: [Int64] = [], state: GroupState = .dormant, label: String? = nil, labelVersion: Int? = nil, version: Int = 0, changedAt: Int = 0, centroid: PackedVector? = nil, memberDigest: IDDigest? = nil
+        id: Int64, owner: String, category: String, members: [Membership] = [], medoid: Int64? = nil,
+        exemplars: [Int64] = [], state: GroupState = .dormant, label: String? = nil, labelVersion: Int? = nil,
+        version: Int = 0, changedAt: Int = 0, centroid: PackedVector? = nil, memberDigest: IDDigest? = nil
     ) {
-        box = Box(id, owner, category, members, medoid, exemplars, state, label, labelVersion, version, changedAt, centroid, memberDigest)
+        box = SharedFields(Fields(
+            id: id, owner: owner, category: category, members: members, medoid: medoid, exemplars: exemplars, state: state,
+            label: label, labelVersion: labelVersion, version: version, changedAt: changedAt, centroid: centroid,
+            memberDigest: memberDigest))
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case id, owner, category, members, medoid, exemplars, state, label, labelVersion, version, changedAt, centroid, memberDigest
-    }
+    public init(from decoder: Decoder) throws { box = SharedFields(try Fields(from: decoder)) }
 
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            id: try c.decode(Int64.self, forKey: .id),
-            owner: try c.decode(String.self, forKey: .owner),
-            category: try c.decode(String.self, forKey: .category),
-            members: try c.decode([Membership].self, forKey: .members),
-            medoid: try c.decodeIfPresent(Int64.self, forKey: .medoid),
-            exemplars: try c.decode([Int64].self, forKey: .exemplars),
-            state: try c.decode(GroupState.self, forKey: .state),
-            label: try c.decodeIfPresent(String.self, forKey: .label),
-            labelVersion: try c.decodeIfPresent(Int.self, forKey: .labelVersion),
-            version: try c.decode(Int.self, forKey: .version),
-            changedAt: try c.decode(Int.self, forKey: .changedAt),
-            centroid: try c.decodeIfPresent(PackedVector.self, forKey: .centroid),
-            memberDigest: try c.decodeIfPresent(IDDigest.self, forKey: .memberDigest))
-    }
+    public func encode(to encoder: Encoder) throws { try box.fields.encode(to: encoder) }
 
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(owner, forKey: .owner)
-        try c.encode(category, forKey: .category)
-        try c.encode(members, forKey: .members)
-        try c.encodeIfPresent(medoid, forKey: .medoid)
-        try c.encode(exemplars, forKey: .exemplars)
-        try c.encode(state, forKey: .state)
-        try c.encodeIfPresent(label, forKey: .label)
-        try c.encodeIfPresent(labelVersion, forKey: .labelVersion)
-        try c.encode(version, forKey: .version)
-        try c.encode(changedAt, forKey: .changedAt)
-        try c.encodeIfPresent(centroid, forKey: .centroid)
-        try c.encodeIfPresent(memberDigest, forKey: .memberDigest)
-    }
+    public static func == (a: Self, b: Self) -> Bool { a.box === b.box || a.box.fields == b.box.fields }
 
-    public static func == (a: Group, b: Group) -> Bool {
-        a.box === b.box || (a.id == b.id
-            && a.owner == b.owner
-            && a.category == b.category
-            && a.members == b.members
-            && a.medoid == b.medoid
-            && a.exemplars == b.exemplars
-            && a.state == b.state
-            && a.label == b.label
-            && a.labelVersion == b.labelVersion
-            && a.version == b.version
-            && a.changedAt == b.changedAt
-            && a.centroid == b.centroid
-            && a.memberDigest == b.memberDigest)
-    }
-
-    public func hash(into h: inout Hasher) {
-        h.combine(id)
-        h.combine(owner)
-        h.combine(category)
-        h.combine(members)
-        h.combine(medoid)
-        h.combine(exemplars)
-        h.combine(state)
-        h.combine(label)
-        h.combine(labelVersion)
-        h.combine(version)
-        h.combine(changedAt)
-        h.combine(centroid)
-        h.combine(memberDigest)
-    }
+    public func hash(into h: inout Hasher) { box.fields.hash(into: &h) }
 
     /// The stored centroid when it has dimension `d`.
     func centroid(dimension d: Int) -> [Float]? {
