@@ -83,26 +83,13 @@ struct AssignContext {
         live = order.filter { Self.isLive($0, ws) }
         staleLive = live.map { stale.contains($0) }
         liveUnits.reserveCapacity(live.count)
-        var sum = [Float](repeating: 0, count: d)
         for gid in live {
             let g = ws.state.groups[gid]!
             if let u = g.centroid(dimension: d) ?? profiles[gid]?.unitSum ?? ws.unitSumCache[gid] {
                 liveUnits.append(u)
                 continue
             }
-            // unit(Σ members) exactly as Vectors.normalized(GroupGeometry.sum(...)), without the
-            // intermediate arrays.
-            for i in 0..<d { sum[i] = 0 }
-            sum.withUnsafeMutableBufferPointer { acc in
-                for m in g.members {
-                    guard let at = ws.occurrences.index(forKey: m.occurrenceID) else { continue }
-                    ws.occurrences.values[at].vector.withUnsafeBufferPointer { v in
-                        for i in 0..<min(d, v.count) { acc[i] += v[i] }
-                    }
-                }
-            }
-            let n = max(Vectors.norm(sum), 1e-12)
-            let u = sum.map { $0 / n }
+            let u = Vectors.normalized(GroupGeometry.sum(g.memberIDs, ws.occurrences))
             computedUnitSums[gid] = u
             liveUnits.append(u)
         }

@@ -163,50 +163,20 @@ extension Workspace {
             }
             return out.sorted()
         }
-        var table = ScopeTable()
+        var lastChange: [Scope: Int] = [:]
         let groups = state.groups.values
-        for i in groups.indices {
-            let k = table.slot(owner: groups[i].owner, category: groups[i].category)
-            if groups[i].changedAt > table.lastChange[k] { table.lastChange[k] = groups[i].changedAt }
-        }
+        for i in groups.indices { lastChange[groups[i].scope] = max(lastChange[groups[i].scope] ?? 0, groups[i].changedAt) }
         // A pending occurrence evaluated after the last change of every scope has no work.
-        let latest = table.lastChange.max() ?? 0
+        let latest = lastChange.values.max() ?? 0
+        var out = Set<Scope>()
         let marks = state.pending.values
         for i in state.pending.indices {
             let mark = marks[i]
             if let at = mark.evaluatedAt, at >= latest { continue }
-            guard let scope = mark.scope ?? occurrences.scopeOf(state.pending.keys[i]) else { continue }
-            let k = table.slot(owner: scope.owner, category: scope.category)
-            if table.hasWork[k] { continue }
-            if mark.evaluatedAt == nil || mark.evaluatedAt! < table.lastChange[k] { table.hasWork[k] = true }
+            guard let scope = mark.scope ?? occurrences.scopeOf(state.pending.keys[i]), !out.contains(scope) else { continue }
+            if mark.evaluatedAt == nil || mark.evaluatedAt! < lastChange[scope] ?? 0 { out.insert(scope) }
         }
-        return table.scopes.indices.filter { table.hasWork[$0] }.map { table.scopes[$0] }.sorted()
-    }
-}
-
-/// Scopes seen in one pass with their latest group change: a short list searched in order (a few
-/// categories per owner is the common case), with a dictionary once it grows.
-struct ScopeTable {
-    var scopes: [Scope] = []
-    var lastChange: [Int] = []
-    var hasWork: [Bool] = []
-    private var index: [Scope: Int]?
-
-    mutating func slot(owner: String, category: String) -> Int {
-        if let index {
-            if let k = index[Scope(owner: owner, category: category)] { return k }
-        } else {
-            for k in scopes.indices where scopes[k].category == category && scopes[k].owner == owner { return k }
-        }
-        scopes.append(Scope(owner: owner, category: category))
-        lastChange.append(0)
-        hasWork.append(false)
-        if index != nil {
-            index![scopes.last!] = scopes.count - 1
-        } else if scopes.count > 16 {
-            index = Dictionary(uniqueKeysWithValues: scopes.enumerated().map { ($1, $0) })
-        }
-        return scopes.count - 1
+        return out.sorted()
     }
 }
 

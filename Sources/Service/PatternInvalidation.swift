@@ -43,7 +43,7 @@ extension KindredService {
     /// Takes occurrences out of their groups and out of pending, and saves what changed.
     func removeFromPatterns(_ store: RecordStore, owner: String, _ ids: Set<Int64>) throws {
         guard !ids.isEmpty, try store.patternStateRow(owner: owner) != nil else { return }
-        let (state, _) = try loadPatternState(store, owner: owner)
+        let (state, _, _) = try loadPatternState(store, owner: owner)
         let affected = state.groups.values.filter { g in g.members.contains { ids.contains($0.occurrenceID) } }
         let inPending = ids.contains { state.pending[$0] != nil }
         guard !affected.isEmpty || inPending else { return }

@@ -104,7 +104,7 @@ extension KindredService {
         let description = try p.optionalString("description")
         return try withPatternWriter(owner: owner) { store in
             try store.database.transaction {
-                let (state, _) = try loadPatternState(store, owner: owner)
+                let (state, _, _) = try loadPatternState(store, owner: owner)
                 let next = try PatternEngine.setLabel(state, groupID: groupID, version: Int(version), label: label)
                 try store.saveGroupRow(try PatternCodec.groupRow(next.groups[groupID]!))
                 try store.setGroupLabelDescription(owner: owner, id: groupID, description: label == nil ? nil : description)

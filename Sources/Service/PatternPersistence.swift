@@ -76,13 +76,8 @@ extension KindredService {
     var patternConfig: PatternConfig { PatternConfig(config) }
 
     /// Loads the owner's engine state (an empty one when none is stored).
-    func loadPatternState(_ store: RecordStore, owner: String) throws -> (PatternState, [Int64: String]) {
-        let (state, descriptions, _) = try loadPatternStateAndVersion(store, owner: owner)
-        return (state, descriptions)
-    }
-
-    /// The state, label descriptions and the index version the groups were last refreshed with.
-    func loadPatternStateAndVersion(_ store: RecordStore, owner: String) throws -> (PatternState, [Int64: String], String?) {
+    /// Also gives the label descriptions and the index version the groups were last refreshed with.
+    func loadPatternState(_ store: RecordStore, owner: String) throws -> (PatternState, [Int64: String], String?) {
         var state = PatternState()
         var descriptions: [Int64: String] = [:]
         var version: String?
@@ -102,7 +97,7 @@ extension KindredService {
 
     /// Loads state, eligible occurrences (with vectors when `withVectors`) and active corrections.
     func loadOwnerPatterns(_ store: RecordStore, owner: String, withVectors: Bool) throws -> OwnerPatterns {
-        let (state, descriptions, stateVersion) = try loadPatternStateAndVersion(store, owner: owner)
+        let (state, descriptions, stateVersion) = try loadPatternState(store, owner: owner)
         let rows = try store.eligibleOccurrences(owner: owner, indexVersion: indexVersion,
                                                  includePassages: patternConfig.passageOccurrences, withVectors: withVectors)
         var occurrences: [Int64: Occurrence] = [:]
