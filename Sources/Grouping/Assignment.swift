@@ -7,13 +7,14 @@ struct AssignContext {
     let scope: Scope
     /// Groups of the scope, ascending (at the start of the call).
     let order: [Int64]
-    /// Groups with a representative at the start of the call, ascending, and their unit centroids.
+    /// Groups with a representative, ascending, and their current unit centroids (as a matrix
+    /// when many occurrences are scored by GEMM). A group changed during the call gets its new
+    /// centroid written into its row at once.
     var live: [Int64] = []
     var centroids: Matrix?
-    /// Groups changed during this call: their centroid row is stale, use the profile.
-    var stale: Set<Int64> = []
-    /// `stale` by live index (filled once `live` is known), so that ranking needs no hashing.
-    private(set) var staleLive: [Bool] = []
+    /// By live index: `Workspace.touchLog.count` when the row last changed (-1: not during this
+    /// call). GEMM scores computed before that are stale for the row.
+    private(set) var rowChangedAt: [Int] = []
     private var profiles: [Int64: GroupProfile] = [:]
     private var noProfile: Set<Int64> = []
     var tagIndex: [String: Set<Int64>]?
@@ -58,13 +59,19 @@ struct AssignContext {
     /// Profiles and unit centroids that are still current, for the workspace caches.
     var current: (profiles: [Int64: GroupProfile], unitSums: [Int64: [Float]]) { (profiles, computedUnitSums) }
 
-    /// Group `gid` changed: forget its profile, mark its centroid stale and move its tags.
+    /// Group `gid` changed (and settled): forget its profile, write its new unit centroid into its
+    /// row and move its tags.
     mutating func invalidate(_ gid: Int64, _ ws: Workspace) {
         computedUnitSums[gid] = nil
         let old = profiles.removeValue(forKey: gid)
         noProfile.remove(gid)
-        stale.insert(gid)
-        if liveKnown, let j = Self.position(of: gid, in: live) { staleLive[j] = true }
+        if liveKnown, let j = Self.position(of: gid, in: live) {
+            let g = ws.state.groups[gid]!
+            let u = g.centroid(dimension: dimension) ?? Vectors.normalized(GroupGeometry.sum(g.memberIDs, ws.occurrences))
+            liveUnits[j] = u
+            centroids?.setRow(j, u)
+            rowChangedAt[j] = ws.touchLog.count
+        }
         guard tagIndex != nil else { return }
         if let old { for t in old.tags { tagIndex![t]?.remove(gid) } }
         if let new = profile(gid, ws) { for t in new.tags { tagIndex![t, default: []].insert(gid) } }
@@ -73,6 +80,7 @@ struct AssignContext {
     /// unit(Σ members) of each live group, by live index (shared arrays, not copies).
     private(set) var liveUnits: [[Float]] = []
     private var liveKnown = false
+    private(set) var dimension = 0
 
     /// Fills `live` (groups with a representative) and their unit centroids, once: the stored
     /// centroid, or one computed in this call, or (states written before centroids were kept) the
@@ -80,8 +88,9 @@ struct AssignContext {
     mutating func ensureLive(_ ws: Workspace, d: Int) {
         guard !liveKnown else { return }
         liveKnown = true
+        dimension = d
         live = order.filter { Self.isLive($0, ws) }
-        staleLive = live.map { stale.contains($0) }
+        rowChangedAt = [Int](repeating: -1, count: live.count)
         liveUnits.reserveCapacity(live.count)
         for gid in live {
             let g = ws.state.groups[gid]!
@@ -183,7 +192,7 @@ extension Workspace {
     /// An occurrence whose certificate shows that no group it looked at changed, and no changed
     /// group enters its candidates, keeps its decision (pending) without a full evaluation. Full
     /// evaluations score candidates by one GEMM per block (pending × unit centroids); groups changed
-    /// inside the call are re-scored exactly, so the outcome equals one-at-a-time processing.
+    /// after a block was scored are re-scored exactly, so the outcome equals one-at-a-time processing.
     /// Returns true when any membership changed.
     mutating func assign(_ work: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
         guard let d = occurrences.vectorOf(work.first ?? -1)?.count else { return false }
@@ -191,19 +200,15 @@ extension Workspace {
         guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return false }
         var changed = false
         // Which occurrences need a full evaluation as of the start; their rows are scored by GEMM in
-        // chunks of `blockSize` (a placement then packs the centroids once, not once per 256
-        // pending occurrences). A skip decision is re-checked after any change.
+        // blocks of `blockSize` as they come. A skip decision is re-checked after any change.
         var skipAtStart = [Bool](repeating: false, count: work.count)
-        var needAtStart: [Int64] = []
+        var needAt: [Int] = []
         for (n, oid) in work.enumerated() {
-            if skippable(oid, &ctx) { skipAtStart[n] = true } else { needAtStart.append(oid) }
+            if skippable(oid, &ctx) { skipAtStart[n] = true } else { needAt.append(n) }
         }
-        var needIndex: [Int64: Int] = [:]
-        for (k, oid) in needAtStart.enumerated() { needIndex[oid] = k }
+        let useGEMM = needAt.count >= Self.centroidGEMMThreshold
         let versionAtStart = state.groupsVersion
-        var rowOf: [Int64: Int] = [:]
-        var scores: Matrix?
-        var chunkEnd = 0
+        var block = ScoreBlock()
         for (n, oid) in work.enumerated() {
             // (An earlier occurrence's group change may have evicted or placed this one.)
             guard let pi = state.pending.index(forKey: oid) else { continue }
@@ -216,20 +221,26 @@ extension Workspace {
                 state.pending.values[pi].certificate!.at = state.groupsVersion
                 continue
             }
-            // One or a few occurrences (a placement) are scored against the stored centroids
-            // directly; more are worth one matrix of centroids and a GEMM per block.
-            if needAtStart.count < Self.centroidGEMMThreshold { ctx.ensureLive(self, d: d) } else { ctx.ensureCentroids(self, d: d) }
-            if ctx.centroids != nil, rowOf[oid] == nil, let k = needIndex[oid], k >= chunkEnd {
-                if isCancelled() { throw GroupingError.cancelled }
-                let chunk = Array(needAtStart[k..<min(k + config.blockSize, needAtStart.count)])
-                chunkEnd = k + chunk.count
-                let x = Matrix(rows: chunk.count, cols: d, storage: chunk.flatMap { occurrences.vectorOf($0)! })
-                scores = x.timesTransposed(ctx.centroids!)
-                rowOf = [:]
-                for (i, c) in chunk.enumerated() { rowOf[c] = i }
+            // One or a few occurrences (a placement) are scored against the centroids directly;
+            // more are worth a matrix of centroids and a GEMM per block: this occurrence and the
+            // next ones that needed an evaluation at the start.
+            if useGEMM {
+                ctx.ensureCentroids(self, d: d)
+                if block.row(of: oid) == nil {
+                    if isCancelled() { throw GroupingError.cancelled }
+                    var ids = [oid]
+                    var k = Self.firstIndex(after: n, in: needAt)
+                    while ids.count < config.blockSize && k < needAt.count {
+                        if state.pending.index(forKey: work[needAt[k]]) != nil { ids.append(work[needAt[k]]) }
+                        k += 1
+                    }
+                    block = ScoreBlock(ids, occurrences, centroids: ctx.centroids!, at: touchLog.count)
+                }
+            } else {
+                ctx.ensureLive(self, d: d)
             }
             let occ = occurrences[oid]!
-            let e = evaluate(occ, ctx: &ctx, d: d, row: rowOf[oid].map { i in { j in scores![i, j] } })
+            let e = evaluate(occ, ctx: &ctx, d: d, scored: block.row(of: oid).map { (block, $0) })
             guard let (gid, score) = e.decision else {
                 let cert = PendingCertificate(
                     at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
@@ -250,6 +261,13 @@ extension Workspace {
         return changed
     }
 
+    /// The first position in the ascending `positions` above `n`.
+    static func firstIndex(after n: Int, in positions: [Int]) -> Int {
+        var lo = 0, hi = positions.count
+        while lo < hi { let mid = (lo + hi) / 2; if positions[mid] <= n { lo = mid + 1 } else { hi = mid } }
+        return lo
+    }
+
     /// Keeps what `ctx` computed (all current: changed groups were invalidated in it) for later passes.
     mutating func keep(_ ctx: AssignContext) {
         let (profiles, sums) = ctx.current
@@ -258,30 +276,37 @@ extension Workspace {
     }
 
     /// Full evaluation of `occ` against the live groups of the context: top-K by quantised centroid
-    /// similarity (ties to the lowest id; `row` gives GEMM scores by live index, stale groups are
-    /// re-scored exactly) plus tag-sharing groups, then `decide`.
-    func evaluate(_ occ: Occurrence, ctx: inout AssignContext, d: Int, row: ((Int) -> Float)?)
+    /// similarity (ties to the lowest id; `scored` gives GEMM scores by live index, and groups changed
+    /// since they were computed are re-scored exactly) plus tag-sharing groups, then `decide`.
+    func evaluate(_ occ: Occurrence, ctx: inout AssignContext, d: Int, scored: (block: ScoreBlock, row: Int)?)
         -> (decision: (Int64, Int)?, candidates: [Int64], kth: (id: Int64, q: Int)?) {
-        var ranked: [(id: Int64, q: Int)] = []
-        ranked.reserveCapacity(ctx.live.count)
-        for (j, gid) in ctx.live.enumerated() {
-            let s: Float
-            if ctx.staleLive[j] {
-                guard let p = ctx.profile(gid, self) else { continue }
-                s = Vectors.dot(occ.vector, p.unitSum)
-            } else if let row {
-                s = row(j)
-            } else if let centroids = ctx.centroids {
-                s = occ.vector.withUnsafeBufferPointer { v in
-                    centroids.storage.withUnsafeBufferPointer { c in Vectors.dot(v.baseAddress!, c.baseAddress! + j * d, count: d) }
+        var top = TopCandidates(k: config.candidateK, scale: config.scoreScale)
+        let live = ctx.live, changedAt = ctx.rowChangedAt
+        occ.vector.withUnsafeBufferPointer { v in
+            let x = v.baseAddress!
+            func exact(_ j: Int) -> Float {
+                if let centroids = ctx.centroids {
+                    return centroids.storage.withUnsafeBufferPointer { Vectors.dot(x, $0.baseAddress! + j * d, count: d) }
+                }
+                return ctx.liveUnits[j].withUnsafeBufferPointer { Vectors.dot(x, $0.baseAddress!, count: d) }
+            }
+            if let (block, r) = scored {
+                block.scores.storage.withUnsafeBufferPointer { s in
+                    let row = s.baseAddress! + r * live.count
+                    for j in 0..<live.count {
+                        let score = changedAt[j] > block.at ? exact(j) : row[j]
+                        if top.admits(score) { top.offer(live[j], config.quantise(score)) }
+                    }
                 }
             } else {
-                s = Vectors.dot(occ.vector, ctx.liveUnits[j])
+                for j in 0..<live.count {
+                    let score = exact(j)
+                    if top.admits(score) { top.offer(live[j], config.quantise(score)) }
+                }
             }
-            ranked.append((gid, config.quantise(s)))
         }
-        let top = topK(ranked, config.candidateK)
-        var candidates = Set(top.map(\.id))
+        let best = top.best
+        var candidates = Set(best.map(\.id))
         if !occ.tags.isEmpty {
             let index = ctx.tags(self)
             for t in occ.tags { candidates.formUnion(index[t] ?? []) }
@@ -289,7 +314,7 @@ extension Workspace {
         let sorted = candidates.sorted()
         var profiles: [Int64: GroupProfile] = [:]
         for gid in sorted { if let p = ctx.profile(gid, self) { profiles[gid] = p } }
-        let kth = top.count == config.candidateK ? top.last : nil
+        let kth = best.count == config.candidateK ? best.last : nil
         return (decide(occ, candidates: sorted, profiles: profiles), sorted, kth)
     }
 
@@ -311,11 +336,10 @@ extension Workspace {
             if isCancelled() { throw GroupingError.cancelled }
             let block = Array(todo[start..<min(start + config.blockSize, todo.count)])
             start += block.count
-            let scores = useGEMM
-                ? Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences.vectorOf($0)! }).timesTransposed(ctx.centroids!) : nil
+            let scores = useGEMM ? ScoreBlock(block, occurrences, centroids: ctx.centroids!, at: touchLog.count) : nil
             for (i, oid) in block.enumerated() {
                 let occ = occurrences[oid]!
-                let e = evaluate(occ, ctx: &ctx, d: d, row: scores.map { m in { j in m[i, j] } })
+                let e = evaluate(occ, ctx: &ctx, d: d, scored: scores.map { ($0, i) })
                 guard e.decision == nil else { continue }
                 state.pending[oid]!.certificate = PendingCertificate(
                     at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
@@ -374,20 +398,6 @@ extension Workspace {
         guard let best = eligible.first else { return nil }
         if eligible.count > 1, best.score - eligible[1].score < config.quantise(config.delta) { return nil }
         return (best.id, best.score)
-    }
-
-    /// The `k` best by (−q, id), best first.
-    func topK(_ ranked: [(id: Int64, q: Int)], _ k: Int) -> [(id: Int64, q: Int)] {
-        guard k > 0 else { return [] }
-        var best: [(id: Int64, q: Int)] = []
-        func better(_ a: (id: Int64, q: Int), _ b: (id: Int64, q: Int)) -> Bool { a.q != b.q ? a.q > b.q : a.id < b.id }
-        for r in ranked {
-            if best.count == k, !better(r, best[k - 1]) { continue }
-            let at = best.firstIndex { better(r, $0) } ?? best.count
-            best.insert(r, at: at)
-            if best.count > k { best.removeLast() }
-        }
-        return best
     }
 
     private func binarySearch(_ xs: [Int64], _ x: Int64) -> Bool {

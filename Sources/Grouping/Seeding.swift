@@ -22,9 +22,10 @@ extension Workspace {
         }
         let qSeed = config.quantise(config.tauSeed)
         // A few fresh occurrences (a placement) are compared with the pool vector by vector; more
-        // are worth gathering the pool into one matrix for GEMM.
-        let poolMatrix = fresh.count >= Self.seedGEMMThreshold
-            ? Matrix(rows: pool.count, cols: d, storage: pool.flatMap { occurrences.vectorOf($0)! }) : nil
+        // are worth gathering the pool into one matrix for GEMM (rows taken by new groups dropped
+        // as the pass goes on).
+        var poolMatrix = fresh.count >= Self.seedGEMMThreshold
+            ? PoolMatrix(pool.map { occurrences.vectorOf($0)! }, d: d) : nil
         // Pool occurrences already taken by a clique of this call.
         var taken = Set<Int64>()
         var poolVectors: [[Float]] = []
@@ -32,25 +33,40 @@ extension Workspace {
         let prefilter = config.tauSeed - 1 / Float(config.scoreScale)
         var changed = false
         var start = 0
+        var x: [Float] = []
         while start < fresh.count {
             if isCancelled() { throw GroupingError.cancelled }
-            let block = Array(fresh[start..<min(start + config.blockSize, fresh.count)])
-            start += block.count
-            var sims: Matrix?
-            if let poolMatrix {
-                let x = Matrix(rows: block.count, cols: d, storage: block.flatMap { occurrences.vectorOf($0)! })
-                sims = x.timesTransposed(poolMatrix)
+            // The next block of fresh occurrences not taken yet.
+            var block: [Int64] = []
+            while start < fresh.count && block.count < config.blockSize {
+                if state.pending[fresh[start]] != nil { block.append(fresh[start]) }
+                start += 1
+            }
+            if block.isEmpty { break }
+            // Pool members above the pre-filter, with their similarity, per block row.
+            var closeByRow: [[(j: Int, s: Float)]] = []
+            if poolMatrix != nil {
+                poolMatrix!.compactIfWorthIt()
+                x.removeAll(keepingCapacity: true)
+                for oid in block { x.append(contentsOf: occurrences.vectorOf(oid)!) }
+                let rowIndex = poolMatrix!.index
+                closeByRow = poolMatrix!.score(x, count: block.count) { s in
+                    let n = rowIndex.count
+                    return (0..<block.count).map { i in
+                        var close: [(j: Int, s: Float)] = []
+                        Self.scan(UnsafeBufferPointer(rebasing: s[(i * n)..<((i + 1) * n)]), atLeast: prefilter) { c, v in
+                            close.append((rowIndex[c], v))
+                        }
+                        return close
+                    }
+                }
             }
             for (i, oid) in block.enumerated() where state.pending[oid] != nil {
                 let occ = occurrences[oid]!
                 var neighbours: [(id: Int64, q: Int)] = []
-                // Pool members above the pre-filter, with their similarity to `occ`.
                 var close: [(j: Int, s: Float)] = []
-                if let sims {
-                    let row = i * pool.count
-                    sims.storage.withUnsafeBufferPointer { s in
-                        for j in 0..<pool.count where s[row + j] >= prefilter { close.append((j, s[row + j])) }
-                    }
+                if poolMatrix != nil {
+                    close = closeByRow[i]
                 } else {
                     // Look the vectors up first (independent look-ups overlap), then compute.
                     if poolVectors.isEmpty { poolVectors = pool.map { occurrences.vectorOf($0)! } }
@@ -81,7 +97,10 @@ extension Workspace {
                     evaluated(oid)
                     continue
                 }
-                for member in clique { taken.insert(member.id) }
+                for member in clique {
+                    taken.insert(member.id)
+                    if let j = Self.position(of: member.id, in: pool) { poolMatrix?.take(j) }
+                }
                 let gid = newGroup(scope)
                 for member in clique.sorted(by: { $0.id < $1.id }) {
                     let others = clique.filter { $0.id != member.id }
@@ -93,6 +112,34 @@ extension Workspace {
             }
         }
         return changed
+    }
+
+    /// Calls `found(c, v)` for each `v = values[c] >= bound`, in order; 16 values at a time are
+    /// skipped with one vector compare when none reaches the bound (the usual case).
+    static func scan(_ values: UnsafeBufferPointer<Float>, atLeast bound: Float, _ found: (Int, Float) -> Void) {
+        let n = values.count
+        guard let base = values.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
+        let b = SIMD16<Float>(repeating: bound)
+        var c = 0
+        while c + 16 <= n {
+            let v = raw.loadUnaligned(fromByteOffset: c * MemoryLayout<Float>.stride, as: SIMD16<Float>.self)
+            if any(v .>= b) {
+                for k in 0..<16 where v[k] >= bound { found(c + k, v[k]) }
+            }
+            c += 16
+        }
+        while c < n {
+            if base[c] >= bound { found(c, base[c]) }
+            c += 1
+        }
+    }
+
+    /// Index of `id` in the ascending `ids`, if present.
+    static func position(of id: Int64, in ids: [Int64]) -> Int? {
+        var lo = 0, hi = ids.count
+        while lo < hi { let mid = (lo + hi) / 2; if ids[mid] < id { lo = mid + 1 } else { hi = mid } }
+        return lo < ids.count && ids[lo] == id ? lo : nil
     }
 
     /// Below this many fresh occurrences, seeding computes similarities vector by vector.

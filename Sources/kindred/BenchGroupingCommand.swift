@@ -26,7 +26,9 @@ enum BenchGroupingCommand {
           "cannot_link_violations" (any cannot-linked record pair sharing a group) and "final".
         speed: full build of the first N rows, then places each of the next P rows (default 50) alone
           with one refresh each, into the state the previous one returned; prints build seconds, place-one milliseconds
-          (median, p90, max) and peak RSS (VmHWM, kB).
+          (median, p90, max) and peak RSS (VmHWM, kB). --state FILE: load the built state from FILE
+          instead of building (build_seconds is then null), or save it there after building; for
+          timing placements again without a rebuild (same rows, thresholds and engine version).
         THRESHOLDS: --tau-rep --tau-sup --tau-seed --delta --tau-stay --candidate-k (defaults of GroupingConfig).
         """
 
@@ -210,7 +212,7 @@ enum BenchGroupingCommand {
     // MARK: speed
 
     static func speed(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "n", "categories", "place", "dim", "threads", "clusters"]),
+        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "n", "categories", "place", "dim", "threads", "clusters", "state"]),
                                  flags: ["help", "synthetic"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         BLAS.setThreads(try args.int("threads") ?? 1)
@@ -238,8 +240,15 @@ enum BenchGroupingCommand {
         for i in 0..<n { occ[Int64(i + 1)] = occurrence(i, rows[i], category: categories[i]) }
         let clock = ContinuousClock()
         var built = PatternState()
-        let build = try clock.measure {
-            built = try PatternEngine.refresh(state: built, occurrences: occ, constraints: Constraints(), config: cfg).state
+        var build: Duration?
+        let stateFile = args.value("state")
+        if let stateFile, FileManager.default.fileExists(atPath: stateFile) {
+            built = try JSONDecoder().decode(PatternState.self, from: Data(contentsOf: URL(fileURLWithPath: stateFile)))
+        } else {
+            build = try clock.measure {
+                built = try PatternEngine.refresh(state: built, occurrences: occ, constraints: Constraints(), config: cfg).state
+            }
+            if let stateFile { try JSONEncoder().encode(built).write(to: URL(fileURLWithPath: stateFile)) }
         }
         // Each new occurrence is placed alone, into the state the previous placement returned
         // (handed over, so the engine updates it in place as a long-running caller would).
@@ -260,7 +269,7 @@ enum BenchGroupingCommand {
         times.sort()
         let active = groupsBuilt
         Output.json([
-            "n": .from(n), "build_seconds": .double(seconds(build)),
+            "n": .from(n), "build_seconds": build.map { .double(seconds($0)) } ?? .null,
             "place_one_ms_median": .double(times.isEmpty ? 0 : times[times.count / 2]),
             "place_one_ms_p90": .double(times.isEmpty ? 0 : times[min(times.count - 1, times.count * 9 / 10)]),
             "place_one_ms_max": .double(times.last ?? 0), "placements": .from(places), "placed_in_group": .from(joined),
