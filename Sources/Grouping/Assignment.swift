@@ -181,6 +181,14 @@ struct Stamp {
     var value: UInt64 { h }
 }
 
+/// The outcome of evaluating one pending occurrence: the group it joins (with its quantised
+/// score) or nil, and what a certificate keeps when it stays pending.
+struct Evaluation {
+    var decision: (Int64, Int)?
+    var candidates: [Int64]
+    var kth: (id: Int64, q: Int)?
+}
+
 /// Placing pending occurrences into existing groups (grouping.md, "Assignment").
 extension Workspace {
     /// Changed groups a certificate is checked against one by one; beyond this, evaluate in full.
@@ -200,11 +208,14 @@ extension Workspace {
         guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return false }
         var changed = false
         // Which occurrences need a full evaluation as of the start; their rows are scored by GEMM in
-        // blocks of `blockSize` as they come. A skip decision is re-checked after any change.
-        var skipAtStart = [Bool](repeating: false, count: work.count)
+        // blocks of `blockSize` as they come. A re-check is repeated after any change.
+        var atStart: [Recheck] = []
+        atStart.reserveCapacity(work.count)
         var needAt: [Int] = []
         for (n, oid) in work.enumerated() {
-            if skippable(oid, &ctx) { skipAtStart[n] = true } else { needAt.append(n) }
+            let r = recheck(oid, &ctx)
+            if case .full = r { needAt.append(n) }
+            atStart.append(r)
         }
         let useGEMM = needAt.count >= Self.centroidGEMMThreshold
         let versionAtStart = state.groupsVersion
@@ -214,33 +225,20 @@ extension Workspace {
             guard let pi = state.pending.index(forKey: oid) else { continue }
             if n % config.blockSize == 0, isCancelled() { throw GroupingError.cancelled }
             // Nothing changed since the start: the answer from then still holds.
-            let skip = state.groupsVersion == versionAtStart ? skipAtStart[n] : skippable(oid, &ctx)
-            if skip {
+            let r = state.groupsVersion == versionAtStart ? atStart[n] : recheck(oid, &ctx)
+            let occ = occurrences[oid]!
+            var e: Evaluation
+            switch r {
+            case .same:
                 // Same candidates, same profiles: the decision is unchanged.
                 state.pending.values[pi].evaluatedAt = state.groupsVersion
                 state.pending.values[pi].certificate!.at = state.groupsVersion
                 continue
+            case let .revised(candidates, kth):
+                e = conclude(occ, candidates: candidates, kth: kth, ctx: &ctx)
+            case .full:
+                e = evaluateFully(oid, n: n, work: work, needAt: needAt, useGEMM: useGEMM, block: &block, ctx: &ctx, d: d)
             }
-            // One or a few occurrences (a placement) are scored against the centroids directly;
-            // more are worth a matrix of centroids and a GEMM per block: this occurrence and the
-            // next ones that needed an evaluation at the start.
-            if useGEMM {
-                ctx.ensureCentroids(self, d: d)
-                if block.row(of: oid) == nil {
-                    if isCancelled() { throw GroupingError.cancelled }
-                    var ids = [oid]
-                    var k = Self.firstIndex(after: n, in: needAt)
-                    while ids.count < config.blockSize && k < needAt.count {
-                        if state.pending.index(forKey: work[needAt[k]]) != nil { ids.append(work[needAt[k]]) }
-                        k += 1
-                    }
-                    block = ScoreBlock(ids, occurrences, centroids: ctx.centroids!, at: touchLog.count)
-                }
-            } else {
-                ctx.ensureLive(self, d: d)
-            }
-            let occ = occurrences[oid]!
-            let e = evaluate(occ, ctx: &ctx, d: d, scored: block.row(of: oid).map { (block, $0) })
             guard let (gid, score) = e.decision else {
                 let cert = PendingCertificate(
                     at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
@@ -261,6 +259,30 @@ extension Workspace {
         return changed
     }
 
+    /// Full evaluation of `work[n]`. One or a few occurrences (a placement) are scored against the
+    /// centroids directly; more are worth a matrix of centroids and a GEMM per block: this
+    /// occurrence and the next ones that needed a full evaluation at the start.
+    private func evaluateFully(
+        _ oid: Int64, n: Int, work: [Int64], needAt: [Int], useGEMM: Bool, block: inout ScoreBlock,
+        ctx: inout AssignContext, d: Int
+    ) -> Evaluation {
+        if useGEMM {
+            ctx.ensureCentroids(self, d: d)
+            if block.row(of: oid) == nil {
+                var ids = [oid]
+                var k = Self.firstIndex(after: n, in: needAt)
+                while ids.count < config.blockSize && k < needAt.count {
+                    if state.pending.index(forKey: work[needAt[k]]) != nil { ids.append(work[needAt[k]]) }
+                    k += 1
+                }
+                block = ScoreBlock(ids, occurrences, centroids: ctx.centroids!, at: touchLog.count)
+            }
+        } else {
+            ctx.ensureLive(self, d: d)
+        }
+        return evaluate(occurrences[oid]!, ctx: &ctx, d: d, scored: block.row(of: oid).map { (block, $0) })
+    }
+
     /// The first position in the ascending `positions` above `n`.
     static func firstIndex(after n: Int, in positions: [Int]) -> Int {
         var lo = 0, hi = positions.count
@@ -278,8 +300,7 @@ extension Workspace {
     /// Full evaluation of `occ` against the live groups of the context: top-K by quantised centroid
     /// similarity (ties to the lowest id; `scored` gives GEMM scores by live index, and groups changed
     /// since they were computed are re-scored exactly) plus tag-sharing groups, then `decide`.
-    func evaluate(_ occ: Occurrence, ctx: inout AssignContext, d: Int, scored: (block: ScoreBlock, row: Int)?)
-        -> (decision: (Int64, Int)?, candidates: [Int64], kth: (id: Int64, q: Int)?) {
+    func evaluate(_ occ: Occurrence, ctx: inout AssignContext, d: Int, scored: (block: ScoreBlock, row: Int)?) -> Evaluation {
         var top = TopCandidates(k: config.candidateK, scale: config.scoreScale)
         let live = ctx.live, changedAt = ctx.rowChangedAt
         occ.vector.withUnsafeBufferPointer { v in
@@ -311,11 +332,15 @@ extension Workspace {
             let index = ctx.tags(self)
             for t in occ.tags { candidates.formUnion(index[t] ?? []) }
         }
-        let sorted = candidates.sorted()
-        var profiles: [Int64: GroupProfile] = [:]
-        for gid in sorted { if let p = ctx.profile(gid, self) { profiles[gid] = p } }
         let kth = best.count == config.candidateK ? best.last : nil
-        return (decide(occ, candidates: sorted, profiles: profiles), sorted, kth)
+        return conclude(occ, candidates: candidates.sorted(), kth: kth, ctx: &ctx)
+    }
+
+    /// The decision among `candidates` (ascending), with what the certificate keeps.
+    func conclude(_ occ: Occurrence, candidates: [Int64], kth: (id: Int64, q: Int)?, ctx: inout AssignContext) -> Evaluation {
+        var profiles: [Int64: GroupProfile] = [:]
+        for gid in candidates { if let p = ctx.profile(gid, self) { profiles[gid] = p } }
+        return Evaluation(decision: decide(occ, candidates: candidates, profiles: profiles), candidates: candidates, kth: kth)
     }
 
     /// Gives a certificate to the pending occurrences of `scope` that were last looked at by
@@ -349,26 +374,6 @@ extension Workspace {
         keep(ctx)
     }
 
-    /// True when `oid` is an evaluated pending occurrence whose certificate shows its decision cannot
-    /// have changed: no group it looked at changed since, no changed group shares a tag with it or
-    /// scores within one quantum of its K-th candidate, and thresholds and cannot-links are the same.
-    func skippable(_ oid: Int64, _ ctx: inout AssignContext) -> Bool {
-        guard let mark = state.pending[oid], mark.evaluatedAt != nil, let cert = mark.certificate,
-              let at = occurrences.index(forKey: oid) else { return false }
-        let occ = occurrences.values[at]
-        let vector = occ.vector, tags = occ.tags
-        guard cert.stamp == stamp(occ.recordID, ctx),
-              let changedGroups = ctx.changedMemoised(since: cert.at, self, limit: Self.certificateLimit) else { return false }
-        for gid in changedGroups {
-            if binarySearch(cert.candidates, gid) { return false }
-            guard let p = ctx.profile(gid, self) else { continue }
-            if !tags.isEmpty, tags.contains(where: p.tags.contains) { return false }
-            guard let kq = cert.kthScore else { return false }
-            if config.quantise(Vectors.dot(vector, p.unitSum)) >= kq - 1 { return false }
-        }
-        return true
-    }
-
     /// Certificate stamp: thresholds and the records `record` is cannot-linked to.
     func stamp(_ record: String, _ ctx: AssignContext) -> Int {
         var h = Stamp()
@@ -400,7 +405,7 @@ extension Workspace {
         return (best.id, best.score)
     }
 
-    private func binarySearch(_ xs: [Int64], _ x: Int64) -> Bool {
+    func binarySearch(_ xs: [Int64], _ x: Int64) -> Bool {
         var lo = 0, hi = xs.count
         while lo < hi { let mid = (lo + hi) / 2; if xs[mid] < x { lo = mid + 1 } else { hi = mid } }
         return lo < xs.count && xs[lo] == x

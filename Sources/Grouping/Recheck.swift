@@ -1,0 +1,68 @@
+import LinearAlgebra
+
+/// What a pending occurrence's certificate says after groups of its scope changed.
+enum Recheck {
+    /// Its decision cannot have changed: keep it pending without evaluating.
+    case same
+    /// Its top-K candidates follow from the certificate and the changed groups alone (no ranking
+    /// over every group); decide among these (ascending), with this K-th.
+    case revised([Int64], kth: (id: Int64, q: Int))
+    /// Evaluate in full.
+    case full
+}
+
+extension Workspace {
+    /// Re-checks the certificate of pending `oid` against the groups changed since it was issued.
+    /// `.same` when no group it looked at changed, no changed group shares a tag with it or scores
+    /// within one quantum of its K-th candidate, and thresholds and cannot-links are the same.
+    /// Otherwise `.revised` when the new top-K is certain without a full ranking (see `revise`).
+    func recheck(_ oid: Int64, _ ctx: inout AssignContext) -> Recheck {
+        guard let mi = state.pending.index(forKey: oid), state.pending.values[mi].evaluatedAt != nil,
+              let at = occurrences.index(forKey: oid) else { return .full }
+        guard let cert = state.pending.values[mi].certificate else { return .full }
+        let occ = occurrences.values[at]
+        guard cert.stamp == stamp(occ.recordID, ctx),
+              let changedGroups = ctx.changedMemoised(since: cert.at, self, limit: Self.certificateLimit) else { return .full }
+        var affected = false
+        for gid in changedGroups {
+            if binarySearch(cert.candidates, gid) { affected = true; continue }
+            guard let p = ctx.profile(gid, self) else { continue }
+            if !occ.tags.isEmpty, occ.tags.contains(where: p.tags.contains) { return .full }
+            guard let kq = cert.kthScore else { return .full }
+            if config.quantise(Vectors.dot(occ.vector, p.unitSum)) >= kq - 1 { affected = true }
+        }
+        guard affected else { return .same }
+        return revise(occ, cert, changed: changedGroups, &ctx) ?? .full
+    }
+
+    /// The new top-K of an occurrence without tags whose certificate holds exactly its old top-K T
+    /// with K-th (kq, kg). Groups outside T that did not change scored below (kq, kg) and still do.
+    /// The new top-K is the best K of the unchanged members of T and the changed groups, provided
+    /// every changed group scores clearly above kq (≥ kq + 1: it outranks every outsider) or
+    /// clearly below (≤ kq − 2: it ranks below them), and at least K remain. Otherwise nil: the
+    /// (K+1)-th is unknown, or a last-bit difference could decide, so evaluate in full.
+    private func revise(_ occ: Occurrence, _ cert: PendingCertificate, changed: [Int64], _ ctx: inout AssignContext) -> Recheck? {
+        let k = config.candidateK
+        guard occ.tags.isEmpty, let kq = cert.kthScore, cert.kthGroup != nil, cert.candidates.count == k else { return nil }
+        var pool: [(id: Int64, q: Int)] = []
+        pool.reserveCapacity(k + changed.count)
+        for gid in cert.candidates where !binarySearch(changed, gid) {
+            guard let p = ctx.profile(gid, self) else { return nil }
+            pool.append((gid, config.quantise(Vectors.dot(occ.vector, p.unitSum))))
+        }
+        for gid in changed {
+            // A group without a representative is no candidate.
+            guard let p = ctx.profile(gid, self) else { continue }
+            let q = config.quantise(Vectors.dot(occ.vector, p.unitSum))
+            if q >= kq + 1 {
+                pool.append((gid, q))
+            } else if q > kq - 2 {
+                return nil
+            }
+        }
+        guard pool.count >= k else { return nil }
+        pool.sort { $0.q != $1.q ? $0.q > $1.q : $0.id < $1.id }
+        let top = pool.prefix(k)
+        return .revised(top.map(\.id).sorted(), kth: top.last!)
+    }
+}
