@@ -1,20 +1,24 @@
 import LinearAlgebra
 
-/// What one `assign` call knows about the groups of its scope, computed lazily: full profiles only
-/// for groups that are looked at (candidates, changed groups), unit centroids of all live groups
-/// only when some occurrence needs a full evaluation, the tag index only for tagged occurrences.
+/// What one `assign` call knows about the groups of its scope: their ids, changes and unit
+/// centroids from the workspace's `ScopeGroups` (shared, not copied), full profiles only for
+/// groups that are looked at (candidates, changed groups), the tag index only for tagged occurrences.
 struct AssignContext {
     let scope: Scope
     /// Groups of the scope, ascending (at the start of the call).
     let order: [Int64]
-    /// Groups with a representative, ascending, and their current unit centroids (as a matrix
-    /// when many occurrences are scored by GEMM). A group changed during the call gets its new
-    /// centroid written into its row at once.
-    var live: [Int64] = []
-    var centroids: Matrix?
+    /// Groups with a representative, ascending, and their unit centroids as the rows of a matrix
+    /// (shared with the workspace's snapshot). A group changed during the call gets its new
+    /// centroid in `overrides`, or, once the matrix is the context's own (`ownMatrix`, for GEMM),
+    /// written into its row.
+    let live: [Int64]
+    private(set) var centroids: Matrix
+    private var overrides: [Int: [Float]] = [:]
+    private(set) var ownMatrix = false
     /// By live index: `Workspace.touchLog.count` when the row last changed (-1: not during this
     /// call). GEMM scores computed before that are stale for the row.
-    private(set) var rowChangedAt: [Int] = []
+    private(set) var rowChangedAt: [Int]
+    let dimension: Int
     private var profiles: [Int64: GroupProfile] = [:]
     private var noProfile: Set<Int64> = []
     var tagIndex: [String: Set<Int64>]?
@@ -27,25 +31,21 @@ struct AssignContext {
     /// Thresholds part of every certificate stamp.
     let configStamp: UInt64
 
-    /// Unit centroids computed by this context for groups unchanged since (to keep for later passes).
-    var computedUnitSums: [Int64: [Float]] = [:]
-
     init(_ ws: inout Workspace, scope: Scope) {
         self.scope = scope
         profiles = ws.profileCache
-        order = ws.groups(in: scope)
-        changedAtStart = order.map { ws.state.groups[$0]!.changedAt }
+        let groups = ws.scopeGroups(scope)
+        order = groups.ids
+        changedAtStart = groups.changedAt
+        live = groups.live
+        centroids = groups.centroids
+        rowChangedAt = [Int](repeating: -1, count: groups.live.count)
+        dimension = ws.dimension
         touchStart = ws.touchLog.count
         let c = ws.config
         var h = Stamp()
         for x in [c.quantise(c.tauRep), c.quantise(c.tauSup), c.quantise(c.delta), c.candidateK, c.exemplars, c.scoreScale] { h.mix(Int64(x)) }
         configStamp = h.value
-    }
-
-    /// Whether group `gid` has a representative (so it can be a candidate), judged without a profile.
-    /// (After reconcile every member, so every medoid, is among the occurrences.)
-    static func isLive(_ gid: Int64, _ ws: Workspace) -> Bool {
-        ws.state.groups[gid]?.medoid != nil
     }
 
     mutating func profile(_ gid: Int64, _ ws: Workspace) -> GroupProfile? {
@@ -56,20 +56,17 @@ struct AssignContext {
         return p
     }
 
-    /// Profiles and unit centroids that are still current, for the workspace caches.
-    var current: (profiles: [Int64: GroupProfile], unitSums: [Int64: [Float]]) { (profiles, computedUnitSums) }
+    /// Profiles that are still current, for the workspace cache.
+    var current: [Int64: GroupProfile] { profiles }
 
     /// Group `gid` changed (and settled): forget its profile, write its new unit centroid into its
-    /// row and move its tags.
+    /// row and move its tags. (A live group stays live: its medoid is a member, never evicted.)
     mutating func invalidate(_ gid: Int64, _ ws: Workspace) {
-        computedUnitSums[gid] = nil
         let old = profiles.removeValue(forKey: gid)
         noProfile.remove(gid)
-        if liveKnown, let j = Self.position(of: gid, in: live) {
-            let g = ws.state.groups[gid]!
-            let u = g.centroid(dimension: dimension) ?? Vectors.normalized(GroupGeometry.sum(g.memberIDs, ws.occurrences))
-            liveUnits[j] = u
-            centroids?.setRow(j, u)
+        if let j = Self.position(of: gid, in: live) {
+            let u = ScopeGroups.unit(ws.state.groups[gid]!, ws.occurrences, d: dimension)
+            if ownMatrix { centroids.setRow(j, u) } else { overrides[j] = u }
             rowChangedAt[j] = ws.touchLog.count
         }
         guard tagIndex != nil else { return }
@@ -77,43 +74,18 @@ struct AssignContext {
         if let new = profile(gid, ws) { for t in new.tags { tagIndex![t, default: []].insert(gid) } }
     }
 
-    /// unit(Σ members) of each live group, by live index (shared arrays, not copies).
-    private(set) var liveUnits: [[Float]] = []
-    private var liveKnown = false
-    private(set) var dimension = 0
-
-    /// Fills `live` (groups with a representative) and their unit centroids, once: the stored
-    /// centroid, or one computed in this call, or (states written before centroids were kept) the
-    /// sum of the members.
-    mutating func ensureLive(_ ws: Workspace, d: Int) {
-        guard !liveKnown else { return }
-        liveKnown = true
-        dimension = d
-        live = order.filter { Self.isLive($0, ws) }
-        rowChangedAt = [Int](repeating: -1, count: live.count)
-        liveUnits.reserveCapacity(live.count)
-        for gid in live {
-            let g = ws.state.groups[gid]!
-            if let u = g.centroid(dimension: d) ?? profiles[gid]?.unitSum ?? ws.unitSumCache[gid] {
-                liveUnits.append(u)
-                continue
-            }
-            let u = Vectors.normalized(GroupGeometry.sum(g.memberIDs, ws.occurrences))
-            computedUnitSums[gid] = u
-            liveUnits.append(u)
-        }
+    /// Makes the centroid matrix the context's own and current in every row (for GEMM).
+    mutating func ensureCentroids() {
+        guard !ownMatrix else { return }
+        ownMatrix = true
+        for (j, u) in overrides { centroids.setRow(j, u) }
+        overrides = [:]
     }
 
-    mutating func ensureCentroids(_ ws: Workspace, d: Int) {
-        guard centroids == nil else { return }
-        ensureLive(ws, d: d)
-        var storage = [Float](repeating: 0, count: live.count * d)
-        storage.withUnsafeMutableBufferPointer { out in
-            for (r, u) in liveUnits.enumerated() {
-                u.withUnsafeBufferPointer { v in for i in 0..<d { out[r * d + i] = v[i] } }
-            }
-        }
-        centroids = Matrix(rows: live.count, cols: d, storage: storage)
+    /// x · (current unit centroid of live group j).
+    func exactScore(_ x: UnsafePointer<Float>, _ j: Int) -> Float {
+        if let u = overrides[j] { return u.withUnsafeBufferPointer { Vectors.dot(x, $0.baseAddress!, count: dimension) } }
+        return centroids.storage.withUnsafeBufferPointer { Vectors.dot(x, $0.baseAddress! + j * dimension, count: dimension) }
     }
 
     /// Index of `gid` in the ascending `ids`, if present.
@@ -126,7 +98,7 @@ struct AssignContext {
     mutating func tags(_ ws: Workspace) -> [String: Set<Int64>] {
         if let t = tagIndex { return t }
         var index: [String: Set<Int64>] = [:]
-        for gid in order where Self.isLive(gid, ws) {
+        for gid in live {
             for m in ws.state.groups[gid]!.members {
                 for t in ws.occurrences.tagsOf(m.occurrenceID) ?? [] { index[t, default: []].insert(gid) }
             }
@@ -205,7 +177,7 @@ extension Workspace {
     mutating func assign(_ work: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
         guard let d = occurrences.vectorOf(work.first ?? -1)?.count else { return false }
         var ctx = AssignContext(&self, scope: scope)
-        guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return false }
+        guard !ctx.live.isEmpty else { return false }
         var changed = false
         // Which occurrences need a full evaluation as of the start; their rows are scored by GEMM in
         // blocks of `blockSize` as they come. A re-check is repeated after any change.
@@ -267,7 +239,7 @@ extension Workspace {
         ctx: inout AssignContext, d: Int
     ) -> Evaluation {
         if useGEMM {
-            ctx.ensureCentroids(self, d: d)
+            ctx.ensureCentroids()
             if block.row(of: oid) == nil {
                 var ids = [oid]
                 var k = Self.firstIndex(after: n, in: needAt)
@@ -275,10 +247,8 @@ extension Workspace {
                     if state.pending.index(forKey: work[needAt[k]]) != nil { ids.append(work[needAt[k]]) }
                     k += 1
                 }
-                block = ScoreBlock(ids, occurrences, centroids: ctx.centroids!, at: touchLog.count)
+                block = ScoreBlock(ids, occurrences, centroids: ctx.centroids, at: touchLog.count)
             }
-        } else {
-            ctx.ensureLive(self, d: d)
         }
         return evaluate(occurrences[oid]!, ctx: &ctx, d: d, scored: block.row(of: oid).map { (block, $0) })
     }
@@ -292,9 +262,7 @@ extension Workspace {
 
     /// Keeps what `ctx` computed (all current: changed groups were invalidated in it) for later passes.
     mutating func keep(_ ctx: AssignContext) {
-        let (profiles, sums) = ctx.current
-        profileCache = profiles
-        for (gid, u) in sums { unitSumCache[gid] = u }
+        profileCache = ctx.current
     }
 
     /// Full evaluation of `occ` against the live groups of the context: top-K by quantised centroid
@@ -305,24 +273,26 @@ extension Workspace {
         let live = ctx.live, changedAt = ctx.rowChangedAt
         occ.vector.withUnsafeBufferPointer { v in
             let x = v.baseAddress!
-            func exact(_ j: Int) -> Float {
-                if let centroids = ctx.centroids {
-                    return centroids.storage.withUnsafeBufferPointer { Vectors.dot(x, $0.baseAddress! + j * d, count: d) }
-                }
-                return ctx.liveUnits[j].withUnsafeBufferPointer { Vectors.dot(x, $0.baseAddress!, count: d) }
-            }
             if let (block, r) = scored {
+                // GEMM scores, stale for rows changed after the block was scored.
                 block.scores.storage.withUnsafeBufferPointer { s in
                     let row = s.baseAddress! + r * live.count
                     for j in 0..<live.count {
-                        let score = changedAt[j] > block.at ? exact(j) : row[j]
+                        let score = changedAt[j] > block.at ? ctx.exactScore(x, j) : row[j]
                         if top.admits(score) { top.offer(live[j], config.quantise(score)) }
                     }
                 }
             } else {
-                for j in 0..<live.count {
-                    let score = exact(j)
-                    if top.admits(score) { top.offer(live[j], config.quantise(score)) }
+                // One GEMV against the matrix; rows changed in this call are scored exactly.
+                var all = [Float](repeating: 0, count: live.count)
+                all.withUnsafeMutableBufferPointer { y in
+                    ctx.centroids.storage.withUnsafeBufferPointer { a in
+                        BLAS.gemv(a.baseAddress!, x, y.baseAddress!, rows: live.count, cols: d)
+                    }
+                    for j in 0..<live.count {
+                        let score = changedAt[j] >= 0 ? ctx.exactScore(x, j) : y[j]
+                        if top.admits(score) { top.offer(live[j], config.quantise(score)) }
+                    }
                 }
             }
         }
@@ -351,17 +321,17 @@ extension Workspace {
         let evaluated = scopePending(scope).filter { state.pending[$0]!.evaluatedAt != nil }
         guard let first = evaluated.first, let d = occurrences.vectorOf(first)?.count else { return }
         var ctx = AssignContext(&self, scope: scope)
-        guard ctx.order.contains(where: { AssignContext.isLive($0, self) }) else { return }
+        guard !ctx.live.isEmpty else { return }
         let todo = evaluated.filter { state.pending[$0]!.certificate == nil }
         guard !todo.isEmpty else { keep(ctx); return }
         let useGEMM = todo.count >= Self.centroidGEMMThreshold
-        if useGEMM { ctx.ensureCentroids(self, d: d) } else { ctx.ensureLive(self, d: d) }
+        if useGEMM { ctx.ensureCentroids() }
         var start = 0
         while start < todo.count {
             if isCancelled() { throw GroupingError.cancelled }
             let block = Array(todo[start..<min(start + config.blockSize, todo.count)])
             start += block.count
-            let scores = useGEMM ? ScoreBlock(block, occurrences, centroids: ctx.centroids!, at: touchLog.count) : nil
+            let scores = useGEMM ? ScoreBlock(block, occurrences, centroids: ctx.centroids, at: touchLog.count) : nil
             for (i, oid) in block.enumerated() {
                 let occ = occurrences[oid]!
                 let e = evaluate(occ, ctx: &ctx, d: d, scored: scores.map { ($0, i) })

@@ -130,8 +130,7 @@ extension Workspace {
 
     private mutating func passes(_ scope: Scope, isCancelled: () -> Bool) throws {
         for _ in 0..<max(1, config.maxPasses) {
-            var lastChange = 0
-            for gid in groups(in: scope) { lastChange = max(lastChange, state.groups[gid]!.changedAt) }
+            let lastChange = scopeGroups(scope).lastChange
             recentlyEvicted = []
             let pend = scopePending(scope)
             let work = pend.filter { id in
@@ -194,6 +193,7 @@ extension PatternEngine {
         progress: (Double) -> Void = { _ in }
     ) throws -> RefreshOutcome {
         var ws = Workspace(state: state, occurrences: occurrences, constraints: constraints, config: config)
+        ws.engineCache = ws.state.takeCache()
         let fresh = ws.reconcile()
         try ws.checkDimensions(only: fresh)
         let scopes = ws.scopesWithWork(fresh: fresh)
@@ -203,6 +203,7 @@ extension PatternEngine {
         }
         progress(1)
         if !ws.unsettled { ws.state.settledAt = ws.state.groupsVersion }
+        ws.handOverCache()
         return ws.outcome
     }
 

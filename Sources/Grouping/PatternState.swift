@@ -58,9 +58,9 @@ public struct PendingCertificate: Sendable, Hashable, Codable {
 
 /// Everything the engine decides for one owner, as plain values to persist.
 public struct PatternState: Sendable, Hashable, Codable {
-    public var groups: [Int64: Group]
+    public var groups: [Int64: Group] { didSet { cacheClaim = 0 } }
     /// Occurrences that belong to no group yet.
-    public var pending: [Int64: PendingMark]
+    public var pending: [Int64: PendingMark] { didSet { cacheClaim = 0 } }
     /// Next group id to hand out (persisted counter; ids are never reused).
     public var nextGroupID: Int64
     /// Bumped on every membership change of any group.
@@ -70,6 +70,32 @@ public struct PatternState: Sendable, Hashable, Codable {
     /// since, or with a new occurrence, can have work. nil: unknown (look at every pending
     /// occurrence); clear it when pending marks are edited outside the engine.
     public var settledAt: Int?
+    /// What the refresh that returned this state derived from it, and this state's claim to it
+    /// (0: none). Not persisted, not part of the value; editing `groups` or `pending` drops the claim.
+    var cache: EngineCache?
+    var cacheClaim: UInt64 = 0
+
+    private enum CodingKeys: String, CodingKey { case groups, pending, nextGroupID, groupsVersion, settledAt }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.groups == b.groups && a.pending == b.pending && a.nextGroupID == b.nextGroupID
+            && a.groupsVersion == b.groupsVersion && a.settledAt == b.settledAt
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(groups)
+        h.combine(pending)
+        h.combine(nextGroupID)
+        h.combine(groupsVersion)
+        h.combine(settledAt)
+    }
+
+    /// The cache, taken over by a refresh, when this state still holds a claim to it.
+    mutating func takeCache() -> EngineCache? {
+        guard let c = cache, c.claim(cacheClaim) else { cache = nil; return nil }
+        cacheClaim = 0
+        return c
+    }
 
     public init(groups: [Int64: Group] = [:], pending: [Int64: PendingMark] = [:], nextGroupID: Int64 = 1, groupsVersion: Int = 0,
                 settledAt: Int? = nil) {

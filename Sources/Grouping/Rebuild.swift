@@ -61,7 +61,7 @@ extension Workspace {
             usedOld.insert(o)
             usedNew.insert(n)
             var g = state.groups.removeValue(forKey: n)!
-            scopeGroups = [:]
+            snapshots = [:]
             let previous = state.groups[o]!
             g.id = o
             g.members = g.members.map { Membership(occurrenceID: $0.occurrenceID, groupID: o, source: $0.source) }

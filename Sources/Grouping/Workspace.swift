@@ -23,9 +23,8 @@ struct Workspace {
     var recentlyEvicted: Set<Int64> = []
     /// (groupsVersion, group) of every membership change made by this call, in order.
     var touchLog: [(at: Int, gid: Int64)] = []
-    /// Profiles and unit centroids computed in this call, dropped when their group changes.
+    /// Profiles computed in this call, dropped when their group changes.
     var profileCache: [Int64: GroupProfile] = [:]
-    var unitSumCache: [Int64: [Float]] = [:]
     /// The pending occurrences of the scope `run` works on, ascending, kept up to date by
     /// `scopePending()` (with the occurrences made pending since it last looked).
     var pendingList: (scope: Scope, ids: [Int64])?
@@ -34,15 +33,19 @@ struct Workspace {
     var pendingRemoved = false
     /// A scope ran out of passes while still changing (the state cannot be marked settled).
     var unsettled = false
-    /// Group ids by scope, ascending; filled by `groups(in:)` per scope on first use, kept up to
-    /// date by `newGroup`.
-    var scopeGroups: [Scope: [Int64]] = [:]
+    /// Per scope, its groups as of `touchLog` index `at` (see `scopeGroups(_:)`).
+    var snapshots: [Scope: (at: Int, groups: ScopeGroups)] = [:]
+    /// What the previous refresh of this very state derived (taken over by `refresh`), else nil.
+    var engineCache: EngineCache?
+    /// The vector dimension (of any occurrence; a refresh checks that all agree).
+    let dimension: Int
 
     init(state: PatternState, occurrences: [Int64: Occurrence], constraints: Constraints, config: GroupingConfig) {
         self.state = state
         self.occurrences = occurrences
         self.constraints = constraints
         self.config = config
+        dimension = occurrences.first?.value.vector.count ?? 0
     }
 
     private mutating func buildGroupIndex() {
@@ -65,7 +68,6 @@ struct Workspace {
         changedGroups.insert(id)
         touchLog.append((state.groupsVersion, id))
         profileCache[id] = nil
-        unitSumCache[id] = nil
     }
 
     /// Removes `occurrence` from its group (label cleared). Does not settle.
@@ -127,7 +129,6 @@ struct Workspace {
         state.nextGroupID += 1
         state.groups[id] = Group(id: id, owner: scope.owner, category: scope.category, changedAt: state.groupsVersion)
         createdGroups.insert(id)
-        if scopeGroups[scope] != nil { scopeGroups[scope]!.append(id) }
         return id
     }
 
@@ -204,17 +205,50 @@ struct Workspace {
         return out.sorted()
     }
 
-    /// Groups of `scope`, ascending (remembered per scope: new groups take ids above every
-    /// existing one, so `newGroup` appending keeps the list sorted).
-    mutating func groups(in scope: Scope) -> [Int64] {
-        if let known = scopeGroups[scope] { return known }
-        var out: [Int64] = []
-        let values = state.groups.values
-        for i in values.indices where values[i].category == scope.category && values[i].owner == scope.owner {
-            out.append(values[i].id)
+    /// Groups of `scope`, ascending.
+    mutating func groups(in scope: Scope) -> [Int64] { scopeGroups(scope).ids }
+
+    /// The groups of `scope` as they are now: from the snapshot kept for the scope (or the one the
+    /// previous refresh of this state left in its cache), brought up to date with the groups
+    /// touched since; built from all groups the first time.
+    mutating func scopeGroups(_ scope: Scope) -> ScopeGroups {
+        let now = touchLog.count
+        var base: ScopeGroups
+        var from: Int
+        if let s = snapshots[scope] {
+            if s.at == now { return s.groups }
+            (from, base) = s
+        } else if let cache = engineCache, cache.dimension == dimension, let cached = cache.scopes.removeValue(forKey: scope) {
+            // Taken out of the cache (so that its matrix is not shared) until `handOverCache`.
+            (from, base) = (0, cached)
+        } else {
+            let built = ScopeGroups(scope, state, occurrences, d: dimension)
+            snapshots[scope] = (now, built)
+            return built
         }
-        out.sort()
-        scopeGroups[scope] = out
-        return out
+        snapshots[scope] = nil
+        var changed: [Int64] = []
+        for e in touchLog[from...] where state.groups[e.gid].map({ $0.category == scope.category && $0.owner == scope.owner }) == true {
+            changed.append(e.gid)
+        }
+        base.apply(changed, state, occurrences, d: dimension)
+        snapshots[scope] = (now, base)
+        return base
+    }
+
+    /// Leaves the scope snapshots in a cache for the next refresh of the state being returned,
+    /// and gives that state its claim. Call last: any later edit of the state drops the claim.
+    mutating func handOverCache() {
+        let cache = engineCache ?? EngineCache()
+        if cache.dimension != dimension { cache.scopes = [:]; cache.dimension = dimension }
+        var touched = Set<Scope>()
+        for e in touchLog { if let g = state.groups[e.gid] { touched.insert(g.scope) } }
+        engineCache = cache
+        for scope in Set(snapshots.keys).union(cache.scopes.keys.filter(touched.contains)) {
+            cache.scopes[scope] = scopeGroups(scope)
+        }
+        snapshots = [:]
+        state.cache = cache
+        state.cacheClaim = cache.issue()
     }
 }

@@ -36,6 +36,19 @@ public struct Matrix: Sendable, Equatable {
         storage.replaceSubrange((r * cols)..<((r + 1) * cols), with: v)
     }
 
+    /// Inserts `v` as row `r` (rows from `r` on move down).
+    public mutating func insertRow(_ v: [Float], at r: Int) {
+        precondition(v.count == cols, "row length mismatch")
+        storage.insert(contentsOf: v, at: r * cols)
+        rows += 1
+    }
+
+    /// Removes row `r` (rows after it move up).
+    public mutating func removeRow(_ r: Int) {
+        storage.removeSubrange((r * cols)..<((r + 1) * cols))
+        rows -= 1
+    }
+
     /// Moves the last row into `r` and drops the last row (O(d) delete).
     public mutating func swapRemoveRow(_ r: Int) {
         let last = rows - 1
