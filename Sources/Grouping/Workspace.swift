@@ -205,9 +205,6 @@ struct Workspace {
         return out.sorted()
     }
 
-    /// Groups of `scope`, ascending.
-    mutating func groups(in scope: Scope) -> [Int64] { scopeGroups(scope).ids }
-
     /// The groups of `scope` as they are now: from the snapshot kept for the scope (or the one the
     /// previous refresh of this state left in its cache), brought up to date with the groups
     /// touched since; built from all groups the first time.
