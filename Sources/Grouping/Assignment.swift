@@ -25,6 +25,8 @@ struct AssignContext {
     /// (changedAt, group) of the scope's groups at the start of the call, ascending; built when a
     /// certificate is first checked.
     private var changeLog: [(at: Int, gid: Int64)]?
+    private var changedQueries = 0
+    static let scansBeforeSorting = 16
     private let changedAtStart: [Int]
     /// Index into `Workspace.touchLog` at the start of the call.
     let touchStart: Int
@@ -122,14 +124,24 @@ struct AssignContext {
 
     /// Groups of the scope changed after `version`, ascending; nil when there are more than `limit`.
     mutating func changed(since version: Int, _ ws: Workspace, limit: Int) -> [Int64]? {
-        if changeLog == nil {
-            changeLog = zip(changedAtStart, order).map { (at: $0, gid: $1) }.sorted { $0.at != $1.at ? $0.at < $1.at : $0.gid < $1.gid }
-        }
-        let changeLog = changeLog!
-        var lo = 0, hi = changeLog.count
-        while lo < hi { let mid = (lo + hi) / 2; if changeLog[mid].at > version { hi = mid } else { lo = mid + 1 } }
         var out = Set<Int64>()
-        for e in changeLog[lo...] { out.insert(e.gid); if out.count > limit { return nil } }
+        // A few versions asked about (a placement): one scan of the start values each; many (a
+        // build's later passes): sort them once and search.
+        changedQueries += 1
+        if changeLog == nil && changedQueries <= Self.scansBeforeSorting {
+            for j in changedAtStart.indices where changedAtStart[j] > version {
+                out.insert(order[j])
+                if out.count > limit { return nil }
+            }
+        } else {
+            if changeLog == nil {
+                changeLog = zip(changedAtStart, order).map { (at: $0, gid: $1) }.sorted { $0.at != $1.at ? $0.at < $1.at : $0.gid < $1.gid }
+            }
+            let changeLog = changeLog!
+            var lo = 0, hi = changeLog.count
+            while lo < hi { let mid = (lo + hi) / 2; if changeLog[mid].at > version { hi = mid } else { lo = mid + 1 } }
+            for e in changeLog[lo...] { out.insert(e.gid); if out.count > limit { return nil } }
+        }
         for e in ws.touchLog[touchStart...] where e.at > version {
             guard ws.state.groups[e.gid]?.scope == scope else { continue }
             out.insert(e.gid)
