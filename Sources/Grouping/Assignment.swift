@@ -115,12 +115,22 @@ struct AssignContext {
 
     /// `changed(since:)`, remembered: pending occurrences mostly share a handful of certificate versions.
     mutating func changedMemoised(since version: Int, _ ws: Workspace, limit: Int) -> [Int64]? {
-        if changedMemoAt != ws.touchLog.count { changedMemo = [:]; changedMemoAt = ws.touchLog.count }
-        if let known = changedMemo[version] { return known }
-        let answer = changed(since: version, ws, limit: limit)
-        changedMemo[version] = answer
+        if changedMemoAt != ws.touchLog.count { changedMemo = [:]; changedMemoAt = ws.touchLog.count; lastAsked = nil }
+        if let last = lastAsked, last.version == version { return last.answer }
+        let answer: [Int64]?
+        if let known = changedMemo[version] { answer = known } else {
+            answer = changed(since: version, ws, limit: limit)
+            changedMemo[version] = answer
+        }
+        lastAsked = (version, answer)
         return answer
     }
+
+    /// The last `changedMemoised` question and answer (most pending marks ask the same one).
+    private var lastAsked: (version: Int, answer: [Int64]?)?
+
+    /// The certificate stamp of an occurrence whose record is cannot-linked to none (set once).
+    var plainStamp: Int?
 
     /// Groups of the scope changed after `version`, ascending; nil when there are more than `limit`.
     mutating func changed(since version: Int, _ ws: Workspace, limit: Int) -> [Int64]? {
@@ -190,6 +200,7 @@ extension Workspace {
         guard let d = occurrences.vectorOf(work.first ?? -1)?.count else { return false }
         var ctx = AssignContext(&self, scope: scope)
         guard !ctx.live.isEmpty else { return false }
+        ctx.plainStamp = constraints.cannotLink.isEmpty ? stamp("", ctx) : nil
         var changed = false
         // Which occurrences need a full evaluation as of the start; their rows are scored by GEMM in
         // blocks of `blockSize` as they come. A re-check is repeated after any change.
@@ -210,13 +221,16 @@ extension Workspace {
             if n % config.blockSize == 0, isCancelled() { throw GroupingError.cancelled }
             // Nothing changed since the start: the answer from then still holds.
             let r = state.groupsVersion == versionAtStart ? atStart[n] : recheck(oid, &ctx)
+            if case .same = r {
+                // Same candidates, same profiles: the decision is unchanged.
+                state.pending.values[pi].evaluatedAt = state.groupsVersion
+                state.pending.values[pi].certificate!.at = state.groupsVersion
+                continue
+            }
             let occ = occurrences[oid]!
             var e: Evaluation
             switch r {
             case .same:
-                // Same candidates, same profiles: the decision is unchanged.
-                state.pending.values[pi].evaluatedAt = state.groupsVersion
-                state.pending.values[pi].certificate!.at = state.groupsVersion
                 continue
             case let .revised(candidates, kth):
                 e = conclude(occ, candidates: candidates, kth: kth, ctx: &ctx)
@@ -358,6 +372,7 @@ extension Workspace {
 
     /// Certificate stamp: thresholds and the records `record` is cannot-linked to.
     func stamp(_ record: String, _ ctx: AssignContext) -> Int {
+        if constraints.cannotLink.isEmpty, let plain = ctx.plainStamp { return plain }
         var h = Stamp()
         h.h = ctx.configStamp
         if !constraints.cannotLink.isEmpty, let apart = constraints.apart(from: record) { for r in apart.sorted() { h.mix(r) } }

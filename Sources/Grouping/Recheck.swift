@@ -20,19 +20,22 @@ extension Workspace {
         guard let mi = state.pending.index(forKey: oid), state.pending.values[mi].evaluatedAt != nil,
               let at = occurrences.index(forKey: oid) else { return .full }
         guard let cert = state.pending.values[mi].certificate else { return .full }
-        let occ = occurrences.values[at]
-        guard cert.stamp == stamp(occ.recordID, ctx),
+        let stamped = constraints.cannotLink.isEmpty ? ctx.plainStamp ?? stamp("", ctx) : stamp(occurrences.values[at].recordID, ctx)
+        guard cert.stamp == stamped,
               let changedGroups = ctx.changedMemoised(since: cert.at, self, limit: Self.certificateLimit) else { return .full }
         var affected = false
         for gid in changedGroups {
             if binarySearch(cert.candidates, gid) { affected = true; continue }
             guard let p = ctx.profile(gid, self) else { continue }
-            if !occ.tags.isEmpty, occ.tags.contains(where: p.tags.contains) { return .full }
+            if !p.tags.isEmpty, occurrences.values[at].tags.contains(where: p.tags.contains) { return .full }
             guard let kq = cert.kthScore else { return .full }
-            if config.quantise(Vectors.dot(occ.vector, p.unitSum)) >= kq - 1 { affected = true }
+            let s = occurrences.values[at].vector.withUnsafeBufferPointer { x in
+                p.unitSum.withUnsafeBufferPointer { Vectors.dot(x.baseAddress!, $0.baseAddress!, count: min(x.count, $0.count)) }
+            }
+            if config.quantise(s) >= kq - 1 { affected = true }
         }
         guard affected else { return .same }
-        return revise(occ, cert, changed: changedGroups, &ctx) ?? .full
+        return revise(occurrences.values[at], cert, changed: changedGroups, &ctx) ?? .full
     }
 
     /// The new top-K of an occurrence without tags whose certificate holds exactly its old top-K T
