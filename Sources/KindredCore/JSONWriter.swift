@@ -47,7 +47,7 @@ public enum JSONWriter {
         out.append(contentsOf: "\(d)".utf8)
     }
 
-    static func writeString(_ s: String, to out: inout [UInt8]) {
+    public static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for b in s.utf8 {
             switch b {

@@ -20,6 +20,10 @@ public final class KindredService: Sendable {
     /// Why the embedder is missing, when it is.
     let embedderProblem: String?
     let worker = BackgroundWorker()
+    /// Owners' pattern states as last read or saved, reused while the store's revision is unchanged.
+    let patternStates = OwnerCache<PatternStateEntry>(capacity: 8)
+    /// Owners' eligible occurrences, brought up to date from the store's input log.
+    let occurrenceCopies = OwnerCache<OccurrencesEntry>(capacity: 4)
 
     public init(config: Config, databasePath: String, embedder: (any TextEmbedder)?, embedderProblem: String? = nil) throws {
         self.config = config

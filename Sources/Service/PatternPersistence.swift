@@ -77,7 +77,12 @@ extension KindredService {
 
     /// Loads the owner's engine state (an empty one when none is stored).
     /// Also gives the label descriptions and the index version the groups were last refreshed with.
+    /// A state read at the store's current pattern revision is reused from `patternStates`.
     func loadPatternState(_ store: RecordStore, owner: String) throws -> (PatternState, [Int64: String], String?) {
+        // Inside a transaction the rows may include writes not committed yet: read them, keep nothing.
+        let keep = !store.database.inTransaction
+        let revision = try store.patternRevision(owner: owner)
+        if keep, let e = patternStates.entry(owner), e.revision == revision { return (e.state, e.labelDescriptions, e.indexVersion) }
         var state = PatternState()
         var descriptions: [Int64: String] = [:]
         var version: String?
@@ -92,19 +97,54 @@ extension KindredService {
             state.groups[row.id] = try PatternCodec.group(row)
             if let d = row.labelDescription { descriptions[row.id] = d }
         }
+        if keep { patternStates.store(owner, .init(revision: revision, state: state, labelDescriptions: descriptions, indexVersion: version)) }
         return (state, descriptions, version)
     }
 
     /// Loads state, eligible occurrences (with vectors when `withVectors`) and active corrections.
     func loadOwnerPatterns(_ store: RecordStore, owner: String, withVectors: Bool) throws -> OwnerPatterns {
         let (state, descriptions, stateVersion) = try loadPatternState(store, owner: owner)
-        let rows = try store.eligibleOccurrences(owner: owner, indexVersion: indexVersion,
-                                                 includePassages: patternConfig.passageOccurrences, withVectors: withVectors)
-        var occurrences: [Int64: Occurrence] = [:]
-        for r in rows { occurrences[r.id] = PatternCodec.occurrence(r) }
+        let occurrences = try eligibleOccurrences(store, owner: owner, withVectors: withVectors)
         let corrections = try store.correctionRows(owner: owner).filter { !$0.undone }.map { try PatternCodec.decode(Correction.self, $0.body) }
         return OwnerPatterns(state: state, stateIndexVersion: stateVersion, occurrences: occurrences, corrections: corrections,
                              labelDescriptions: descriptions)
+    }
+
+    /// The owner's eligible occurrences. With vectors they come from `occurrenceCopies`, brought up
+    /// to date by re-reading only the occurrences the store's input log names since the copy was
+    /// made; a copy is read in full the first time, after the log was pruned past it, or when most of
+    /// it changed. Inside a transaction (rows not committed yet) the store is read and nothing kept.
+    func eligibleOccurrences(_ store: RecordStore, owner: String, withVectors: Bool) throws -> [Int64: Occurrence] {
+        let version = indexVersion, passages = patternConfig.passageOccurrences
+        func read(ids: [Int64]? = nil, vectors: Bool) throws -> [StoredOccurrence] {
+            try store.eligibleOccurrences(owner: owner, indexVersion: version, includePassages: passages, withVectors: vectors, ids: ids)
+        }
+        let keep = !store.database.inTransaction
+        guard keep, withVectors || occurrenceCopies.entry(owner) != nil else {
+            var out: [Int64: Occurrence] = [:]
+            for r in try read(vectors: withVectors) { out[r.id] = PatternCodec.occurrence(r) }
+            return out
+        }
+        // The log position first: rows read after it may be newer, which only means re-reading them.
+        let position = try store.inputLogPosition()
+        if var copy = occurrenceCopies.take(owner), copy.indexVersion == version.description, copy.includePassages == passages,
+           try store.inputLogPrunedUpTo() <= copy.position {
+            let changed = try store.loggedOccurrences(owner: owner, after: copy.position, upTo: position)
+            if changed.count <= max(64, copy.occurrences.count / 2) {
+                if !changed.isEmpty {
+                    for id in changed { copy.occurrences[id] = nil }
+                    for r in try read(ids: changed, vectors: true) { copy.occurrences[r.id] = PatternCodec.occurrence(r) }
+                }
+                copy.position = position
+                occurrenceCopies.store(owner, copy)
+                return copy.occurrences
+            }
+        }
+        var out: [Int64: Occurrence] = [:]
+        for r in try read(vectors: true) { out[r.id] = PatternCodec.occurrence(r) }
+        occurrenceCopies.store(owner, OccurrencesEntry(position: position, indexVersion: version.description,
+                                                       includePassages: passages, occurrences: out))
+        return out
     }
 
     /// Writes what an engine call changed: the changed groups, the pending map and the counters;
@@ -116,7 +156,7 @@ extension KindredService {
         }
         try store.savePatternStateRow(PatternStateRow(
             owner: owner, nextGroupID: outcome.state.nextGroupID, groupsVersion: Int64(outcome.state.groupsVersion),
-            pending: try PatternCodec.encode(outcome.state.pending), settledAt: outcome.state.settledAt.map { Int64($0) },
+            pending: PendingJSON.encode(outcome.state.pending), settledAt: outcome.state.settledAt.map { Int64($0) },
             indexVersion: refreshedWith?.description))
     }
 }

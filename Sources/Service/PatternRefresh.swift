@@ -68,10 +68,30 @@ extension KindredService {
                 : try PatternEngine.refresh(state: data.state, occurrences: data.occurrences, constraints: constraints, config: config,
                                             isCancelled: { ctx.isCancelled }, progress: progress)
             try ctx.checkCancelled()
-            try store.database.transaction { try savePatternOutcome(store, owner: owner, outcome, refreshedWith: version) }
+            let revision = try store.database.transaction {
+                try savePatternOutcome(store, owner: owner, outcome, refreshedWith: version)
+                return try store.patternRevision(owner: owner)
+            }
+            // Committed: the saved state is what the store now holds at `revision`. It keeps what the
+            // engine derived, for the next refresh. (Saving drops the label description of a group
+            // whose label was cleared.)
+            var descriptions = data.labelDescriptions
+            for id in outcome.changedGroups where outcome.state.groups[id]?.label == nil { descriptions[id] = nil }
+            patternStates.store(owner, PatternStateEntry(revision: revision, state: outcome.state, labelDescriptions: descriptions,
+                                                         indexVersion: version.description))
+            try pruneInputLog(store)
             return outcome.stats
         }
     }
+
+    /// Keeps the input log short: once it holds more than `inputLogKeep` positions past the last
+    /// pruning, the older half goes (a copy of occurrences older than that is then read in full).
+    func pruneInputLog(_ store: RecordStore) throws {
+        let position = try store.inputLogPosition(), pruned = try store.inputLogPrunedUpTo()
+        if position - pruned > Self.inputLogKeep { try store.pruneInputLog(upTo: position - Self.inputLogKeep / 2) }
+    }
+
+    static let inputLogKeep: Int64 = 200_000
 
     /// Makes passage occurrences and computes waiting occurrence vectors. Returns what it did and
     /// how many occurrences still wait for an embedder.

@@ -127,6 +127,8 @@ public final class Database {
     }
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// True inside an open transaction (changes made so far may still be rolled back).
+    public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Asks a running statement on this connection to stop (safe from another thread).

@@ -47,6 +47,7 @@ enum Migrations {
             ALTER TABLE pattern_state ADD COLUMN index_version TEXT;
             ALTER TABLE pattern_groups ADD COLUMN centroid BLOB;
             """),
+        (5, "pattern revisions and input log", PatternSchema.changeTrackingSQL),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

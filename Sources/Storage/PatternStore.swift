@@ -103,14 +103,16 @@ extension RecordStore {
     public func occurrencesWaitingForVectors(owner: String?, indexVersion: IndexVersion, limit: Int, after: Int64 = 0) throws
         -> [(id: Int64, text: String)]
     {
-        let ownerSQL = owner == nil ? "" : "AND o.owner = ?"
+        // Candidates from the two indexes (no vector yet; another index version), then the checks.
         return try database.query("""
             SELECT o.id, CASE WHEN o.description != '' THEN o.description ELSE o.excerpt END
-            FROM occurrences o JOIN records r ON r.rowid = o.record
-            WHERE o.record_revision = r.revision AND r.perm_patterns = 1
-              AND (o.vector IS NULL OR o.index_version IS NULL OR o.index_version != ?) AND o.id > ? \(ownerSQL)
-            ORDER BY o.id LIMIT ?
-            """, [.text(indexVersion.description), .int(after)] + (owner.map { [.text($0)] } ?? []) + [.from(limit)]) {
+            FROM (SELECT id FROM occurrences WHERE vector IS NULL OR index_version IS NULL
+                  UNION SELECT id FROM occurrences WHERE index_version < ?1
+                  UNION SELECT id FROM occurrences WHERE index_version > ?1) w
+            JOIN occurrences o ON o.id = w.id JOIN records r ON r.rowid = o.record
+            WHERE o.record_revision = r.revision AND r.perm_patterns = 1 AND o.id > ?2 \(owner == nil ? "" : "AND o.owner = ?4")
+            ORDER BY o.id LIMIT ?3
+            """, [.text(indexVersion.description), .int(after), .from(limit)] + (owner.map { [.text($0)] } ?? [])) {
             ($0.int(0), $0.text(1) ?? "")
         }
     }
@@ -127,7 +129,8 @@ extension RecordStore {
     public func recordsWithoutOccurrences(owner: String?) throws -> [(rowid: Int64, owner: String, id: String, revision: Int64, text: String)] {
         let ownerSQL = owner == nil ? "" : "AND r.owner = ?"
         return try database.query("""
-            SELECT r.rowid, r.owner, r.id, r.revision, r.text FROM records r
+            SELECT r.rowid, r.owner, r.id, r.revision, r.text
+            FROM records_without_occurrences a JOIN records r ON r.rowid = a.record
             WHERE r.perm_patterns = 1 AND NOT EXISTS (SELECT 1 FROM occurrences o WHERE o.record = r.rowid) \(ownerSQL)
             ORDER BY r.rowid
             """, owner.map { [.text($0)] } ?? []) { ($0.int(0), $0.text(1) ?? "", $0.text(2) ?? "", $0.int(3), $0.text(4) ?? "") }
@@ -178,6 +181,37 @@ extension RecordStore {
     /// Owners with occurrences or pattern state.
     public func patternOwners() throws -> [String] {
         try database.query("SELECT owner FROM occurrences UNION SELECT owner FROM pattern_state ORDER BY 1") { $0.text(0) ?? "" }
+    }
+
+    /// The last position of the pattern input log (0 when it is empty and nothing was pruned).
+    public func inputLogPosition() throws -> Int64 {
+        max(try database.scalarInt("SELECT max(seq) FROM pattern_input_log") ?? 0, try inputLogPrunedUpTo())
+    }
+
+    /// The last position removed from the input log.
+    public func inputLogPrunedUpTo() throws -> Int64 {
+        try database.scalarInt("SELECT upto FROM pattern_input_pruned WHERE id = 1") ?? 0
+    }
+
+    /// The owner's occurrences logged after position `after` up to `upTo`, ascending, each once.
+    public func loggedOccurrences(owner: String, after: Int64, upTo: Int64) throws -> [Int64] {
+        try database.query("""
+            SELECT DISTINCT occurrence FROM pattern_input_log WHERE owner = ? AND seq > ? AND seq <= ? ORDER BY occurrence
+            """, [.text(owner), .int(after), .int(upTo)]) { $0.int(0) }
+    }
+
+    /// Removes input log entries up to `position` and records that it did.
+    public func pruneInputLog(upTo position: Int64) throws {
+        try database.transaction {
+            try database.run("DELETE FROM pattern_input_log WHERE seq <= ?", [.int(position)])
+            try database.run("UPDATE pattern_input_pruned SET upto = max(upto, ?) WHERE id = 1", [.int(position)])
+        }
+    }
+
+    /// The owner's pattern revision: bumped by triggers on every write to the owner's groups, state
+    /// and corrections (0 when nothing was ever written).
+    public func patternRevision(owner: String) throws -> Int64 {
+        try database.query("SELECT revision FROM pattern_revisions WHERE owner = ?", [.text(owner)]) { $0.int(0) }.first ?? 0
     }
 
     public func patternStateRow(owner: String) throws -> PatternStateRow? {

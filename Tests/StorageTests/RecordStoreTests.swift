@@ -138,6 +138,8 @@ import KindredCore
         let hits = try store.keywordSearch(owner: "alice", query: "train", filters: SearchFilters(), limit: 5)
         #expect(hits.map(\.rowid) == [alice.rowid])
         #expect(try store.keywordSearch(owner: "bob", query: "river", filters: SearchFilters(), limit: 5).count == 1)
+        // Records that predate occurrences are found as needing passage occurrences (migration 5).
+        #expect(try store.recordsWithoutOccurrences(owner: "alice").map(\.id).contains("r1"))
         #expect(try store.database.integrityCheck() == "ok")
     }
 
