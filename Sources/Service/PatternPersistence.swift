@@ -78,11 +78,15 @@ extension KindredService {
     /// Loads the owner's engine state (an empty one when none is stored).
     /// Also gives the label descriptions and the index version the groups were last refreshed with.
     /// A state read at the store's current pattern revision is reused from `patternStates`.
-    func loadPatternState(_ store: RecordStore, owner: String) throws -> (PatternState, [Int64: String], String?) {
+    /// `forUpdate`: the caller is about to hand the state to the engine and save the result: the
+    /// kept copy is taken out, so that the engine's copy is the only one and is updated in place.
+    func loadPatternState(_ store: RecordStore, owner: String, forUpdate: Bool = false) throws -> (PatternState, [Int64: String], String?) {
         // Inside a transaction the rows may include writes not committed yet: read them, keep nothing.
         let keep = !store.database.inTransaction
         let revision = try store.patternRevision(owner: owner)
-        if keep, let e = patternStates.entry(owner), e.revision == revision { return (e.state, e.labelDescriptions, e.indexVersion) }
+        if keep, let e = forUpdate ? patternStates.take(owner) : patternStates.entry(owner), e.revision == revision {
+            return (e.state, e.labelDescriptions, e.indexVersion)
+        }
         var state = PatternState()
         var descriptions: [Int64: String] = [:]
         var version: String?
@@ -97,13 +101,15 @@ extension KindredService {
             state.groups[row.id] = try PatternCodec.group(row)
             if let d = row.labelDescription { descriptions[row.id] = d }
         }
-        if keep { patternStates.store(owner, .init(revision: revision, state: state, labelDescriptions: descriptions, indexVersion: version)) }
+        if keep && !forUpdate {
+            patternStates.store(owner, .init(revision: revision, state: state, labelDescriptions: descriptions, indexVersion: version))
+        }
         return (state, descriptions, version)
     }
 
     /// Loads state, eligible occurrences (with vectors when `withVectors`) and active corrections.
-    func loadOwnerPatterns(_ store: RecordStore, owner: String, withVectors: Bool) throws -> OwnerPatterns {
-        let (state, descriptions, stateVersion) = try loadPatternState(store, owner: owner)
+    func loadOwnerPatterns(_ store: RecordStore, owner: String, withVectors: Bool, forUpdate: Bool = false) throws -> OwnerPatterns {
+        let (state, descriptions, stateVersion) = try loadPatternState(store, owner: owner, forUpdate: forUpdate)
         let occurrences = try eligibleOccurrences(store, owner: owner, withVectors: withVectors)
         let corrections = try store.correctionRows(owner: owner).filter { !$0.undone }.map { try PatternCodec.decode(Correction.self, $0.body) }
         return OwnerPatterns(state: state, stateIndexVersion: stateVersion, occurrences: occurrences, corrections: corrections,

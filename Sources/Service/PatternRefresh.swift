@@ -55,17 +55,20 @@ extension KindredService {
     /// One owner: load, run the engine (cancellable), save what changed in one transaction.
     func runEngine(owner: String, rebuild: Bool, _ ctx: RequestContext, progress: (Double) -> Void) throws(ResponseError) -> RefreshStats {
         try withPatternWriter(owner: owner) { store in
-            let data = try loadOwnerPatterns(store, owner: owner, withVectors: true)
+            var data = try loadOwnerPatterns(store, owner: owner, withVectors: true, forUpdate: true)
             let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
             let config = patternConfig.grouping
             let version = indexVersion
             // Groups refreshed with another model's vectors (same occurrence ids, new vectors): their
             // representatives and centroids are stale, so regroup them (corrections and ids kept).
             let rebuild = rebuild || data.stateIndexVersion.map { $0 != version.description } ?? false
+            // Handed over, not copied: the refresh updates the only copy in place.
+            let state = data.state
+            data.state = PatternState()
             let outcome = rebuild
-                ? try PatternEngine.rebuild(state: data.state, occurrences: data.occurrences, constraints: constraints, config: config,
+                ? try PatternEngine.rebuild(state: state, occurrences: data.occurrences, constraints: constraints, config: config,
                                             isCancelled: { ctx.isCancelled }, progress: progress)
-                : try PatternEngine.refresh(state: data.state, occurrences: data.occurrences, constraints: constraints, config: config,
+                : try PatternEngine.refresh(state: consume state, occurrences: data.occurrences, constraints: constraints, config: config,
                                             isCancelled: { ctx.isCancelled }, progress: progress)
             try ctx.checkCancelled()
             let revision = try store.database.transaction {

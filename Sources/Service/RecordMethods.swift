@@ -13,8 +13,12 @@ extension KindredService {
         guard items.count <= Self.maxRecordsPerUpsert else { throw .limitExceeded(field: "records", limit: Self.maxRecordsPerUpsert) }
         let records = try RecordInput.parse(items, dimension: indexVersion.dimension)
         let outcomes = try apply(owner: owner, records: records)
-        if records.contains(where: { $0.vector == nil }) { reportEmbeddingProgress(ctx, records: records.count) }
-        embeddingWorkDidArrive()
+        // Only records without a client vector give the embedder work (and wake it: its look for
+        // work visits every record).
+        if records.contains(where: { $0.vector == nil }) {
+            reportEmbeddingProgress(ctx, records: records.count)
+            embeddingWorkDidArrive()
+        }
         return ["results": .array(outcomes.map { o in
             .object(["id": .string(o.id), "revision": .int(o.revision), "status": .string(o.status.rawValue)])
         })]

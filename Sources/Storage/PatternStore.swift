@@ -103,13 +103,14 @@ extension RecordStore {
     public func occurrencesWaitingForVectors(owner: String?, indexVersion: IndexVersion, limit: Int, after: Int64 = 0) throws
         -> [(id: Int64, text: String)]
     {
-        // Candidates from the two indexes (no vector yet; another index version), then the checks.
+        // Candidates from the two indexes (no vector yet; another index version), then the checks
+        // (CROSS JOIN keeps that order: the owner's index would visit every occurrence).
         return try database.query("""
             SELECT o.id, CASE WHEN o.description != '' THEN o.description ELSE o.excerpt END
             FROM (SELECT id FROM occurrences WHERE vector IS NULL OR index_version IS NULL
                   UNION SELECT id FROM occurrences WHERE index_version < ?1
                   UNION SELECT id FROM occurrences WHERE index_version > ?1) w
-            JOIN occurrences o ON o.id = w.id JOIN records r ON r.rowid = o.record
+            CROSS JOIN occurrences o ON o.id = w.id CROSS JOIN records r ON r.rowid = o.record
             WHERE o.record_revision = r.revision AND r.perm_patterns = 1 AND o.id > ?2 \(owner == nil ? "" : "AND o.owner = ?4")
             ORDER BY o.id LIMIT ?3
             """, [.text(indexVersion.description), .int(after), .from(limit)] + (owner.map { [.text($0)] } ?? [])) {
@@ -130,9 +131,9 @@ extension RecordStore {
         let ownerSQL = owner == nil ? "" : "AND r.owner = ?"
         return try database.query("""
             SELECT r.rowid, r.owner, r.id, r.revision, r.text
-            FROM records_without_occurrences a JOIN records r ON r.rowid = a.record
+            FROM records_without_occurrences a CROSS JOIN records r ON r.rowid = a.record
             WHERE r.perm_patterns = 1 AND NOT EXISTS (SELECT 1 FROM occurrences o WHERE o.record = r.rowid) \(ownerSQL)
-            ORDER BY r.rowid
+            ORDER BY a.record
             """, owner.map { [.text($0)] } ?? []) { ($0.int(0), $0.text(1) ?? "", $0.text(2) ?? "", $0.int(3), $0.text(4) ?? "") }
     }
 
