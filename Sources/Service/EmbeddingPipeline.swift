@@ -11,7 +11,7 @@ extension KindredService {
     public func pendingEmbeddingCount() -> Int {
         guard embedder != nil else { return 0 }
         let version = indexVersion
-        return (try? withReader { try $0.status(owner: nil, indexVersion: version).pendingEmbeddings }) ?? 0
+        return (try? withReader { try $0.pendingEmbeddingCount(indexVersion: version) }) ?? 0
     }
 
     /// Embeds every record waiting for a vector of the current index version, batch by batch.

@@ -24,6 +24,8 @@
 ///   occurrences does not visit every record. Readers still check `NOT EXISTS`.
 /// - `occurrences_waiting` and `occurrences_by_version` (migration 5): find occurrences waiting for
 ///   a vector of the current index version without visiting every occurrence.
+/// - `records_without_vectors` (migration 5): a superset of the records with no row in `vectors`,
+///   kept by triggers, so that the embedder finds its work without visiting every record.
 enum PatternSchema {
     /// Migration 5: the revision counter, the input log and their triggers.
     static var changeTrackingSQL: String {
@@ -79,6 +81,22 @@ enum PatternSchema {
             CREATE TRIGGER occurrences_await_delete AFTER DELETE ON occurrences BEGIN
                 INSERT OR IGNORE INTO records_without_occurrences(record)
                     SELECT old.record WHERE NOT EXISTS (SELECT 1 FROM occurrences WHERE record = old.record);
+            END;
+            CREATE TABLE records_without_vectors(record INTEGER PRIMARY KEY);
+            INSERT INTO records_without_vectors(record)
+                SELECT rowid FROM records r WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.record = r.rowid);
+            CREATE TRIGGER records_vector_await_insert AFTER INSERT ON records BEGIN
+                INSERT OR IGNORE INTO records_without_vectors(record) VALUES (new.rowid);
+            END;
+            CREATE TRIGGER records_vector_await_delete AFTER DELETE ON records BEGIN
+                DELETE FROM records_without_vectors WHERE record = old.rowid;
+            END;
+            CREATE TRIGGER vectors_await_insert AFTER INSERT ON vectors BEGIN
+                DELETE FROM records_without_vectors WHERE record = new.record;
+            END;
+            CREATE TRIGGER vectors_await_delete AFTER DELETE ON vectors BEGIN
+                INSERT OR IGNORE INTO records_without_vectors(record)
+                    SELECT old.record WHERE EXISTS (SELECT 1 FROM records WHERE rowid = old.record);
             END;
 
             """

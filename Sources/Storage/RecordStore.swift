@@ -188,8 +188,30 @@ public final class RecordStore {
 
     /// Records with no vector of `indexVersion` (waiting for embedding), oldest first.
     public func pendingEmbeddings(indexVersion: IndexVersion, limit: Int, after: Int64 = 0) throws -> [EmbeddingWork] {
-        try embeddingWork(Self.waitingForVector, indexVersion: indexVersion, limit: limit, after: after)
+        try database.query("""
+            SELECT r.rowid, r.owner, r.revision, r.text FROM \(Self.waitingCandidates) w
+            CROSS JOIN records r ON r.rowid = w.id LEFT JOIN vectors v ON v.record = r.rowid
+            WHERE \(Self.waitingForVectorNumbered) AND r.rowid > ?2 ORDER BY r.rowid LIMIT ?3
+            """, [.text(indexVersion.description), .int(after), .from(limit)]) { ($0.int(0), $0.text(1) ?? "", $0.int(2), $0.text(3) ?? "") }
     }
+
+    /// How many records wait for a vector of `indexVersion` (what `pendingEmbeddings` would give).
+    public func pendingEmbeddingCount(indexVersion: IndexVersion) throws -> Int {
+        Int(try database.scalarInt("""
+            SELECT count(*) FROM \(Self.waitingCandidates) w
+            CROSS JOIN records r ON r.rowid = w.id LEFT JOIN vectors v ON v.record = r.rowid
+            WHERE \(Self.waitingForVectorNumbered)
+            """, [.text(indexVersion.description)]) ?? 0)
+    }
+
+    /// Records that may wait for a vector of index version `?1`: those without a vector row
+    /// (trigger-kept table) and those whose vector is of another version (`vectors_by_version`).
+    static let waitingCandidates = """
+        (SELECT record AS id FROM records_without_vectors
+         UNION SELECT record FROM vectors WHERE index_version < ?1
+         UNION SELECT record FROM vectors WHERE index_version > ?1)
+        """
+    static let waitingForVectorNumbered = "(v.record IS NULL OR v.index_version != ?1)"
 
     /// Records whose vector is not a client vector of `indexVersion` (what a re-index recomputes).
     public func reembedCandidates(indexVersion: IndexVersion, limit: Int, after: Int64) throws -> [EmbeddingWork] {
@@ -207,7 +229,6 @@ public final class RecordStore {
     public typealias EmbeddingWork = (rowid: Int64, owner: String, revision: Int64, text: String)
 
     /// Predicates over `records r LEFT JOIN vectors v ON v.record = r.rowid`; `?` is the index version.
-    static let waitingForVector = "(v.record IS NULL OR v.index_version != ?)"
     static let notClientVector = "(v.record IS NULL OR v.source = 'model' OR v.index_version != ?)"
 
     private func embeddingWork(_ predicate: String, indexVersion: IndexVersion, limit: Int, after: Int64) throws -> [EmbeddingWork] {

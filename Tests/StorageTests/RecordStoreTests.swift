@@ -75,6 +75,48 @@ import KindredCore
         #expect(try store.storeModelVectors([(rowid, 2, [0, 0, 1, 0])], indexVersion: version).isEmpty)
     }
 
+    /// The embedder's and the passages' look-ups start from trigger-kept tables and indexes; they
+    /// must find exactly what a scan of every record finds, through inserts, text edits, deletions,
+    /// vectors of another model and occurrences coming and going.
+    @Test func indexedLookUpsFindWhatAScanFinds() throws {
+        let dir = TempDirectory()
+        let store = try RecordStore(path: dir.path("k.sqlite"))
+        let other = IndexVersion(model: "other-model", dimension: 4)
+        func scanWaiting() throws -> [Int64] {
+            try store.database.query("""
+                SELECT r.rowid FROM records r LEFT JOIN vectors v ON v.record = r.rowid
+                WHERE v.record IS NULL OR v.index_version != ? ORDER BY r.rowid
+                """, [.text(version.description)]) { $0.int(0) }
+        }
+        func scanWithoutOccurrences() throws -> [Int64] {
+            try store.database.query("""
+                SELECT rowid FROM records r WHERE perm_patterns = 1 AND NOT EXISTS (SELECT 1 FROM occurrences o WHERE o.record = r.rowid)
+                ORDER BY rowid
+                """) { $0.int(0) }
+        }
+        func check(_ step: String) throws {
+            let waiting = try store.pendingEmbeddings(indexVersion: version, limit: 100).map(\.rowid)
+            #expect(waiting == (try scanWaiting()), "waiting after \(step)")
+            #expect(try store.pendingEmbeddingCount(indexVersion: version) == waiting.count, "count after \(step)")
+            #expect(try store.recordsWithoutOccurrences(owner: nil).map(\.rowid) == (try scanWithoutOccurrences()), "no occurrences after \(step)")
+        }
+        let rows = try store.upsert(owner: "o", records: (1...6).map { record("r\($0)", 1, "text \($0)") }, indexVersion: version).compactMap(\.rowid)
+        try check("inserts")
+        _ = try store.storeModelVectors([(rows[0], 1, [1, 0, 0, 0]), (rows[1], 1, [0, 1, 0, 0])], indexVersion: version)
+        _ = try store.storeModelVectors([(rows[2], 1, [0, 0, 1, 0])], indexVersion: other)
+        try check("vectors of two models")
+        _ = try store.upsert(owner: "o", records: [record("r1", 2, "edited")], indexVersion: version)
+        try check("a text edit")
+        let ids = try store.insertOccurrences(owner: "o", record: rows[3], recordID: "r4", revision: 1, [
+            NewOccurrence(source: "client", category: "c", description: "d", excerpt: "text", start: 0, end: 4, tags: [], vector: nil)
+        ], indexVersion: version)
+        try check("an occurrence")
+        try store.database.run("DELETE FROM occurrences WHERE id = ?", [.int(ids[0])])
+        try check("its deletion")
+        _ = try store.delete(owner: "o", ids: ["r2", "r5"])
+        try check("record deletions")
+    }
+
     @Test func filtersSelectByKindTagDateAndMetadata() throws {
         let dir = TempDirectory()
         let store = try RecordStore(path: dir.path("k.sqlite"))
