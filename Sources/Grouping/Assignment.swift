@@ -20,6 +20,8 @@ struct AssignContext {
     private(set) var rowChangedAt: [Int]
     let dimension: Int
     private var profiles: [Int64: GroupProfile] = [:]
+    /// The profile asked for last (re-checks ask for the same changed group thousands of times).
+    private var lastProfile: GroupProfile?
     private var noProfile: Set<Int64> = []
     var tagIndex: [String: Set<Int64>]?
     /// (changedAt, group) of the scope's groups at the start of the call, ascending; built when a
@@ -51,7 +53,8 @@ struct AssignContext {
     }
 
     mutating func profile(_ gid: Int64, _ ws: Workspace) -> GroupProfile? {
-        if let p = profiles[gid] { return p }
+        if let last = lastProfile, last.id == gid { return last }
+        if let p = profiles[gid] { lastProfile = p; return p }
         if noProfile.contains(gid) { return nil }
         guard let g = ws.state.groups[gid], let p = GroupProfile(g, ws.occurrences) else { noProfile.insert(gid); return nil }
         profiles[gid] = p
@@ -64,6 +67,7 @@ struct AssignContext {
     /// Group `gid` changed (and settled): forget its profile, write its new unit centroid into its
     /// row and move its tags. (A live group stays live: its medoid is a member, never evicted.)
     mutating func invalidate(_ gid: Int64, _ ws: Workspace) {
+        if lastProfile?.id == gid { lastProfile = nil }
         let old = profiles.removeValue(forKey: gid)
         noProfile.remove(gid)
         if let j = Self.position(of: gid, in: live) {
@@ -207,10 +211,23 @@ extension Workspace {
         var atStart: [Recheck] = []
         atStart.reserveCapacity(work.count)
         var needAt: [Int] = []
-        for (n, oid) in work.enumerated() {
-            let r = recheck(oid, &ctx)
-            if case .full = r { needAt.append(n) }
-            atStart.append(r)
+        // Many to re-check (after a placement, every pending occurrence of the scope): their
+        // vectors are read from the scope's pending rows, in the same ascending order.
+        let rows = work.count >= config.blockSize ? pendingRows(scope) : nil
+        if let rows {
+            rows.withRows { lookup in
+                for (n, oid) in work.enumerated() {
+                    let r = recheck(oid, &ctx, vector: lookup.row(oid))
+                    if case .full = r { needAt.append(n) }
+                    atStart.append(r)
+                }
+            }
+        } else {
+            for (n, oid) in work.enumerated() {
+                let r = recheck(oid, &ctx)
+                if case .full = r { needAt.append(n) }
+                atStart.append(r)
+            }
         }
         let useGEMM = needAt.count >= Self.centroidGEMMThreshold
         let versionAtStart = state.groupsVersion
@@ -344,11 +361,11 @@ extension Workspace {
     /// else changes: one that would join a group keeps no certificate and is evaluated in full
     /// after the next change, as before.
     mutating func certify(_ scope: Scope, isCancelled: () -> Bool) throws {
-        let evaluated = scopePending(scope).filter { state.pending[$0]!.evaluatedAt != nil }
+        let evaluated = scopePending(scope).filter { state.pending.values[state.pending.index(forKey: $0)!].evaluatedAt != nil }
         guard let first = evaluated.first, let d = occurrences.vectorOf(first)?.count else { return }
         var ctx = AssignContext(&self, scope: scope)
         guard !ctx.live.isEmpty else { return }
-        let todo = evaluated.filter { state.pending[$0]!.certificate == nil }
+        let todo = evaluated.filter { state.pending.values[state.pending.index(forKey: $0)!].certificate == nil }
         guard !todo.isEmpty else { keep(ctx); return }
         let useGEMM = todo.count >= Self.centroidGEMMThreshold
         if useGEMM { ctx.ensureCentroids() }

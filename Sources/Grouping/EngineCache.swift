@@ -1,7 +1,8 @@
 import Foundation
 
 /// What a refresh derived from the groups of the state it returned, kept for the next refresh of
-/// that same state: per scope, the group lists and unit centroids (`ScopeGroups`). Not persisted
+/// that same state: per scope, the group lists and unit centroids (`ScopeGroups`) and the pending
+/// occurrences' vectors (`PendingRows`). Not persisted
 /// and not part of the state's value. It is valid only while the state is exactly as the refresh
 /// returned it: any edit of the state's groups or pending marks (by anyone) drops the state's
 /// claim to it, and a refresh that takes it over makes every other copy's claim void.
@@ -9,6 +10,7 @@ public final class EngineCache: @unchecked Sendable {
     private let lock = NSLock()
     private var token: UInt64 = 0
     var scopes: [Scope: ScopeGroups] = [:]
+    var pendingRows: [Scope: PendingRows] = [:]
     var dimension = 0
 
     nonisolated(unsafe) private static var counter: UInt64 = 0

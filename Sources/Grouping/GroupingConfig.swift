@@ -27,7 +27,8 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     public var minComparisonDenominator: Int
     /// Upper bound on assignment/seeding passes per category within one refresh.
     public var maxPasses: Int
-    /// Rows scored per GEMM block.
+    /// Rows scored per GEMM block; also the number of pending occurrences from which re-checks and
+    /// seeding read vectors from the scope's `PendingRows` instead of looking each one up.
     public var blockSize: Int
     /// c-TF-IDF keywords in a deterministic label.
     public var keywordCount: Int

@@ -134,13 +134,16 @@ extension Workspace {
             recentlyEvicted = []
             let pend = scopePending(scope)
             let work = pend.filter { id in
-                guard let at = state.pending[id]?.evaluatedAt else { return true }
+                // (Read in place: copying each mark out costs more than the comparison.)
+                guard let i = state.pending.index(forKey: id), let at = state.pending.values[i].evaluatedAt else { return true }
                 return at < lastChange
             }
             if work.isEmpty { return }
             var changed = try assign(work, in: scope, isCancelled: isCancelled)
             // Evicted occurrences wait for the next pass rather than join another group in this one.
-            let fresh = scopePending(scope).filter { state.pending[$0]!.evaluatedAt == nil && !recentlyEvicted.contains($0) }
+            let fresh = scopePending(scope).filter {
+                state.pending.values[state.pending.index(forKey: $0)!].evaluatedAt == nil && !recentlyEvicted.contains($0)
+            }
             if !fresh.isEmpty { changed = try seed(fresh, in: scope, isCancelled: isCancelled) || changed }
             if !changed { return }
         }

@@ -16,26 +16,47 @@ extension Workspace {
     /// `.same` when no group it looked at changed, no changed group shares a tag with it or scores
     /// within one quantum of its K-th candidate, and thresholds and cannot-links are the same.
     /// Otherwise `.revised` when the new top-K is certain without a full ranking (see `revise`).
-    func recheck(_ oid: Int64, _ ctx: inout AssignContext) -> Recheck {
-        guard let mi = state.pending.index(forKey: oid), state.pending.values[mi].evaluatedAt != nil,
-              let at = occurrences.index(forKey: oid) else { return .full }
-        guard let cert = state.pending.values[mi].certificate else { return .full }
-        let stamped = constraints.cannotLink.isEmpty ? ctx.plainStamp ?? stamp("", ctx) : stamp(occurrences.values[at].recordID, ctx)
+    /// `vector`: the occurrence's vector when the caller has it at hand (saves a look-up).
+    func recheck(_ oid: Int64, _ ctx: inout AssignContext, vector: UnsafePointer<Float>? = nil) -> Recheck {
+        guard let mi = state.pending.index(forKey: oid) else { return .full }
+        let mark = state.pending.values[mi]
+        guard mark.evaluatedAt != nil, let cert = mark.certificate else { return .full }
+        // The occurrence itself is looked up only when needed (its vector may be given).
+        var at: Dictionary<Int64, Occurrence>.Index?
+        func occurrence() -> Occurrence? {
+            if at == nil { at = occurrences.index(forKey: oid) }
+            return at.map { occurrences.values[$0] }
+        }
+        let stamped: Int
+        if constraints.cannotLink.isEmpty, let plain = ctx.plainStamp {
+            stamped = plain
+        } else {
+            guard let occ = occurrence() else { return .full }
+            stamped = stamp(occ.recordID, ctx)
+        }
         guard cert.stamp == stamped,
               let changedGroups = ctx.changedMemoised(since: cert.at, self, limit: Self.certificateLimit) else { return .full }
         var affected = false
         for gid in changedGroups {
             if binarySearch(cert.candidates, gid) { affected = true; continue }
             guard let p = ctx.profile(gid, self) else { continue }
-            if !p.tags.isEmpty, occurrences.values[at].tags.contains(where: p.tags.contains) { return .full }
+            if !p.tags.isEmpty {
+                guard let occ = occurrence() else { return .full }
+                if occ.tags.contains(where: p.tags.contains) { return .full }
+            }
             guard let kq = cert.kthScore else { return .full }
-            let s = occurrences.values[at].vector.withUnsafeBufferPointer { x in
-                p.unitSum.withUnsafeBufferPointer { Vectors.dot(x.baseAddress!, $0.baseAddress!, count: min(x.count, $0.count)) }
+            let s: Float
+            if let vector {
+                s = p.unitSum.withUnsafeBufferPointer { Vectors.dot(vector, $0.baseAddress!, count: $0.count) }
+            } else {
+                guard let occ = occurrence() else { return .full }
+                s = Vectors.dot(occ.vector, p.unitSum)
             }
             if config.quantise(s) >= kq - 1 { affected = true }
         }
         guard affected else { return .same }
-        return revise(occurrences.values[at], cert, changed: changedGroups, &ctx) ?? .full
+        guard let occ = occurrence() else { return .full }
+        return revise(occ, cert, changed: changedGroups, &ctx) ?? .full
     }
 
     /// The new top-K of an occurrence without tags whose certificate holds exactly its old top-K T

@@ -68,12 +68,32 @@ extension Workspace {
                 if poolMatrix != nil {
                     close = closeByRow[i]
                 } else {
-                    // Look the vectors up first (independent look-ups overlap), then compute.
-                    if poolVectors.isEmpty { poolVectors = pool.map { occurrences.vectorOf($0)! } }
-                    occ.vector.withUnsafeBufferPointer { x in
-                        for (j, v) in poolVectors.enumerated() {
-                            let s = v.withUnsafeBufferPointer { Vectors.dot(x.baseAddress!, $0.baseAddress!, count: d) }
-                            if s >= prefilter { close.append((j, s)) }
+                    // A large pool is read from the scope's pending rows (one contiguous matrix, in
+                    // pool order); a small one is looked up.
+                    var fromRows = false
+                    if pool.count >= config.blockSize {
+                        let rows = pendingRows(scope)
+                        var j = 0
+                        fromRows = true
+                        occ.vector.withUnsafeBufferPointer { x in
+                            rows.forEachLive { id, row in
+                                guard fromRows, j < pool.count, pool[j] == id else { fromRows = false; return }
+                                let s = Vectors.dot(x.baseAddress!, row, count: d)
+                                if s >= prefilter { close.append((j, s)) }
+                                j += 1
+                            }
+                        }
+                        if j != pool.count { fromRows = false }
+                        if !fromRows { close = [] }
+                    }
+                    if !fromRows {
+                        // Look the vectors up first (independent look-ups overlap), then compute.
+                        if poolVectors.isEmpty { poolVectors = pool.map { occurrences.vectorOf($0)! } }
+                        occ.vector.withUnsafeBufferPointer { x in
+                            for (j, v) in poolVectors.enumerated() {
+                                let s = v.withUnsafeBufferPointer { Vectors.dot(x.baseAddress!, $0.baseAddress!, count: d) }
+                                if s >= prefilter { close.append((j, s)) }
+                            }
                         }
                     }
                 }

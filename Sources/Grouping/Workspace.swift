@@ -35,6 +35,8 @@ struct Workspace {
     var unsettled = false
     /// Per scope, its groups as of `touchLog` index `at` (see `scopeGroups(_:)`).
     var snapshots: [Scope: (at: Int, groups: ScopeGroups)] = [:]
+    /// Pending vectors per scope (see `pendingRows(_:)`).
+    var rows: [Scope: PendingRows] = [:]
     /// What the previous refresh of this very state derived (taken over by `refresh`), else nil.
     var engineCache: EngineCache?
     /// The vector dimension (of any occurrence; a refresh checks that all agree).
@@ -233,6 +235,18 @@ struct Workspace {
         return base
     }
 
+    /// The vectors of the pending occurrences of `scope`, in line with its pending list (from the
+    /// previous refresh's cache when there is one, patched).
+    mutating func pendingRows(_ scope: Scope) -> PendingRows {
+        let list = scopePending(scope)
+        var r = rows.removeValue(forKey: scope)
+            ?? engineCache.flatMap { $0.dimension == dimension ? $0.pendingRows.removeValue(forKey: scope) : nil }
+            ?? PendingRows(d: dimension)
+        r.sync(to: list, occurrences)
+        rows[scope] = r
+        return r
+    }
+
     /// Leaves the scope snapshots in a cache for the next refresh of the state being returned,
     /// and gives that state its claim. Call last: any later edit of the state drops the claim.
     mutating func handOverCache() {
@@ -245,6 +259,8 @@ struct Workspace {
             cache.scopes[scope] = scopeGroups(scope)
         }
         snapshots = [:]
+        if cache.dimension == dimension { for (scope, r) in rows { cache.pendingRows[scope] = r } } else { cache.pendingRows = [:] }
+        rows = [:]
         state.cache = cache
         state.cacheClaim = cache.issue()
     }
