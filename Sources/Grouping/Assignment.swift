@@ -215,12 +215,11 @@ extension Workspace {
         // vectors are read from the scope's pending rows, in the same ascending order.
         let rows = work.count >= config.blockSize ? pendingRows(scope) : nil
         if let rows {
-            rows.withRows { lookup in
-                for (n, oid) in work.enumerated() {
-                    let r = recheck(oid, &ctx, vector: lookup.row(oid))
-                    if case .full = r { needAt.append(n) }
-                    atStart.append(r)
-                }
+            var lookup = rows.lookup()
+            for (n, oid) in work.enumerated() {
+                let r = recheck(oid, &ctx, vector: lookup.row(oid))
+                if case .full = r { needAt.append(n) }
+                atStart.append(r)
             }
         } else {
             for (n, oid) in work.enumerated() {
@@ -361,12 +360,15 @@ extension Workspace {
     /// else changes: one that would join a group keeps no certificate and is evaluated in full
     /// after the next change, as before.
     mutating func certify(_ scope: Scope, isCancelled: () -> Bool) throws {
-        let evaluated = scopePending(scope).filter { state.pending.values[state.pending.index(forKey: $0)!].evaluatedAt != nil }
-        guard let first = evaluated.first, let d = occurrences.vectorOf(first)?.count else { return }
+        // Evaluated, without a certificate (one look at each mark).
+        let todo = scopePending(scope).filter {
+            let i = state.pending.index(forKey: $0)!
+            return state.pending.values[i].evaluatedAt != nil && state.pending.values[i].certificate == nil
+        }
+        guard !todo.isEmpty else { return }
+        let d = dimension
         var ctx = AssignContext(&self, scope: scope)
         guard !ctx.live.isEmpty else { return }
-        let todo = evaluated.filter { state.pending.values[state.pending.index(forKey: $0)!].certificate == nil }
-        guard !todo.isEmpty else { keep(ctx); return }
         let useGEMM = todo.count >= Self.centroidGEMMThreshold
         if useGEMM { ctx.ensureCentroids() }
         var start = 0

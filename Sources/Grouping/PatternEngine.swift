@@ -120,10 +120,12 @@ extension Workspace {
 
     /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
     mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
-        pendingList = (scope, pending(in: scope))
+        let (all, fresh) = scanPending(scope)
+        pendingList = (scope, all)
+        mayBeFresh = fresh
         pendingAdded = []
         pendingRemoved = false
-        defer { pendingList = nil; pendingAdded = [] }
+        defer { pendingList = nil; pendingAdded = []; mayBeFresh = [] }
         try passes(scope, isCancelled: isCancelled)
         try certify(scope, isCancelled: isCancelled)
     }
@@ -141,9 +143,12 @@ extension Workspace {
             if work.isEmpty { return }
             var changed = try assign(work, in: scope, isCancelled: isCancelled)
             // Evicted occurrences wait for the next pass rather than join another group in this one.
-            let fresh = scopePending(scope).filter {
-                state.pending.values[state.pending.index(forKey: $0)!].evaluatedAt == nil && !recentlyEvicted.contains($0)
-            }
+            // (Only the candidates are looked at, not every pending occurrence.)
+            let fresh = mayBeFresh.filter { id in
+                guard let i = state.pending.index(forKey: id) else { return false }
+                return state.pending.values[i].evaluatedAt == nil && !recentlyEvicted.contains(id)
+            }.sorted()
+            mayBeFresh = Set(fresh).union(recentlyEvicted)
             if !fresh.isEmpty { changed = try seed(fresh, in: scope, isCancelled: isCancelled) || changed }
             if !changed { return }
         }

@@ -29,6 +29,9 @@ struct Workspace {
     /// `scopePending()` (with the occurrences made pending since it last looked).
     var pendingList: (scope: Scope, ids: [Int64])?
     var pendingAdded: [Int64] = []
+    /// While `run` works on a scope: a superset of its fresh pending occurrences (the fresh ones
+    /// when it began, and every one made pending since).
+    var mayBeFresh: Set<Int64> = []
     /// Some pending entry was removed since `pendingList` was last brought up to date.
     var pendingRemoved = false
     /// A scope ran out of passes while still changing (the state cannot be marked settled).
@@ -103,7 +106,10 @@ struct Workspace {
 
     mutating func makePending(_ occurrence: Int64) {
         state.pending[occurrence] = PendingMark(scope: occurrences.scopeOf(occurrence))
-        if pendingList != nil { pendingAdded.append(occurrence) }
+        if pendingList != nil {
+            pendingAdded.append(occurrence)
+            mayBeFresh.insert(occurrence)
+        }
     }
 
     /// Pending occurrences of `scope`, ascending (from the list `run` keeps when it is this scope's).
@@ -192,19 +198,26 @@ struct Workspace {
     }
 
     /// Pending occurrences of `scope`, ascending.
-    func pending(in scope: Scope) -> [Int64] {
+    /// (After `reconcile`, which leaves no pending entry without its occurrence.)
+    func pending(in scope: Scope) -> [Int64] { scanPending(scope).all }
+
+    /// Pending occurrences of `scope`, ascending, and those of them that are fresh.
+    func scanPending(_ scope: Scope) -> (all: [Int64], fresh: Set<Int64>) {
         var out: [Int64] = []
+        var fresh = Set<Int64>()
         let marks = state.pending.values
         for i in state.pending.indices {
             let id = state.pending.keys[i]
             if let s = marks[i].scope {
-                if s.category == scope.category && s.owner == scope.owner && occurrences.has(id) { out.append(id) }
-                continue
+                guard s.category == scope.category && s.owner == scope.owner else { continue }
+            } else {
+                guard let at = occurrences.index(forKey: id), occurrences.values[at].category == scope.category,
+                      occurrences.values[at].owner == scope.owner else { continue }
             }
-            guard let at = occurrences.index(forKey: id) else { continue }
-            if occurrences.values[at].category == scope.category && occurrences.values[at].owner == scope.owner { out.append(id) }
+            out.append(id)
+            if marks[i].evaluatedAt == nil { fresh.insert(id) }
         }
-        return out.sorted()
+        return (out.sorted(), fresh)
     }
 
     /// The groups of `scope` as they are now: from the snapshot kept for the scope (or the one the

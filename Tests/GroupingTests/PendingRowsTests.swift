@@ -1,3 +1,4 @@
+import Foundation
 import Grouping
 import Testing
 @testable import Grouping
@@ -34,14 +35,18 @@ import Testing
         rows.sync(to: [2, 4, 9, 12], occ)
         #expect(Self.live(rows).map(\.0) == [2, 4, 9, 12])
         // Look-ups in ascending order find each live row and nothing else.
-        rows.withRows { lookup in
-            #expect(lookup.row(1) == nil)
-            #expect(lookup.row(2)?[0] == 2)
-            #expect(lookup.row(6) == nil)
-            #expect(lookup.row(9)?[0] == 9)
-            #expect(lookup.row(12)?[0] == 12)
-            #expect(lookup.row(13) == nil)
-        }
+        var lookup = rows.lookup()
+        #expect(lookup.row(1) == nil)
+        #expect(lookup.row(2)?[0] == 2)
+        #expect(lookup.row(6) == nil)
+        #expect(lookup.row(9)?[0] == 9)
+        #expect(lookup.row(12)?[0] == 12)
+        #expect(lookup.row(13) == nil)
+        // A copy taken before a change keeps its rows.
+        let before = rows
+        rows.sync(to: [30], Self.occurrences(1...40))
+        #expect(Self.live(before).map(\.0) == [2, 4, 9, 12])
+        #expect(Self.live(rows).map(\.0) == [30])
         rows.sync(to: [], occ)
         #expect(Self.live(rows).isEmpty)
     }
@@ -70,5 +75,36 @@ import Testing
             b = try PatternEngine.refresh(state: consume b, occurrences: occ, constraints: Constraints(), config: lookUpConfig).state
             #expect(KeptShortcutTests.decisions(a) == KeptShortcutTests.decisions(b), "step \(step)")
         }
+    }
+}
+
+/// Occurrences evicted by the stay check during a refresh are offered to seeding again in the same
+/// refresh: the refresh ends with no fresh pending occurrence, and a second one changes nothing.
+@Suite struct EvictionTests {
+    /// A unit vector at `degrees` in a plane (cosine similarity = cos of the angle between).
+    static func at(_ id: Int64, _ degrees: Double) -> Occurrence {
+        let r = degrees * .pi / 180
+        return Occurrence(id: id, owner: "o", category: "c", description: "d\(id)", excerpt: "e", recordID: "r\(id)",
+                          recordRevision: 1, recordDate: nil, tags: [], vector: [Float(cos(r)), Float(sin(r)), 0])
+    }
+
+    @Test func aMemberLeftBehindByItsMedoidIsSeededAndEvaluatedAgain() throws {
+        // A and B seed a group; C (60°) joins it; members arriving near -35° pull the medoid away
+        // until C is 90° from it and the stay check evicts it.
+        var occ: [Int64: Occurrence] = [1: Self.at(1, 0), 2: Self.at(2, 10)]
+        var state = try PatternEngine.refresh(state: PatternState(), occurrences: occ, constraints: Constraints()).state
+        var evicted = 0
+        for (id, degrees) in [(3, 60.0), (4, -30), (5, -35), (6, -40), (7, -32), (8, -38)] {
+            occ[Int64(id)] = Self.at(Int64(id), degrees)
+            let out = try PatternEngine.refresh(state: consume state, occurrences: occ, constraints: Constraints())
+            evicted += out.stats.evicted
+            state = out.state
+            #expect(state.settledAt == state.groupsVersion, "after \(id)")
+            #expect(state.pending.values.allSatisfy { $0.evaluatedAt != nil }, "a fresh occurrence is left after \(id)")
+            let again = try PatternEngine.refresh(state: state, occurrences: occ, constraints: Constraints())
+            #expect(again.changedGroups.isEmpty && again.state == state, "a second refresh changed something after \(id)")
+        }
+        #expect(evicted == 1)
+        #expect(state.pending[3] != nil, "C waits, evaluated")
     }
 }
