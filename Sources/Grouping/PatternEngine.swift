@@ -211,6 +211,7 @@ extension PatternEngine {
         }
         progress(1)
         if !ws.unsettled { ws.state.settledAt = ws.state.groupsVersion }
+        ws.compactPending()
         ws.handOverCache()
         return ws.outcome
     }

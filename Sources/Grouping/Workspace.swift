@@ -260,6 +260,15 @@ struct Workspace {
         return r
     }
 
+    /// A build starts with every occurrence pending and ends with a fraction of them: the map keeps
+    /// its capacity, and every later look-up pays for the spread. Re-packed when mostly empty.
+    mutating func compactPending() {
+        guard state.pending.capacity > 4 * max(64, state.pending.count) else { return }
+        var packed = [Int64: PendingMark](minimumCapacity: state.pending.count)
+        for (id, mark) in state.pending { packed[id] = mark }
+        state.pending = packed
+    }
+
     /// Leaves the scope snapshots in a cache for the next refresh of the state being returned,
     /// and gives that state its claim. Call last: any later edit of the state drops the claim.
     mutating func handOverCache() {
