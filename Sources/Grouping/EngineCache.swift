@@ -11,6 +11,8 @@ public final class EngineCache: @unchecked Sendable {
     private var token: UInt64 = 0
     var scopes: [Scope: ScopeGroups] = [:]
     var pendingRows: [Scope: PendingRows] = [:]
+    /// Digest of the ids of every member and pending occurrence of the state (see `Workspace.knownIDs`).
+    var knownIDs: IDDigest?
     var dimension = 0
 
     nonisolated(unsafe) private static var counter: UInt64 = 0

@@ -96,17 +96,23 @@ extension Workspace {
     /// with the occurrence ids up to the largest known one by count and two 64-bit set checksums.
     /// Returns the new ids, or nil (nothing done) when that cannot be shown.
     private mutating func reconcileQuickly() -> [Int64]? {
+        // The digest the previous refresh of this very state left, or one over every member and
+        // pending occurrence.
         var known = IDDigest()
-        let groups = state.groups.values
-        for i in groups.indices {
-            let g = groups[i]
-            if let d = g.memberDigest, d.count == g.members.count {
-                known.add(d)
-            } else {
-                for m in g.members { known.add(m.occurrenceID) }
+        if let kept = engineCache?.knownIDs {
+            known = kept
+        } else {
+            let groups = state.groups.values
+            for i in groups.indices {
+                let g = groups[i]
+                if let d = g.memberDigest, d.count == g.members.count {
+                    known.add(d)
+                } else {
+                    for m in g.members { known.add(m.occurrenceID) }
+                }
             }
+            for id in state.pending.keys { known.add(id) }
         }
-        for id in state.pending.keys { known.add(id) }
         let maxKnown = known.max
         var fresh: [Int64] = []
         var below = IDDigest()
@@ -114,7 +120,8 @@ extension Workspace {
             if id > maxKnown { fresh.append(id) } else { below.add(id) }
         }
         guard below.count == known.count, below.sum == known.sum, below.xor == known.xor else { return nil }
-        for id in fresh { makePending(id) }
+        for id in fresh { makePending(id); known.add(id) }
+        knownIDs = known
         return fresh
     }
 

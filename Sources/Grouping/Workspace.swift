@@ -38,6 +38,10 @@ struct Workspace {
     var unsettled = false
     /// Per scope, its groups as of `touchLog` index `at` (see `scopeGroups(_:)`).
     var snapshots: [Scope: (at: Int, groups: ScopeGroups)] = [:]
+    /// Digest of the ids of every member and pending occurrence, while known: set by a quick
+    /// reconcile; membership moves keep it (an id goes from pending to a group or back); anything
+    /// that removes an id drops it.
+    var knownIDs: IDDigest?
     /// Pending vectors per scope (see `pendingRows(_:)`).
     var rows: [Scope: PendingRows] = [:]
     /// What the previous refresh of this very state derived (taken over by `refresh`), else nil.
@@ -148,6 +152,7 @@ struct Workspace {
         var out: [Int64] = []
         // Members whose occurrence is gone leave first.
         for m in state.groups[gid]!.members where occurrences.index(forKey: m.occurrenceID) == nil {
+            knownIDs = nil
             detach(m.occurrenceID, from: gid)
             state.pending[m.occurrenceID] = nil
             pendingRemoved = true
@@ -187,6 +192,7 @@ struct Workspace {
 
     /// Removes occurrences from groups and from pending, then settles the affected groups.
     mutating func remove(_ ids: Set<Int64>) -> [Int64] {
+        knownIDs = nil
         var affected = Set<Int64>()
         for id in ids.sorted() {
             state.pending[id] = nil
@@ -283,6 +289,7 @@ struct Workspace {
         snapshots = [:]
         if cache.dimension == dimension { for (scope, r) in rows { cache.pendingRows[scope] = r } } else { cache.pendingRows = [:] }
         rows = [:]
+        cache.knownIDs = knownIDs
         state.cache = cache
         state.cacheClaim = cache.issue()
     }
