@@ -127,12 +127,13 @@ extension Workspace {
 
     /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
     mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
-        let (all, fresh) = scanPending(scope)
-        pendingList = (scope, all)
-        mayBeFresh = fresh
+        let scanned = scanPending(scope, lastChange: scopeGroups(scope).lastChange)
+        pendingList = (scope, scanned.all)
+        mayBeFresh = scanned.fresh
+        firstWork = scanned.work
         pendingAdded = []
         pendingRemoved = false
-        defer { pendingList = nil; pendingAdded = []; mayBeFresh = [] }
+        defer { pendingList = nil; pendingAdded = []; mayBeFresh = []; firstWork = nil }
         try passes(scope, isCancelled: isCancelled)
         try certify(scope, isCancelled: isCancelled)
     }
@@ -141,12 +142,13 @@ extension Workspace {
         for _ in 0..<max(1, config.maxPasses) {
             let lastChange = scopeGroups(scope).lastChange
             recentlyEvicted = []
-            let pend = scopePending(scope)
-            let work = pend.filter { id in
+            // (The first pass's work was found while scanning the marks.)
+            let work = firstWork ?? scopePending(scope).filter { id in
                 // (Read in place: copying each mark out costs more than the comparison.)
                 guard let i = state.pending.index(forKey: id), let at = state.pending.values[i].evaluatedAt else { return true }
                 return at < lastChange
             }
+            firstWork = nil
             if work.isEmpty { return }
             var changed = try assign(work, in: scope, isCancelled: isCancelled)
             // Evicted occurrences wait for the next pass rather than join another group in this one.

@@ -32,6 +32,8 @@ struct Workspace {
     /// While `run` works on a scope: a superset of its fresh pending occurrences (the fresh ones
     /// when it began, and every one made pending since).
     var mayBeFresh: Set<Int64> = []
+    /// The first pass's work, found by `run`'s scan of the marks.
+    var firstWork: [Int64]?
     /// Some pending entry was removed since `pendingList` was last brought up to date.
     var pendingRemoved = false
     /// A scope ran out of passes while still changing (the state cannot be marked settled).
@@ -205,25 +207,33 @@ struct Workspace {
 
     /// Pending occurrences of `scope`, ascending.
     /// (After `reconcile`, which leaves no pending entry without its occurrence.)
-    func pending(in scope: Scope) -> [Int64] { scanPending(scope).all }
+    func pending(in scope: Scope) -> [Int64] { scanPending(scope, lastChange: 0).all }
 
-    /// Pending occurrences of `scope`, ascending, and those of them that are fresh.
-    func scanPending(_ scope: Scope) -> (all: [Int64], fresh: Set<Int64>) {
+    /// Pending occurrences of `scope`, ascending; those of them that are fresh; and those fresh or
+    /// evaluated before `lastChange`, ascending (one look at each mark).
+    func scanPending(_ scope: Scope, lastChange: Int) -> (all: [Int64], fresh: Set<Int64>, work: [Int64]) {
         var out: [Int64] = []
         var fresh = Set<Int64>()
+        var work: [Int64] = []
         let marks = state.pending.values
         for i in state.pending.indices {
             let id = state.pending.keys[i]
-            if let s = marks[i].scope {
+            let mark = marks[i]
+            if let s = mark.scope {
                 guard s.category == scope.category && s.owner == scope.owner else { continue }
             } else {
                 guard let at = occurrences.index(forKey: id), occurrences.values[at].category == scope.category,
                       occurrences.values[at].owner == scope.owner else { continue }
             }
             out.append(id)
-            if marks[i].evaluatedAt == nil { fresh.insert(id) }
+            if let at = mark.evaluatedAt {
+                if at < lastChange { work.append(id) }
+            } else {
+                fresh.insert(id)
+                work.append(id)
+            }
         }
-        return (out.sorted(), fresh)
+        return (out.sorted(), fresh, work.sorted())
     }
 
     /// The groups of `scope` as they are now: from the snapshot kept for the scope (or the one the
