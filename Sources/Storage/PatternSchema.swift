@@ -27,6 +27,30 @@
 /// - `records_without_vectors` (migration 5): a superset of the records with no row in `vectors`,
 ///   kept by triggers, so that the embedder finds its work without visiting every record.
 enum PatternSchema {
+    /// A trigger-kept superset of the records with no row in `child` (keyed by `record`): a record
+    /// enters when it is inserted or loses its last row there, and leaves when a row is inserted.
+    static func recordsWithout(_ child: String, table: String) -> String {
+        """
+        CREATE TABLE \(table)(record INTEGER PRIMARY KEY);
+        INSERT INTO \(table)(record) SELECT rowid FROM records r WHERE NOT EXISTS (SELECT 1 FROM \(child) c WHERE c.record = r.rowid);
+        CREATE TRIGGER \(table)_record_insert AFTER INSERT ON records BEGIN
+            INSERT OR IGNORE INTO \(table)(record) VALUES (new.rowid);
+        END;
+        CREATE TRIGGER \(table)_record_delete AFTER DELETE ON records BEGIN
+            DELETE FROM \(table) WHERE record = old.rowid;
+        END;
+        CREATE TRIGGER \(table)_insert AFTER INSERT ON \(child) BEGIN
+            DELETE FROM \(table) WHERE record = new.record;
+        END;
+        CREATE TRIGGER \(table)_delete AFTER DELETE ON \(child) BEGIN
+            INSERT OR IGNORE INTO \(table)(record) SELECT old.record
+                WHERE EXISTS (SELECT 1 FROM records WHERE rowid = old.record)
+                  AND NOT EXISTS (SELECT 1 FROM \(child) WHERE record = old.record);
+        END;
+
+        """
+    }
+
     /// Migration 5: the revision counter, the input log and their triggers.
     static var changeTrackingSQL: String {
         var sql = """
@@ -66,40 +90,10 @@ enum PatternSchema {
             END;
             CREATE INDEX occurrences_waiting ON occurrences(id) WHERE vector IS NULL OR index_version IS NULL;
             CREATE INDEX occurrences_by_version ON occurrences(index_version, id);
-            CREATE TABLE records_without_occurrences(record INTEGER PRIMARY KEY);
-            INSERT INTO records_without_occurrences(record)
-                SELECT rowid FROM records r WHERE NOT EXISTS (SELECT 1 FROM occurrences o WHERE o.record = r.rowid);
-            CREATE TRIGGER records_await_insert AFTER INSERT ON records BEGIN
-                INSERT OR IGNORE INTO records_without_occurrences(record) VALUES (new.rowid);
-            END;
-            CREATE TRIGGER records_await_delete AFTER DELETE ON records BEGIN
-                DELETE FROM records_without_occurrences WHERE record = old.rowid;
-            END;
-            CREATE TRIGGER occurrences_await_insert AFTER INSERT ON occurrences BEGIN
-                DELETE FROM records_without_occurrences WHERE record = new.record;
-            END;
-            CREATE TRIGGER occurrences_await_delete AFTER DELETE ON occurrences BEGIN
-                INSERT OR IGNORE INTO records_without_occurrences(record)
-                    SELECT old.record WHERE NOT EXISTS (SELECT 1 FROM occurrences WHERE record = old.record);
-            END;
-            CREATE TABLE records_without_vectors(record INTEGER PRIMARY KEY);
-            INSERT INTO records_without_vectors(record)
-                SELECT rowid FROM records r WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.record = r.rowid);
-            CREATE TRIGGER records_vector_await_insert AFTER INSERT ON records BEGIN
-                INSERT OR IGNORE INTO records_without_vectors(record) VALUES (new.rowid);
-            END;
-            CREATE TRIGGER records_vector_await_delete AFTER DELETE ON records BEGIN
-                DELETE FROM records_without_vectors WHERE record = old.rowid;
-            END;
-            CREATE TRIGGER vectors_await_insert AFTER INSERT ON vectors BEGIN
-                DELETE FROM records_without_vectors WHERE record = new.record;
-            END;
-            CREATE TRIGGER vectors_await_delete AFTER DELETE ON vectors BEGIN
-                INSERT OR IGNORE INTO records_without_vectors(record)
-                    SELECT old.record WHERE EXISTS (SELECT 1 FROM records WHERE rowid = old.record);
-            END;
 
             """
+        sql += recordsWithout("occurrences", table: "records_without_occurrences")
+        sql += recordsWithout("vectors", table: "records_without_vectors")
         return sql
     }
 
