@@ -1,4 +1,4 @@
-public import KindredCore
+import KindredCore
 
 /// Turns search filters into a SQL predicate over `records r` with bound arguments (never interpolated values).
 enum FilterSQL {
