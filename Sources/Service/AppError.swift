@@ -1,4 +1,4 @@
-public import KindredCore
+import KindredCore
 public import JSONRPC
 
 /// Kindred's application error codes (-32099…-32000). Stable: documented in docs/methods.md.

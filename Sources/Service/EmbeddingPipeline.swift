@@ -1,5 +1,5 @@
 import Foundation
-public import KindredCore
+import KindredCore
 import Dispatch
 import JSONRPC
 import Storage

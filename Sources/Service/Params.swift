@@ -1,5 +1,5 @@
-public import KindredCore
-public import JSONRPC
+import KindredCore
+import JSONRPC
 
 /// Typed access to request params; every failure is a -32602 naming the field.
 struct Params {

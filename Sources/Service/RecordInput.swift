@@ -1,5 +1,5 @@
-public import KindredCore
-public import JSONRPC
+import KindredCore
+import JSONRPC
 
 /// Validates the `records` of `records/upsert`. Collects every problem so the client sees them all;
 /// one bad record refuses the whole request.
