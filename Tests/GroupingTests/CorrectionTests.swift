@@ -109,18 +109,11 @@ import Testing
     }
 
     @Test func pinnedMemberIsNeverEvictedByTheStayCheck() throws {
-        var occ = Fixture.index([
-            Fixture.occ(1, record: "a", Fixture.vec(1, 0.1)), Fixture.occ(2, record: "b", Fixture.vec(1, 0.12)),
-            Fixture.occ(3, record: "c", Fixture.vec(0, 1)),
-        ])
-        let s = try Fixture.refresh(PatternState(), occ).state
-        let g = try #require(s.sortedGroups.first)
-        let pin = try PatternEngine.correct(CorrectionRequest(kind: .pin(occurrence: 3, group: g.id), createdAt: "t"),
-                                            id: 1, state: s, occurrences: occ, existing: [])
-        #expect(pin.outcome.state.groups[g.id]?.membership(of: 3)?.source == .pinned)
+        var (occ, g, pin) = try Fixture.farMemberPinned()
+        #expect(pin.outcome.state.groups[g]?.membership(of: 3)?.source == .pinned)
         occ[4] = Fixture.occ(4, record: "d", Fixture.vec(1, 0.11))
         let r = try Fixture.refresh(pin.outcome.state, occ, [pin.correction])
-        #expect(r.state.groups[g.id]?.memberIDs.contains(3) == true)
+        #expect(r.state.groups[g]?.memberIDs.contains(3) == true)
     }
 
     /// Random edits, deletions, re-additions, corrections and refreshes never violate a

@@ -34,6 +34,21 @@ enum Fixture {
             constraints: Constraints.derive(from: corrections, occurrences: occurrences), config: config)
     }
 
+    /// Two close occurrences (1, 2) grouped and a far one (3) pinned into their group.
+    static func farMemberPinned() throws -> (
+        occurrences: [Int64: Occurrence], group: Int64, pin: (correction: Correction, constraints: Constraints, outcome: RefreshOutcome)
+    ) {
+        let occ = index([
+            occ(1, record: "a", vec(1, 0.1)), occ(2, record: "b", vec(1, 0.12)),
+            occ(3, record: "c", vec(0, 1)),
+        ])
+        let s = try refresh(PatternState(), occ).state
+        guard let g = s.sortedGroups.first else { throw GroupingError.unknownGroup(0) }
+        let pin = try PatternEngine.correct(CorrectionRequest(kind: .pin(occurrence: 3, group: g.id), createdAt: "t"),
+                                            id: 1, state: s, occurrences: occ, existing: [])
+        return (occ, g.id, pin)
+    }
+
     /// Member sets of the groups (by group id), for comparisons.
     static func memberSets(_ s: PatternState) -> [Int64: Set<Int64>] {
         s.groups.mapValues { Set($0.memberIDs) }

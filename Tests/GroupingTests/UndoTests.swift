@@ -51,20 +51,13 @@ import Testing
     }
 
     @Test func undoingAPinLetsTheStayCheckDecide() throws {
-        let occ = Fixture.index([
-            Fixture.occ(1, record: "a", Fixture.vec(1, 0.1)), Fixture.occ(2, record: "b", Fixture.vec(1, 0.12)),
-            Fixture.occ(3, record: "c", Fixture.vec(0, 1)),
-        ])
-        let s = try Fixture.refresh(PatternState(), occ).state
-        let g = try #require(s.sortedGroups.first)
-        let pin = try PatternEngine.correct(CorrectionRequest(kind: .pin(occurrence: 3, group: g.id), createdAt: "t"),
-                                            id: 1, state: s, occurrences: occ, existing: [])
-        try #require(pin.outcome.state.groups[g.id]?.membership(of: 3)?.source == .pinned)
+        let (occ, g, pin) = try Fixture.farMemberPinned()
+        try #require(pin.outcome.state.groups[g]?.membership(of: 3)?.source == .pinned)
         let undone = PatternEngine.undo(pin.correction, state: pin.outcome.state, occurrences: occ, constraints: Constraints())
         // Occurrence 3 is far from the others: without its pin it leaves for pending.
-        #expect(undone.state.groups[g.id]?.membership(of: 3) == nil)
+        #expect(undone.state.groups[g]?.membership(of: 3) == nil)
         #expect(undone.state.pending[3] != nil)
-        #expect(Set(undone.state.groups[g.id]!.memberIDs) == [1, 2])
+        #expect(Set(undone.state.groups[g]!.memberIDs) == [1, 2])
     }
 
     @Test func undoingADismissalLetsTheNextRefreshPlaceItAgain() throws {
