@@ -88,11 +88,7 @@ import Testing
     }
 
     @Test func mergeMovesMembersAndKeepsTheEmptiedGroupID() throws {
-        let occ = Fixture.index([
-            Fixture.occ(1, record: "a", Fixture.vec(1, 0.1)), Fixture.occ(2, record: "b", Fixture.vec(1, 0.12)),
-            Fixture.occ(3, record: "c", Fixture.vec(0.2, 1)), Fixture.occ(4, record: "d", Fixture.vec(0.2, 1, 0.1)),
-        ])
-        let s = try Fixture.refresh(PatternState(), occ).state
+        let (occ, s) = try Fixture.twoPairs()
         let ids = s.sortedGroups.map(\.id)
         try #require(ids.count == 2)
         let m = try PatternEngine.correct(CorrectionRequest(kind: .merge(into: ids[0], from: ids[1]), createdAt: "t"),

@@ -34,6 +34,15 @@ enum Fixture {
             constraints: Constraints.derive(from: corrections, occurrences: occurrences), config: config)
     }
 
+    /// Two pairs of close occurrences from four records (1, 2 and 3, 4), refreshed into two groups.
+    static func twoPairs() throws -> (occurrences: [Int64: Occurrence], state: PatternState) {
+        let occ = index([
+            occ(1, record: "a", vec(1, 0.1)), occ(2, record: "b", vec(1, 0.12)),
+            occ(3, record: "c", vec(0.2, 1)), occ(4, record: "d", vec(0.2, 1, 0.1)),
+        ])
+        return (occ, try refresh(PatternState(), occ).state)
+    }
+
     /// Two close occurrences (1, 2) grouped and a far one (3) pinned into their group.
     static func farMemberPinned() throws -> (
         occurrences: [Int64: Occurrence], group: Int64, pin: (correction: Correction, constraints: Constraints, outcome: RefreshOutcome)
