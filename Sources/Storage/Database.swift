@@ -8,6 +8,10 @@ public final class Database {
     /// Opens (creating if needed) the file at `path` with WAL, foreign keys, extended result codes
     /// and a busy timeout.
     public init(path: String, readOnly: Bool = false) throws {
+        // A C string ends at its first NUL: "a.sqlite\0b" would open "a.sqlite".
+        guard !path.utf8.contains(0) else {
+            throw SQLiteError(code: SQLITE_CANTOPEN, message: "database path holds a NUL byte", sql: nil)
+        }
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -50,6 +54,8 @@ public final class Database {
     /// Runs one or more statements that take no arguments.
     public func execute(_ sql: String) throws {
         try checkOpen(sql)
+        // SQLite reads SQL up to the first NUL: what follows it would silently not run.
+        guard !sql.utf8.contains(0) else { throw SQLiteError(code: SQLITE_MISUSE, message: "SQL text holds a NUL byte", sql: sql) }
         var err: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &err)
         if rc != SQLITE_OK {

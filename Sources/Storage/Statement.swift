@@ -10,14 +10,37 @@ public final class Statement {
 
     init(database: Database, sql: String) throws {
         var stmt: OpaquePointer?
-        let rc = sqlite3_prepare_v3(database.handle, sql, -1, 0, &stmt, nil)
-        guard rc == SQLITE_OK, let stmt else { throw database.error(rc, sql: sql) }
+        var text = sql
+        // SQLite stops reading SQL at a NUL whatever length it is given, and prepares only the first
+        // statement: both would silently run less than was written, so both are refused.
+        let (rc, rest) = text.withUTF8 { utf8 -> (Int32, Int) in
+            guard !utf8.contains(0), let base = utf8.baseAddress else { return (SQLITE_MISUSE, 0) }
+            return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) { chars in
+                var tail: UnsafePointer<CChar>?
+                let rc = sqlite3_prepare_v3(database.handle, chars, Int32(utf8.count), 0, &stmt, &tail)
+                return (rc, tail.map { utf8.count - (chars.distance(to: $0)) } ?? 0)
+            }
+        }
+        guard rc == SQLITE_OK, let stmt else {
+            sqlite3_finalize(stmt)
+            if rc == SQLITE_MISUSE { throw SQLiteError(code: rc, message: "SQL text is empty or holds a NUL byte", sql: sql) }
+            throw database.error(rc, sql: sql)
+        }
+        guard Self.isBlank(sql.utf8.suffix(rest)) else {
+            sqlite3_finalize(stmt)
+            throw SQLiteError(code: SQLITE_MISUSE, message: "more than one statement in one prepare", sql: sql)
+        }
         connection = database.handle
         handle = stmt
         self.sql = sql
     }
 
     deinit { sqlite3_finalize(handle) }
+
+    /// True when the SQL after the first statement holds nothing but whitespace and semicolons.
+    private static func isBlank(_ bytes: Substring.UTF8View) -> Bool {
+        bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0x3B }
+    }
 
     func error() -> SQLiteError {
         SQLiteError(code: sqlite3_extended_errcode(connection), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
@@ -38,9 +61,11 @@ public final class Statement {
             case .null: rc = sqlite3_bind_null(handle, idx)
             case .int(let x): rc = sqlite3_bind_int64(handle, idx, x)
             case .double(let x): rc = sqlite3_bind_double(handle, idx, x)
-            case .text(let s): rc = kindred_sqlite_bind_text(handle, idx, s, -1)
+            case .text(let s):
+                var s = s
+                rc = s.withUTF8 { kindred_sqlite_bind_text(handle, idx, $0.baseAddress, UInt64($0.count)) }
             case .blob(let b):
-                rc = b.withUnsafeBytes { kindred_sqlite_bind_blob(handle, idx, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count)) }
+                rc = b.withUnsafeBytes { kindred_sqlite_bind_blob(handle, idx, $0.baseAddress, UInt64($0.count)) }
             }
             guard rc == SQLITE_OK else { throw error() }
         }
