@@ -1,0 +1,291 @@
+/// The SQL of every schema migration, frozen as the literal text the released version ran.
+///
+/// Never edit a migration that has been released, not even its whitespace: a file already at that
+/// version never runs it again, so an edit would give new files a schema old files do not have.
+/// Change the schema with a new, numbered migration. `Tests/StorageTests/Fixtures` keeps a file
+/// written by the released code of each version, and the migration tests upgrade every one of them
+/// and compare its schema with a new file's.
+///
+/// Tables of pattern discovery:
+///
+/// - `occurrences`: one row per occurrence; `id` is the stable occurrence id. Rows follow their
+///   record (`ON DELETE CASCADE`); `vector` is a little-endian float32 BLOB of `index_version`, or
+///   NULL while it waits for the embedder.
+/// - `pattern_groups`: one row per group per owner; `body` is the grouping engine's JSON encoding of
+///   the group, the other columns are copies for querying. `label_description` is the client's
+///   optional description written with the label (cleared with it).
+/// - `pattern_state`: per owner, the engine's counters and pending map (JSON).
+/// - `pattern_corrections`: user corrections (engine JSON); undone ones are kept, flagged.
+/// - `pattern_revisions` (migration 5): per owner, a counter that triggers bump on every insert,
+///   update and delete of the owner's rows in `pattern_groups`, `pattern_state` and
+///   `pattern_corrections`, whichever connection or process writes them. A copy of the owner's
+///   pattern state read at one revision is current while the revision is unchanged.
+/// - `pattern_input_log` (migration 5): one row per change that can alter an occurrence as the
+///   engine sees it — the occurrence inserted, updated or deleted (a record's deletion cascades), or
+///   its record's revision, date or patterns permission changed — written by triggers, in commit
+///   order (`seq`). A copy of an owner's occurrences read at log position `p` is brought up to date
+///   by re-reading the occurrences logged after `p`. `pattern_input_pruned.upto` is the last
+///   position removed from the log: a copy older than that must be read again in full.
+/// - `records_without_occurrences` (migration 5): a superset of the records that have no
+///   occurrence row, kept by triggers (a record enters when it is inserted or loses its last
+///   occurrence, leaves when one is inserted), so that finding the records that need passage
+///   occurrences does not visit every record. Readers still check `NOT EXISTS`.
+/// - `occurrences_waiting` and `occurrences_by_version` (migration 5): find occurrences waiting for
+///   a vector of the current index version without visiting every occurrence.
+/// - `records_without_vectors` (migration 5): a superset of the records with no row in `vectors`,
+///   kept by triggers, so that the embedder finds its work without visiting every record.
+enum MigrationSQL {
+    /// Migration 1: records and their vectors.
+    static let v1 = """
+        CREATE TABLE records(
+            rowid INTEGER PRIMARY KEY,
+            owner TEXT NOT NULL,
+            id TEXT NOT NULL,
+            revision INTEGER NOT NULL CHECK (revision > 0),
+            text TEXT NOT NULL,
+            kind TEXT,
+            date TEXT,
+            tags TEXT NOT NULL DEFAULT '[]',
+            metadata TEXT NOT NULL DEFAULT '{}',
+            perm_search INTEGER NOT NULL DEFAULT 1,
+            perm_patterns INTEGER NOT NULL DEFAULT 1,
+            UNIQUE(owner, id)
+        );
+        CREATE TABLE vectors(
+            record INTEGER PRIMARY KEY REFERENCES records(rowid) ON DELETE CASCADE,
+            index_version TEXT NOT NULL,
+            revision INTEGER NOT NULL,
+            source TEXT NOT NULL CHECK (source IN ('client', 'model')),
+            data BLOB NOT NULL
+        );
+        CREATE INDEX vectors_by_version ON vectors(index_version);
+        """
+
+    /// Migration 2: the FTS5 keyword index over record text, kept by triggers.
+    static let v2 = """
+        CREATE VIRTUAL TABLE records_fts USING fts5(
+            text, content='records', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2');
+        INSERT INTO records_fts(rowid, text) SELECT rowid, text FROM records;
+        CREATE TRIGGER records_fts_insert AFTER INSERT ON records BEGIN
+            INSERT INTO records_fts(rowid, text) VALUES (new.rowid, new.text);
+        END;
+        CREATE TRIGGER records_fts_delete AFTER DELETE ON records BEGIN
+            INSERT INTO records_fts(records_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+        END;
+        CREATE TRIGGER records_fts_update AFTER UPDATE OF text ON records BEGIN
+            INSERT INTO records_fts(records_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+            INSERT INTO records_fts(rowid, text) VALUES (new.rowid, new.text);
+        END;
+        """
+
+    /// Migration 3: occurrences, groups, per-owner engine state and corrections.
+    static let v3 = """
+        CREATE TABLE occurrences(
+            id INTEGER PRIMARY KEY,
+            owner TEXT NOT NULL,
+            record INTEGER NOT NULL REFERENCES records(rowid) ON DELETE CASCADE,
+            record_id TEXT NOT NULL,
+            record_revision INTEGER NOT NULL,
+            source TEXT NOT NULL CHECK (source IN ('client', 'passage')),
+            category TEXT NOT NULL,
+            description TEXT NOT NULL,
+            excerpt TEXT NOT NULL,
+            excerpt_start INTEGER NOT NULL,
+            excerpt_end INTEGER NOT NULL,
+            tags TEXT NOT NULL DEFAULT '[]',
+            vector BLOB,
+            index_version TEXT
+        );
+        CREATE INDEX occurrences_by_record ON occurrences(record);
+        CREATE INDEX occurrences_by_owner ON occurrences(owner, id);
+        CREATE TABLE pattern_groups(
+            owner TEXT NOT NULL,
+            id INTEGER NOT NULL,
+            category TEXT NOT NULL,
+            state TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            label TEXT,
+            label_description TEXT,
+            body TEXT NOT NULL,
+            PRIMARY KEY (owner, id)
+        );
+        CREATE TABLE pattern_state(
+            owner TEXT PRIMARY KEY,
+            next_group_id INTEGER NOT NULL,
+            groups_version INTEGER NOT NULL,
+            pending TEXT NOT NULL
+        );
+        CREATE TABLE pattern_corrections(
+            id INTEGER PRIMARY KEY,
+            owner TEXT NOT NULL,
+            body TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            undone INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX pattern_corrections_by_owner ON pattern_corrections(owner, id);
+        """
+
+    /// Migration 4: the settled version and index version of the engine state; group centroids.
+    static let v4 = """
+        ALTER TABLE pattern_state ADD COLUMN settled_at INTEGER;
+        ALTER TABLE pattern_state ADD COLUMN index_version TEXT;
+        ALTER TABLE pattern_groups ADD COLUMN centroid BLOB;
+        """
+
+    /// Migration 5: the pattern revision counter, the input log, and the trigger-kept tables of
+    /// records waiting for occurrences and for vectors.
+    static let v5 = """
+        CREATE TABLE pattern_revisions(owner TEXT PRIMARY KEY, revision INTEGER NOT NULL);
+        INSERT INTO pattern_revisions(owner, revision)
+            SELECT owner, 1 FROM (SELECT owner FROM pattern_state UNION SELECT owner FROM pattern_groups
+                                  UNION SELECT owner FROM pattern_corrections);
+
+        CREATE TRIGGER pattern_groups_revision_insert AFTER INSERT ON pattern_groups BEGIN
+            INSERT INTO pattern_revisions(owner, revision) VALUES (new.owner, 1)
+                ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
+
+        CREATE TRIGGER pattern_groups_revision_update AFTER UPDATE ON pattern_groups BEGIN
+            INSERT INTO pattern_revisions(owner, revision) VALUES (new.owner, 1)
+                ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
+
+        CREATE TRIGGER pattern_groups_revision_delete AFTER DELETE ON pattern_groups BEGIN
+            INSERT INTO pattern_revisions(owner, revision) VALUES (old.owner, 1)
+                ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
+
+        CREATE TRIGGER pattern_state_revision_insert AFTER INSERT ON pattern_state BEGIN
+            INSERT INTO pattern_revisions(owner, revision) VALUES (new.owner, 1)
+                ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
+
+        CREATE TRIGGER pattern_state_revision_update AFTER UPDATE ON pattern_state BEGIN
+            INSERT INTO pattern_revisions(owner, revision) VALUES (new.owner, 1)
+                ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
+
+        CREATE TRIGGER pattern_state_revision_delete AFTER DELETE ON pattern_state BEGIN
+            INSERT INTO pattern_revisions(owner, revision) VALUES (old.owner, 1)
+                ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
+
+        CREATE TRIGGER pattern_corrections_revision_insert AFTER INSERT ON pattern_corrections BEGIN
+            INSERT INTO pattern_revisions(owner, revision) VALUES (new.owner, 1)
+                ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
+
+        CREATE TRIGGER pattern_corrections_revision_update AFTER UPDATE ON pattern_corrections BEGIN
+            INSERT INTO pattern_revisions(owner, revision) VALUES (new.owner, 1)
+                ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
+
+        CREATE TRIGGER pattern_corrections_revision_delete AFTER DELETE ON pattern_corrections BEGIN
+            INSERT INTO pattern_revisions(owner, revision) VALUES (old.owner, 1)
+                ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
+
+        CREATE TABLE pattern_input_log(seq INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NOT NULL, occurrence INTEGER NOT NULL);
+        CREATE INDEX pattern_input_log_by_owner ON pattern_input_log(owner, seq);
+        CREATE TABLE pattern_input_pruned(id INTEGER PRIMARY KEY CHECK (id = 1), upto INTEGER NOT NULL);
+        INSERT INTO pattern_input_pruned(id, upto) VALUES (1, 0);
+        CREATE TRIGGER occurrences_input_insert AFTER INSERT ON occurrences BEGIN
+            INSERT INTO pattern_input_log(owner, occurrence) VALUES (new.owner, new.id);
+        END;
+        CREATE TRIGGER occurrences_input_update AFTER UPDATE ON occurrences BEGIN
+            INSERT INTO pattern_input_log(owner, occurrence) VALUES (new.owner, new.id);
+        END;
+        CREATE TRIGGER occurrences_input_delete AFTER DELETE ON occurrences BEGIN
+            INSERT INTO pattern_input_log(owner, occurrence) VALUES (old.owner, old.id);
+        END;
+        CREATE TRIGGER records_input_update AFTER UPDATE OF revision, date, perm_patterns ON records BEGIN
+            INSERT INTO pattern_input_log(owner, occurrence) SELECT owner, id FROM occurrences WHERE record = new.rowid;
+        END;
+        CREATE INDEX occurrences_waiting ON occurrences(id) WHERE vector IS NULL OR index_version IS NULL;
+        CREATE INDEX occurrences_by_version ON occurrences(index_version, id);
+
+        CREATE TABLE records_without_occurrences(record INTEGER PRIMARY KEY);
+        INSERT INTO records_without_occurrences(record) SELECT rowid FROM records r WHERE NOT EXISTS (SELECT 1 FROM occurrences c WHERE c.record = r.rowid);
+        CREATE TRIGGER records_without_occurrences_record_insert AFTER INSERT ON records BEGIN
+            INSERT OR IGNORE INTO records_without_occurrences(record) VALUES (new.rowid);
+        END;
+        CREATE TRIGGER records_without_occurrences_record_delete AFTER DELETE ON records BEGIN
+            DELETE FROM records_without_occurrences WHERE record = old.rowid;
+        END;
+        CREATE TRIGGER records_without_occurrences_insert AFTER INSERT ON occurrences BEGIN
+            DELETE FROM records_without_occurrences WHERE record = new.record;
+        END;
+        CREATE TRIGGER records_without_occurrences_delete AFTER DELETE ON occurrences BEGIN
+            INSERT OR IGNORE INTO records_without_occurrences(record) SELECT old.record
+                WHERE EXISTS (SELECT 1 FROM records WHERE rowid = old.record)
+                  AND NOT EXISTS (SELECT 1 FROM occurrences WHERE record = old.record);
+        END;
+
+        CREATE TABLE records_without_vectors(record INTEGER PRIMARY KEY);
+        INSERT INTO records_without_vectors(record) SELECT rowid FROM records r WHERE NOT EXISTS (SELECT 1 FROM vectors c WHERE c.record = r.rowid);
+        CREATE TRIGGER records_without_vectors_record_insert AFTER INSERT ON records BEGIN
+            INSERT OR IGNORE INTO records_without_vectors(record) VALUES (new.rowid);
+        END;
+        CREATE TRIGGER records_without_vectors_record_delete AFTER DELETE ON records BEGIN
+            DELETE FROM records_without_vectors WHERE record = old.rowid;
+        END;
+        CREATE TRIGGER records_without_vectors_insert AFTER INSERT ON vectors BEGIN
+            DELETE FROM records_without_vectors WHERE record = new.record;
+        END;
+        CREATE TRIGGER records_without_vectors_delete AFTER DELETE ON vectors BEGIN
+            INSERT OR IGNORE INTO records_without_vectors(record) SELECT old.record
+                WHERE EXISTS (SELECT 1 FROM records WHERE rowid = old.record)
+                  AND NOT EXISTS (SELECT 1 FROM vectors WHERE record = old.record);
+        END;
+        """
+
+    /// Migration 6: one schema for every file at version 5. Migration 5 was generated by code and
+    /// changed after files were written with it: the first files have no `records_without_vectors`,
+    /// and the first two name the 'records without' triggers differently (and keep a deleted
+    /// record's id in `records_without_occurrences`). This drops the old triggers, creates what is
+    /// missing under the released names, and rebuilds both tables from the rows they describe.
+    static let v6 = """
+        DROP TRIGGER IF EXISTS records_await_insert;
+        DROP TRIGGER IF EXISTS records_await_delete;
+        DROP TRIGGER IF EXISTS occurrences_await_insert;
+        DROP TRIGGER IF EXISTS occurrences_await_delete;
+        DROP TRIGGER IF EXISTS records_vector_await_insert;
+        DROP TRIGGER IF EXISTS records_vector_await_delete;
+        DROP TRIGGER IF EXISTS vectors_await_insert;
+        DROP TRIGGER IF EXISTS vectors_await_delete;
+        CREATE TABLE IF NOT EXISTS records_without_occurrences(record INTEGER PRIMARY KEY);
+        DELETE FROM records_without_occurrences;
+        INSERT INTO records_without_occurrences(record) SELECT rowid FROM records r WHERE NOT EXISTS (SELECT 1 FROM occurrences c WHERE c.record = r.rowid);
+        CREATE TRIGGER IF NOT EXISTS records_without_occurrences_record_insert AFTER INSERT ON records BEGIN
+            INSERT OR IGNORE INTO records_without_occurrences(record) VALUES (new.rowid);
+        END;
+        CREATE TRIGGER IF NOT EXISTS records_without_occurrences_record_delete AFTER DELETE ON records BEGIN
+            DELETE FROM records_without_occurrences WHERE record = old.rowid;
+        END;
+        CREATE TRIGGER IF NOT EXISTS records_without_occurrences_insert AFTER INSERT ON occurrences BEGIN
+            DELETE FROM records_without_occurrences WHERE record = new.record;
+        END;
+        CREATE TRIGGER IF NOT EXISTS records_without_occurrences_delete AFTER DELETE ON occurrences BEGIN
+            INSERT OR IGNORE INTO records_without_occurrences(record) SELECT old.record
+                WHERE EXISTS (SELECT 1 FROM records WHERE rowid = old.record)
+                  AND NOT EXISTS (SELECT 1 FROM occurrences WHERE record = old.record);
+        END;
+        CREATE TABLE IF NOT EXISTS records_without_vectors(record INTEGER PRIMARY KEY);
+        DELETE FROM records_without_vectors;
+        INSERT INTO records_without_vectors(record) SELECT rowid FROM records r WHERE NOT EXISTS (SELECT 1 FROM vectors c WHERE c.record = r.rowid);
+        CREATE TRIGGER IF NOT EXISTS records_without_vectors_record_insert AFTER INSERT ON records BEGIN
+            INSERT OR IGNORE INTO records_without_vectors(record) VALUES (new.rowid);
+        END;
+        CREATE TRIGGER IF NOT EXISTS records_without_vectors_record_delete AFTER DELETE ON records BEGIN
+            DELETE FROM records_without_vectors WHERE record = old.rowid;
+        END;
+        CREATE TRIGGER IF NOT EXISTS records_without_vectors_insert AFTER INSERT ON vectors BEGIN
+            DELETE FROM records_without_vectors WHERE record = new.record;
+        END;
+        CREATE TRIGGER IF NOT EXISTS records_without_vectors_delete AFTER DELETE ON vectors BEGIN
+            INSERT OR IGNORE INTO records_without_vectors(record) SELECT old.record
+                WHERE EXISTS (SELECT 1 FROM records WHERE rowid = old.record)
+                  AND NOT EXISTS (SELECT 1 FROM vectors WHERE record = old.record);
+        END;
+        """
+}
