@@ -177,7 +177,6 @@ def test_invalid_requests(server):
         ({"jsonrpc": "1.0", "id": 1, "method": "index/status"}, 1),
         ({"id": 2, "method": "index/status"}, 2),
         ({"jsonrpc": "2.0", "id": 3, "method": 42}, 3),
-        ({"jsonrpc": "2.0", "id": 4, "method": "index/status", "params": "x"}, 4),
         ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "index/status"}, None),
         ("42", None),
     ]
@@ -349,3 +348,154 @@ def test_large_message_read_time_is_linear(spawn, framing):
     small = min(timed(4 << 20, 101), timed(4 << 20, 102))
     large = timed(32 << 20, 103)
     assert large < max(25 * small, 1.0), f"{framing}: 4 MiB in {small:.2f}s but 32 MiB in {large:.2f}s"
+
+
+# -- hostile input ---------------------------------------------------------------------------
+
+BAD_UTF8 = [b"\xff", b"\x80", b"\xc0\x80", b"\xe0\x80\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x82", b"\xc3A"]
+
+
+@pytest.mark.parametrize("framing", ["ndjson", "lsp"])
+def test_invalid_utf8_in_strings_is_a_parse_error_with_its_offset(spawn, framing):
+    srv = spawn(framing)
+    srv.initialize()
+    for bad in BAD_UTF8:
+        for where in ("id", "owner", "key"):
+            if where == "id":
+                body = b'{"jsonrpc":"2.0","id":"x' + bad + b'","method":"index/status","params":{}}'
+            elif where == "owner":
+                body = b'{"jsonrpc":"2.0","id":9,"method":"records/get","params":{"owner":"al' + bad + b'ice","id":"a"}}'
+            else:
+                body = b'{"jsonrpc":"2.0","id":9,"method":"index/status","params":{"o' + bad + b'":1}}'
+            srv.send_raw(encode(body, framing))
+            m = srv.next_message()
+            assert m["id"] is None and m["error"]["code"] == PARSE_ERROR, (bad, where, m)
+            offset = body.index(bad)
+            assert m["error"]["message"] == f"parse error: invalid UTF-8 at byte offset {offset}", m
+        assert "result" in srv.call("index/status", {})
+
+
+def test_distinct_invalid_ids_no_longer_collide(server):
+    """Two owners that differ only in an invalid byte used to both become "\ufffd" and share records."""
+    for bad in (b"\xff", b"\xfe"):
+        server.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"records/upsert","params":{"owner":"' + bad
+                        + b'","records":[{"id":"r","revision":1,"text":"x","vector":' + json.dumps(vec(1)).encode() + b'}]}}\n')
+        m = server.next_message()
+        assert m["id"] is None and m["error"]["code"] == PARSE_ERROR
+    assert server.result("index/status", {})["records"] == 0
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udc00", "\\ud800\\u0041", "\\ud83d\\ud83d"])
+def test_lone_surrogate_escapes_are_parse_errors(server, escape):
+    server.send_raw(b'{"jsonrpc":"2.0","id":"s","method":"records/get","params":{"owner":"o","id":"a' + escape.encode() + b'"}}\n')
+    m = server.next_message()
+    assert m["id"] is None and m["error"]["code"] == PARSE_ERROR and "unpaired surrogate" in m["error"]["message"], m
+    r = server.call("records/get", {"owner": "o", "id": "a\ud83d\ude00"})  # a proper pair is fine
+    assert r["error"]["code"] == NOT_FOUND
+
+
+def test_nul_escape_is_still_valid_json(server):
+    # The wire accepts U+0000 inside strings; whether a field may hold it is up to the method.
+    server.send_raw(b'{"jsonrpc":"2.0","id":"n\\u0000","method":"index/status","params":{}}\n')
+    m = server.next_message()
+    assert m["id"] == "n\x00" and "result" in m, m
+
+
+LSP_BAD_HEADERS = [
+    b"Content-Type: application/json\r\n\r\n",                  # no Content-Length
+    b"Content-Length: -5\r\n\r\n",
+    b"Content-Length: twelve\r\n\r\n",
+    b"Content-Length: 99999999999999999999999999\r\n\r\n{}",      # overflows
+    b"Content-Length: 10\r\nContent-Length: 12\r\n\r\n0123456789", # conflicting
+    b"Content-Length 10\r\n\r\n0123456789",                       # no colon
+    b'{"jsonrpc":"2.0","id":99,"method":"index/status"}\r\n',      # raw JSON, no header
+    b"\x00\x01\x02\xff\xfe garbage \x7f\r\n",
+    b"x" * 20000 + b"\r\n",                                         # over the 8 KiB header bound
+]
+
+
+def test_lsp_stream_resynchronises_after_every_kind_of_bad_header(spawn):
+    srv = spawn("lsp")
+    srv.initialize()
+    for i, bad in enumerate(LSP_BAD_HEADERS):
+        srv.send_raw(bad + b"\r\n")
+        m = srv.next_message()
+        assert m["id"] is None and m["error"]["code"] == PARSE_ERROR and "result" not in m, (bad[:60], m)
+        # Header names are matched in any case on the resynchronising line.
+        body = json.dumps({"jsonrpc": "2.0", "id": 100 + i, "method": "index/status", "params": {}}).encode()
+        srv.send_raw(b"cOnTeNt-LeNgTh: %d\r\n\r\n" % len(body) + body)
+        assert srv.response(100 + i)["result"]["records"] == 0
+    assert_quiet(srv)  # one error per bad frame, nothing more
+    assert srv.shutdown_and_exit() == 0
+
+
+def test_lsp_garbage_before_the_first_frame_and_in_one_write(spawn):
+    srv = spawn("lsp")
+    frames = b"".join(encode({"jsonrpc": "2.0", "id": i, "method": "initialize" if i == 1 else "index/status", "params": {}}, "lsp") + b"\r\n"
+                      + (b"@@ junk line\r\n" if i % 2 else b"") for i in range(1, 8))
+    srv.send_raw(b"\xde\xad\xbe\xef\r\n" + frames)
+    got = [srv.next_message() for _ in range(7 + 5)]
+    errors = [m for m in got if m.get("id") is None]
+    assert len(errors) == 5 and all(m["error"]["code"] == PARSE_ERROR for m in errors)
+    assert sorted(m["id"] for m in got if m.get("id") is not None) == list(range(1, 8))
+
+
+def test_huge_content_length_is_answered_and_skipped(spawn):
+    srv = spawn("lsp", args=["--set", "rpc.maxMessageBytes=1000"])
+    srv.initialize()
+    srv.send_raw(b"Content-Length: 5000\r\n\r\n" + b"y" * 5000)
+    m = srv.next_message()
+    assert m["id"] is None and m["error"]["code"] == INVALID_REQUEST and m["error"]["data"] == {"size": 5000, "limit": 1000}
+    assert "result" in srv.call("index/status", {})
+
+
+@pytest.mark.parametrize("framing", ["ndjson", "lsp"])
+def test_numeric_ids_come_back_verbatim(spawn, framing):
+    srv = spawn(framing)
+    srv.initialize()
+    ids = [b"12345678901234567890123", b"1.0", b"-0", b"1e3", b"1E+3", b"0.10", b"-1.5e-7", b"9007199254740993", b"1"]
+    for raw in ids:
+        srv.send_raw(encode(b'{"jsonrpc":"2.0","id":' + raw + b',"method":"index/status","params":{}}', framing))
+    bodies = []
+    for _ in ids:
+        srv.next_message()
+    bodies = [body for _, body in srv.raw_frames[-len(ids):]]
+    for raw in ids:
+        assert any(b.startswith(b'{"jsonrpc":"2.0","id":' + raw + b',"result":') for b in bodies), (raw, bodies)
+    srv.send_raw(encode(b'{"jsonrpc":"2.0","id":"1","method":"index/status","params":{}}', framing))
+    assert isinstance(srv.next_message()["id"], str)
+
+
+def test_verbatim_ids_in_errors_and_batches(server):
+    server.send_raw(b'[{"jsonrpc":"2.0","id":1.50,"method":"records/get","params":{"owner":"o","id":"nope"}},'
+                    b'{"jsonrpc":"2.0","id":2E2,"method":"nope/nope"}]\n')
+    server.next_message()
+    line = server.raw_frames[-1][1]
+    assert line.startswith(b'[{"jsonrpc":"2.0","id":1.50,"error":{"code":-32001'), line
+    assert b'{"jsonrpc":"2.0","id":2E2,"error":{"code":-32601' in line, line
+
+
+@pytest.mark.parametrize("params", [None, "x", 5, True, [1, 2], []])
+def test_params_that_are_not_an_object_are_invalid_params(server, params):
+    for method in ["index/status", "records/get", "search/query", "shutdown", "nope/nope"]:
+        server.send({"jsonrpc": "2.0", "id": method, "method": method, "params": params})
+        m = server.response(method)
+        assert m["error"]["code"] == INVALID_PARAMS and m["error"]["data"]["field"] == "params", (method, m)
+        assert "must be an object" in m["error"]["message"]
+    assert "result" in server.call("index/status", {})
+
+
+@pytest.mark.parametrize("token", [True, {"a": 1}, [1], 1.5, 1.0, 1e3])
+def test_work_done_token_must_be_a_string_or_an_integer(server, token):
+    for method in ["index/status", "index/rebuild", "records/get", "search/query", "patterns/refresh"]:
+        e = server.error(method, {"owner": "o", "id": "a", "text": "x", "workDoneToken": token})
+        assert e["code"] == INVALID_PARAMS and e["data"]["field"] == "workDoneToken", (method, e)
+    assert "result" in server.call("index/status", {})
+
+
+def test_work_done_token_string_or_integer_gets_progress(server):
+    server.result("records/upsert", {"owner": "o", "records": [record("a", vector=vec(1))]})
+    for token in ["tok", 7, -3]:
+        r = server.call("index/rebuild", {"workDoneToken": token})
+        assert "result" in r, r
+        assert any(same_id(n["params"]["token"], token) for n in server.notifications if n["method"] == "$/progress"), token

@@ -11,7 +11,8 @@ public enum Frame: Equatable, Sendable {
     case message([UInt8])
     /// A message longer than the limit was skipped; the stream is back in step.
     case tooLarge(size: Int)
-    /// Headers that could not be understood; the decoder skipped to the next header block.
+    /// Headers that could not be understood; the decoder skips to the next line that starts with
+    /// `Content-Length:`.
     case badHeader(String)
 }
 
@@ -27,11 +28,17 @@ public struct FrameDecoder {
     private var discardingLine = false
     /// Where the newline search resumes (bytes before it hold no newline), so a long line is scanned once.
     private var scanned = 0
+    /// LSP: after a bad header block, skipping to the next `Content-Length:` line.
+    private var resyncing = false
+    private var resyncAtLineStart = true
 
     public init(framing: Framing? = nil, maxMessageBytes: Int) {
         self.framing = framing
         self.maxMessageBytes = maxMessageBytes
     }
+
+    /// Bytes held and not yet consumed (bounded while skipping garbage).
+    public var bufferedBytes: Int { buffer.count - start }
 
     public mutating func feed<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         if start > 0 && start > buffer.count / 2 {
@@ -89,63 +96,144 @@ public struct FrameDecoder {
         }
     }
 
+    // MARK: LSP headers
+
+    /// Longest header block accepted; a longer one is answered as a bad header and skipped.
+    public static let maxHeaderBytes = 8192
+
     private mutating func nextLSP() -> Frame? {
+        if resyncing && !skipToContentLengthLine() { return nil }
         // Skip stray blank lines between messages.
         while start < buffer.count, buffer[start] == 0x0D || buffer[start] == 0x0A { start += 1 }
-        guard let end = headerEnd() else {
-            if buffer.count - start > 8192 {
-                start = buffer.count
-                return .badHeader("header block longer than 8192 bytes")
-            }
-            return nil
-        }
-        let headerText = String(decoding: buffer[start..<end.headerEnd], as: UTF8.self)
+        var lineStart = start
         var length: Int?
-        for line in headerText.split(omittingEmptySubsequences: true, whereSeparator: { $0.isNewline }) {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].trimmingCharacters(in: " \t").lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
-            if name == "content-length" { length = Int(value) }
+        while true {
+            // Header blocks are short: scan at most maxHeaderBytes + 1 bytes of them, from the top each time.
+            let limit = min(buffer.count, start + Self.maxHeaderBytes + 1)
+            guard let nl = buffer[min(lineStart, limit)..<limit].firstIndex(of: 0x0A) else {
+                if buffer.count - start > Self.maxHeaderBytes {
+                    return badHeader("header block longer than \(Self.maxHeaderBytes) bytes", resumeAt: limit, atLineStart: false)
+                }
+                return nil
+            }
+            if nl + 1 - start > Self.maxHeaderBytes {
+                return badHeader("header block longer than \(Self.maxHeaderBytes) bytes", resumeAt: nl + 1)
+            }
+            var lineEnd = nl
+            if lineEnd > lineStart, buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            let line = buffer[lineStart..<lineEnd]
+            lineStart = nl + 1
+            if line.isEmpty { break }  // end of the header block
+            switch Self.header(line) {
+            case .failure(let e):
+                return badHeader(e.reason, resumeAt: nl + 1)
+            case .success(let h):
+                guard let value = h.contentLength else { continue }
+                if let length, length != value {
+                    return badHeader("conflicting Content-Length headers (\(length) and \(value))", resumeAt: nl + 1)
+                }
+                length = value
+            }
         }
-        guard let length, length >= 0 else {
-            start = end.bodyStart
-            return .badHeader("missing or invalid Content-Length")
+        let bodyStart = lineStart
+        guard let length else {
+            return badHeader("missing Content-Length header", resumeAt: bodyStart)
         }
         if length > maxMessageBytes {
-            start = end.bodyStart
+            start = bodyStart
+            scanned = start
             discarding = length
             let n = min(discarding, buffer.count - start)
             start += n
             discarding -= n
             return .tooLarge(size: length)
         }
-        guard buffer.count - end.bodyStart >= length else { return nil }
-        let body = Array(buffer[end.bodyStart..<(end.bodyStart + length)])
-        start = end.bodyStart + length
+        // Wait for the body; the headers are read again (they are short) once it is here.
+        guard buffer.count - bodyStart >= length else { return nil }
+        let body = Array(buffer[bodyStart..<(bodyStart + length)])
+        start = bodyStart + length
+        scanned = start
         return .message(body)
     }
 
-    /// Finds the blank line ending the header block (`\r\n\r\n`, tolerating bare `\n\n`).
-    private func headerEnd() -> (headerEnd: Int, bodyStart: Int)? {
-        var i = start
-        while i < buffer.count {
-            if buffer[i] == 0x0A {
-                if i + 1 < buffer.count, buffer[i + 1] == 0x0A { return (i, i + 2) }
-                if i + 2 < buffer.count, buffer[i + 1] == 0x0D, buffer[i + 2] == 0x0A { return (i, i + 3) }
-            }
-            i += 1
-        }
-        return nil
-    }
-}
+    private struct Header { var contentLength: Int? }
 
-extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
+    /// One header line (without its line ending): `Name: value`, the name an RFC 9110 token.
+    private static func header(_ line: ArraySlice<UInt8>) -> Result<Header, HeaderError> {
+        if let first = line.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            return .failure(HeaderError("JSON without a Content-Length header"))
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            return .failure(HeaderError("header line without ':'"))
+        }
+        var name = line[line.startIndex..<colon]
+        while let l = name.last, l == 0x20 || l == 0x09 { name = name.dropLast() }
+        guard !name.isEmpty, name.allSatisfy(isTokenByte) else { return .failure(HeaderError("malformed header name")) }
+        guard name.count == 14, String(decoding: name, as: UTF8.self).lowercased() == "content-length" else { return .success(Header()) }
+        var value = line[(colon + 1)...]
+        while let f = value.first, f == 0x20 || f == 0x09 { value = value.dropFirst() }
+        while let l = value.last, l == 0x20 || l == 0x09 { value = value.dropLast() }
+        guard !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return .failure(HeaderError("invalid Content-Length '\(String(decoding: value.prefix(40), as: UTF8.self))'"))
+        }
+        var n = 0
+        for d in value {
+            let (m, o1) = n.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(Int(d - 0x30))
+            guard !o1, !o2 else { return .failure(HeaderError("Content-Length out of range")) }
+            n = a
+        }
+        return .success(Header(contentLength: n))
     }
+
+    private struct HeaderError: Error { let reason: String; init(_ r: String) { reason = r } }
+
+    private static func isTokenByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        default: return Array("!#$%&'*+-.^_`|~".utf8).contains(b)
+        }
+    }
+
+    /// Reports a bad header block and drops everything up to the next line that starts with
+    /// `Content-Length:` (any case), so one bad frame costs one error and later frames are served.
+    private mutating func badHeader(_ reason: String, resumeAt: Int, atLineStart: Bool = true) -> Frame {
+        start = resumeAt
+        scanned = start
+        resyncing = true
+        resyncAtLineStart = atLineStart
+        return .badHeader(reason)
+    }
+
+    /// Drops bytes until `start` is at a line beginning with `Content-Length:`; false when more bytes
+    /// are needed. Keeps at most a few bytes buffered while it waits.
+    private mutating func skipToContentLengthLine() -> Bool {
+        let prefix = Array("content-length:".utf8)
+        while true {
+            if resyncAtLineStart {
+                let available = buffer.count - start
+                var matched = 0
+                while matched < min(available, prefix.count), Self.lower(buffer[start + matched]) == prefix[matched] { matched += 1 }
+                if matched == prefix.count {
+                    resyncing = false
+                    scanned = start
+                    return true
+                }
+                if matched == available { return false }  // a prefix of it so far: wait
+            }
+            guard let nl = buffer[start...].firstIndex(of: 0x0A) else {
+                start = buffer.count
+                scanned = start
+                resyncAtLineStart = false
+                return false
+            }
+            start = nl + 1
+            scanned = start
+            resyncAtLineStart = true
+        }
+    }
+
+    private static func lower(_ b: UInt8) -> UInt8 { (0x41...0x5A).contains(b) ? b + 0x20 : b }
 }
 
 /// Encodes outgoing messages in the connection's framing.

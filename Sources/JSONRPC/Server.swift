@@ -25,7 +25,7 @@ public final class Server: Sendable {
     struct State {
         var lifecycle = Lifecycle.uninitialized
         var framing: Framing?
-        var inflight: [JSONValue: CancellationToken] = [:]
+        var inflight: [RequestID: CancellationToken] = [:]
         var exitCode: Int32?
     }
 
@@ -57,9 +57,10 @@ public final class Server: Sendable {
 
     // MARK: output
 
-    private func send(_ message: JSONValue) {
+    /// Sends one message (JSON bytes) in the connection's framing.
+    private func send(_ json: [UInt8]) {
         let framing = state.withLock { $0.framing } ?? .ndjson
-        sink.write(FrameEncoder.encode(JSONWriter.bytes(message), framing: framing))
+        sink.write(FrameEncoder.encode(json, framing: framing))
     }
 
     /// Sends a notification to the client (`window/logMessage`, `$/progress`).
@@ -100,41 +101,44 @@ public final class Server: Sendable {
         case .badHeader(let reason):
             send(OutgoingMessage.error(id: .null, .parseError(reason)))
         case .message(let bytes):
-            let value: JSONValue
-            do { value = try JSONParser.parse(bytes) } catch {
+            let document: JSONDocument
+            do { document = try JSONParser.parseDocument(bytes, keepingNumberTextOf: "id") } catch {
                 send(OutgoingMessage.error(id: .null, .parseError(error.description)))
                 return
             }
-            if case .array(let items) = value {
-                handleBatch(items)
+            if case .array(let items) = document.value {
+                handleBatch(items, document.numberText)
             } else {
-                dispatch(IncomingMessage.classify(value)) { [self] response in
+                dispatch(IncomingMessage.classify(document.value) { document.numberText[$0] }) { [self] response in
                     if let response { send(response) }
                 }
             }
         }
     }
 
-    private func handleBatch(_ items: [JSONValue]) {
+    private func handleBatch(_ items: [JSONValue], _ numberText: [[JSONPathElement]: String]) {
         guard !items.isEmpty else {
             send(OutgoingMessage.error(id: .null, .invalidRequest("empty batch")))
             return
         }
         let collector = BatchCollector(count: items.count) { [self] responses in
-            if !responses.isEmpty { send(.array(responses)) }
+            if !responses.isEmpty { send(OutgoingMessage.batch(responses)) }
         }
         for (i, item) in items.enumerated() {
-            dispatch(IncomingMessage.classify(item)) { collector.set(i, $0) }
+            dispatch(IncomingMessage.classify(item) { numberText[[.index(i)] + $0] }) { collector.set(i, $0) }
         }
     }
 
     /// Routes one message; `reply` is called exactly once (with nil for notifications and responses).
-    private func dispatch(_ message: IncomingMessage, reply: @escaping @Sendable (JSONValue?) -> Void) {
+    private func dispatch(_ message: IncomingMessage, reply: @escaping @Sendable ([UInt8]?) -> Void) {
         switch message {
         case .response:
             reply(nil)
         case .invalid(let id, let error):
             reply(OutgoingMessage.error(id: id, error))
+        case .cancel(let id):
+            state.withLock { $0.inflight[id] }?.cancel()
+            reply(nil)
         case .notification(let method, let params):
             handleNotification(method, params)
             reply(nil)
@@ -145,9 +149,6 @@ public final class Server: Sendable {
 
     private func handleNotification(_ method: String, _ params: JSONValue?) {
         switch method {
-        case "$/cancelRequest":
-            guard let id = params?["id"] else { return }
-            state.withLock { $0.inflight[id] }?.cancel()
         case "exit":
             state.withLock { $0.exitCode = ($0.lifecycle == .shuttingDown) ? 0 : 1 }
         default:
@@ -155,26 +156,35 @@ public final class Server: Sendable {
         }
     }
 
-    private func handleRequest(id: JSONValue, method: String, params: JSONValue?, reply: @escaping @Sendable (JSONValue?) -> Void) {
+    private func handleRequest(id: RequestID, method: String, params: JSONValue?, reply: @escaping @Sendable ([UInt8]?) -> Void) {
         let lifecycle = state.withLock { $0.lifecycle }
         switch (lifecycle, method) {
         case (.shuttingDown, _):
             reply(OutgoingMessage.error(id: id, .invalidRequest("server is shutting down")))
             return
-        case (.uninitialized, "initialize"):
+        case (.uninitialized, let m) where m != "initialize":
+            reply(OutgoingMessage.error(id: id, .notInitialized))
+            return
+        default:
+            break
+        }
+        let workDone: JSONValue?
+        do { workDone = try Self.workDoneToken(params) } catch {
+            reply(OutgoingMessage.error(id: id, error))
+            return
+        }
+        switch (lifecycle, method) {
+        case (.uninitialized, _):
             // Later requests queue behind this one (it is a write), so they may be accepted now.
             state.withLock { $0.lifecycle = .initialized }
-            schedule(id: id, method: method, params: params, kind: .write, reply: reply, initializeHandler)
-            return
-        case (.uninitialized, _):
-            reply(OutgoingMessage.error(id: id, .notInitialized))
+            schedule(id: id, method: method, params: params, workDone: workDone, kind: .write, reply: reply, initializeHandler)
             return
         case (.initialized, "initialize"):
             reply(OutgoingMessage.error(id: id, .invalidRequest("initialize was already received")))
             return
         case (.initialized, "shutdown"):
             state.withLock { $0.lifecycle = .shuttingDown }
-            schedule(id: id, method: method, params: params, kind: .write, reply: reply) { _, _ in .null }
+            schedule(id: id, method: method, params: params, workDone: workDone, kind: .write, reply: reply) { _, _ in .null }
             return
         default:
             break
@@ -183,15 +193,26 @@ public final class Server: Sendable {
             reply(OutgoingMessage.error(id: id, .methodNotFound(method)))
             return
         }
-        schedule(id: id, method: method, params: params, kind: kind, reply: reply, handler)
+        schedule(id: id, method: method, params: params, workDone: workDone, kind: kind, reply: reply, handler)
     }
 
-    private func schedule(id: JSONValue, method: String, params: JSONValue?, kind: MethodKind,
-                          reply: @escaping @Sendable (JSONValue?) -> Void, _ handler: @escaping MethodHandler) {
+    /// The request's `workDoneToken` (LSP `ProgressToken`): a string or an integer; null is as absent.
+    static func workDoneToken(_ params: JSONValue?) throws(ResponseError) -> JSONValue? {
+        switch params?["workDoneToken"] {
+        case nil, .null?: return nil
+        case .string(let s)?: return .string(s)
+        case .int(let n)?: return .int(n)
+        case let t?:
+            let got = t.typeName == "number" ? "a number with a fraction or exponent" : t.typeName
+            throw ResponseError.invalidParams(field: "workDoneToken", reason: "must be a string or an integer, got \(got)")
+        }
+    }
+
+    private func schedule(id: RequestID, method: String, params: JSONValue?, workDone: JSONValue?, kind: MethodKind,
+                          reply: @escaping @Sendable ([UInt8]?) -> Void, _ handler: @escaping MethodHandler) {
         let token = CancellationToken()
         state.withLock { $0.inflight[id] = token }
-        let workDone = params?["workDoneToken"]
-        let ctx = RequestContext(id: id, method: method, token: token, workDoneToken: workDone.flatMap { $0.isNull ? nil : $0 }) { [self] m, p in
+        let ctx = RequestContext(id: id.value, method: method, token: token, workDoneToken: workDone) { [self] m, p in
             notify(m, p)
         }
         group.enter()
@@ -222,17 +243,17 @@ public final class Server: Sendable {
 
 /// Collects the responses of one batch and sends them together, in request order.
 final class BatchCollector: Sendable {
-    private struct S { var slots: [JSONValue?]; var remaining: Int }
+    private struct S { var slots: [[UInt8]?]; var remaining: Int }
     private let s: Mutex<S>
-    private let done: @Sendable ([JSONValue]) -> Void
+    private let done: @Sendable ([[UInt8]]) -> Void
 
-    init(count: Int, done: @escaping @Sendable ([JSONValue]) -> Void) {
+    init(count: Int, done: @escaping @Sendable ([[UInt8]]) -> Void) {
         s = Mutex(S(slots: Array(repeating: nil, count: count), remaining: count))
         self.done = done
     }
 
-    func set(_ i: Int, _ v: JSONValue?) {
-        let finished: [JSONValue]? = s.withLock { st in
+    func set(_ i: Int, _ v: [UInt8]?) {
+        let finished: [[UInt8]]? = s.withLock { st in
             st.slots[i] = v
             st.remaining -= 1
             return st.remaining == 0 ? st.slots.compactMap { $0 } : nil

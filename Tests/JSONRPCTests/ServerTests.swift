@@ -39,9 +39,9 @@ let initialize = #"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{
 
 @Suite struct ServerTests {
     @Test func requestsBeforeInitializeAreRefused() {
-        let (ms, _) = converse([#"{"jsonrpc":"2.0","id":1,"method":"echo"}"#, initialize, #"{"jsonrpc":"2.0","id":2,"method":"echo","params":[5]}"#])
+        let (ms, _) = converse([#"{"jsonrpc":"2.0","id":1,"method":"echo"}"#, initialize, #"{"jsonrpc":"2.0","id":2,"method":"echo","params":{"v":5}}"#])
         #expect(response(ms, id: 1)?["error"]?["code"] == .int(-32002))
-        #expect(response(ms, id: 2)?["result"] == .array([.int(5)]))
+        #expect(response(ms, id: 2)?["result"] == ["v": 5])
     }
 
     @Test func idsKeepTheirJSONType() {
@@ -56,17 +56,17 @@ let initialize = #"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{
 
     @Test func parseErrorsAndInvalidRequestsKeepTheServerServing() {
         let (ms, _) = converse([initialize, "{nope", #"{"jsonrpc":"1.0","id":3,"method":"echo"}"#, #"{"jsonrpc":"2.0","id":{},"method":"echo"}"#,
-                                #"{"jsonrpc":"2.0","id":4,"method":"missing"}"#, #"{"jsonrpc":"2.0","id":5,"method":"echo","params":[1]}"#])
+                                #"{"jsonrpc":"2.0","id":4,"method":"missing"}"#, #"{"jsonrpc":"2.0","id":5,"method":"echo","params":{"v":1}}"#])
         #expect(ms.contains { $0["id"] == .null && $0["error"]?["code"] == .int(-32700) })
         #expect(response(ms, id: 3)?["error"]?["code"] == .int(-32600))
         #expect(ms.contains { $0["id"] == .null && $0["error"]?["code"] == .int(-32600) })
         #expect(response(ms, id: 4)?["error"]?["code"] == .int(-32601))
-        #expect(response(ms, id: 5)?["result"] == [1])
+        #expect(response(ms, id: 5)?["result"] == ["v": 1])
     }
 
     @Test func batchesAnswerInOrderWithoutNotifications() throws {
         let (ms, _) = converse([initialize,
-            #"[{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]},{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","id":2,"method":"fail"},5]"#,
+            #"[{"jsonrpc":"2.0","id":1,"method":"echo","params":{"v":1}},{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","id":2,"method":"fail"},5]"#,
             "[]", #"[{"jsonrpc":"2.0","method":"initialized"}]"#])
         let batch = try #require(ms.first { $0.arrayValue != nil }?.arrayValue)
         #expect(batch.count == 3)
@@ -100,9 +100,9 @@ let initialize = #"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{
 
     @Test func oversizedMessageIsRefusedAndTheNextOneServed() {
         let big = #"{"jsonrpc":"2.0","id":1,"method":"echo","params":[""# + String(repeating: "x", count: 5000) + #""]}"#
-        let (ms, _) = converse([initialize, big, #"{"jsonrpc":"2.0","id":2,"method":"echo","params":[2]}"#])
+        let (ms, _) = converse([initialize, big, #"{"jsonrpc":"2.0","id":2,"method":"echo","params":{"v":2}}"#])
         #expect(ms.contains { $0["error"]?["data"]?["limit"] == .int(4096) })
-        #expect(response(ms, id: 2)?["result"] == [2])
+        #expect(response(ms, id: 2)?["result"] == ["v": 2])
     }
 
     @Test func cancelOvertakesQueuedWork() {
@@ -110,7 +110,7 @@ let initialize = #"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{
         let started = DispatchSemaphore(value: 0)
         let (ms, _) = converse([initialize,
             #"{"jsonrpc":"2.0","id":1,"method":"slowWrite"}"#,
-            #"{"jsonrpc":"2.0","id":2,"method":"echo","params":[2]}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"echo","params":{"v":2}}"#,
             #"{"jsonrpc":"2.0","method":"$\/cancelRequest","params":{"id":2}}"#,
             #"{"jsonrpc":"2.0","method":"release"}"#]) { server in
             server.register("slowWrite", kind: .write) { _, _ in
@@ -160,6 +160,109 @@ let initialize = #"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{
         #expect(progress.map { $0["params"]?["value"]?["kind"] } == ["begin", "end"])
         #expect(progress.allSatisfy { $0["params"]?["token"] == "t1" })
         #expect(ms.filter { $0["method"] == "window/logMessage" }.count == 2)
+    }
+}
+
+/// Runs a server over raw input bytes and returns the raw ndjson lines it wrote.
+func converseRaw(_ input: [UInt8], register: (Server) -> Void = { _ in }) -> [String] {
+    let sink = CapturingSink()
+    let server = Server(options: .init(framing: nil, maxMessageBytes: 4096), sink: sink,
+                        initialize: { _, _ in ["serverInfo": ["name": "test"]] }, onShutdown: {})
+    server.register("echo", kind: .read) { p, _ in p ?? .null }
+    register(server)
+    var chunks = [input]
+    _ = server.run { chunks.isEmpty ? nil : chunks.removeFirst() }
+    return sink.frames.withLock { $0 }.flatMap { String(decoding: $0, as: UTF8.self).split(separator: "\n").map(String.init) }
+}
+
+@Suite struct ServerHostileInputTests {
+    @Test func numericIdsComeBackWithTheirOriginalDigits() {
+        let ids = ["12345678901234567890123", "1.0", "-0", "1e3", "1E+3", "0.10", "-1.5e-7", "9223372036854775808", "7", "\"7\""]
+        let lines = [initialize] + ids.map { #"{"jsonrpc":"2.0","id":\#($0),"method":"echo","params":{"v":1}}"# }
+        let out = converseRaw(Array(lines.joined(separator: "\n").utf8 + [0x0A]))
+        for id in ids {
+            #expect(out.contains(#"{"jsonrpc":"2.0","id":\#(id),"result":{"v":1}}"#), "id \(id): \(out)")
+        }
+    }
+
+    @Test func verbatimIdsWorkInBatchesAndErrors() {
+        let batch = #"[{"jsonrpc":"2.0","id":1.0,"method":"echo","params":{}},{"jsonrpc":"2.0","id":1e400,"method":"nope"},{"jsonrpc":"1.0","id":-0}]"#
+        let out = converseRaw(Array((initialize + "\n" + batch + "\n").utf8))
+        let line = out.first { $0.hasPrefix("[") } ?? ""
+        #expect(line.hasPrefix(#"[{"jsonrpc":"2.0","id":1.0,"result":{}},{"jsonrpc":"2.0","id":1e400,"error":{"code":-32601"#), "\(line)")
+        #expect(line.contains(#"{"jsonrpc":"2.0","id":-0,"error":{"code":-32600"#), "\(line)")
+    }
+
+    @Test func cancelMatchesTheIdByItsDigits() {
+        let gate = DispatchSemaphore(value: 0)
+        let lines = [initialize, #"{"jsonrpc":"2.0","id":"w","method":"slowWrite"}"#,
+                     #"{"jsonrpc":"2.0","id":1.0,"method":"echo","params":{}}"#,
+                     #"{"jsonrpc":"2.0","id":1,"method":"echo","params":{}}"#,
+                     #"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1.0}}"#,
+                     #"{"jsonrpc":"2.0","method":"release"}"#]
+        let out = converseRaw(Array(lines.joined(separator: "\n").utf8 + [0x0A])) { server in
+            server.register("slowWrite", kind: .write) { _, _ in gate.wait(); return "done" }
+            server.register("release", kind: .read) { _, _ in .null }
+            let t = Thread { Thread.sleep(forTimeInterval: 0.3); gate.signal() }
+            t.start()
+        }
+        #expect(out.contains(#"{"jsonrpc":"2.0","id":1.0,"error":{"code":-32800,"message":"request cancelled"}}"#), "\(out)")
+        #expect(out.contains(#"{"jsonrpc":"2.0","id":1,"result":{}}"#), "\(out)")
+    }
+
+    @Test(arguments: ["null", "\"x\"", "5", "true", "[1]", "[]"])
+    func paramsThatAreNotAnObjectAreInvalidParams(_ params: String) throws {
+        let (ms, _) = converse([initialize, #"{"jsonrpc":"2.0","id":1,"method":"echo","params":\#(params)}"#,
+                                #"{"jsonrpc":"2.0","id":2,"method":"shutdown","params":\#(params)}"#,
+                                #"{"jsonrpc":"2.0","id":3,"method":"echo"}"#])
+        for id: JSONValue in [1, 2] {
+            let e = try #require(response(ms, id: id)?["error"])
+            #expect(e["code"] == .int(-32602))
+            #expect(e["data"]?["field"] == "params")
+            #expect(e["message"]?.stringValue?.contains("must be an object") == true)
+        }
+        #expect(response(ms, id: 3)?["result"] == .null)
+    }
+
+    @Test(arguments: [("true", "boolean"), ("{}", "object"), ("[1]", "array"), ("1.0", "fraction"), ("1e3", "fraction"), ("12345678901234567890123", "fraction")])
+    func workDoneTokenMustBeAStringOrAnInteger(_ token: String, _ reason: String) throws {
+        let (ms, _) = converse([#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"workDoneToken":\#(token)}}"#,
+                                initialize,
+                                #"{"jsonrpc":"2.0","id":1,"method":"work","params":{"workDoneToken":\#(token)}}"#]) { server in
+            server.register("work", kind: .read) { _, _ in .null }
+        }
+        for id: JSONValue in ["init", 1] {
+            let e = try #require(response(ms, id: id)?["error"], "\(id)")
+            #expect(e["code"] == .int(-32602))
+            #expect(e["data"]?["field"] == "workDoneToken")
+            #expect(e["message"]?.stringValue?.contains(reason) == true, "\(e)")
+        }
+    }
+
+    @Test func workDoneTokenStringIntegerOrNullAreAccepted() {
+        let (ms, _) = converse([initialize,
+            #"{"jsonrpc":"2.0","id":1,"method":"work","params":{"workDoneToken":"t"}}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"work","params":{"workDoneToken":-42}}"#,
+            #"{"jsonrpc":"2.0","id":3,"method":"work","params":{"workDoneToken":null}}"#]) { server in
+            server.register("work", kind: .read) { _, ctx in ctx.progress("begin", title: "w"); return ctx.workDoneToken ?? "none" }
+        }
+        #expect(response(ms, id: 1)?["result"] == "t")
+        #expect(response(ms, id: 2)?["result"] == -42)
+        #expect(response(ms, id: 3)?["result"] == "none")
+        #expect(Set(ms.filter { $0["method"] == "$/progress" }.compactMap { $0["params"]?["token"] }) == ["t", -42])
+    }
+
+    @Test func invalidUTF8IsAParseErrorWithItsOffsetAndIdsDoNotCollide() {
+        var input = Array((initialize + "\n").utf8)
+        for bad: UInt8 in [0xFF, 0xFE] {
+            input += Array(#"{"jsonrpc":"2.0","id":"a"#.utf8) + [bad] + Array(#"","method":"echo","params":{}}"#.utf8) + [0x0A]
+        }
+        input += Array(#"{"jsonrpc":"2.0","id":2,"method":"echo","params":{"k\#u{e9}":1}}"#.utf8) + [0x0A]
+        let out = converseRaw(input)
+        let errors = out.filter { $0.contains("-32700") }
+        #expect(errors.count == 2)
+        #expect(errors.allSatisfy { $0.contains(#""id":null"#) && $0.contains("invalid UTF-8 at byte offset 24") }, "\(errors)")
+        #expect(out.contains(#"{"jsonrpc":"2.0","id":2,"result":{"k\#u{e9}":1}}"#))
     }
 }
 
