@@ -171,8 +171,11 @@ def test_delete_and_permissions_take_effect_at_once(server):
     assert server.error("search/similar", {"owner": "o", "id": "r4"})["code"] == NOT_FOUND
     e = server.error("records/setPermissions", {"owner": "o", "id": "r4", "permissions": {"search": True}})
     assert e["code"] == NOT_FOUND and e["data"]["id"] == "r4"
-    # Re-creating the id starts afresh at any revision.
+    # The deleted revision replayed is stale (a tombstone); a higher one re-creates the id.
     res = server.result("records/upsert", {"owner": "o", "records": [record("r4", revision=1, vector_seed=4)]})
+    assert res["results"][0]["status"] == "stale" and res["results"][0]["deleted"] is True
+    assert "r4" not in search_ids(server, "o", q)
+    res = server.result("records/upsert", {"owner": "o", "records": [record("r4", revision=2, vector_seed=4)]})
     assert res["results"][0]["status"] == "created"
     assert search_ids(server, "o", q, limit=1) == ["r4"]
 

@@ -10,6 +10,7 @@ extension KindredService {
         case "records/delete": return try delete(params)
         case "records/get": return try get(params)
         case "records/setPermissions": return try setPermissions(params)
+        case "records/purgeTombstones": return try purgeTombstones(params)
         case "search/query": return try searchQuery(params, ctx)
         case "search/similar": return try searchSimilar(params, ctx)
         case "index/status": return try status(params)

@@ -97,6 +97,7 @@ public final class KindredService: Sendable {
         server.register("records/delete", kind: .write) { [self] p, _ in try delete(p) }
         server.register("records/get", kind: .read) { [self] p, _ in try get(p) }
         server.register("records/setPermissions", kind: .write) { [self] p, _ in try setPermissions(p) }
+        server.register("records/purgeTombstones", kind: .write) { [self] p, _ in try purgeTombstones(p) }
         server.register("search/query", kind: .read) { [self] p, ctx in try searchQuery(p, ctx) }
         server.register("search/similar", kind: .read) { [self] p, ctx in try searchSimilar(p, ctx) }
         server.register("index/status", kind: .read) { [self] p, _ in try status(p) }

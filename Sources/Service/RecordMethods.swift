@@ -20,7 +20,9 @@ extension KindredService {
             embeddingWorkDidArrive()
         }
         return ["results": .array(outcomes.map { o in
-            .object(["id": .string(o.id), "revision": .int(o.revision), "status": .string(o.status.rawValue)])
+            var result: JSONObject = ["id": .string(o.id), "revision": .int(o.revision), "status": .string(o.status.rawValue)]
+            if o.deleted { result["deleted"] = true }
+            return .object(result)
         })]
     }
 
@@ -68,7 +70,12 @@ extension KindredService {
         let p = try Params(params)
         let owner = try owner(p)
         let id = try p.nonEmptyString("id")
-        guard let stored = try withReader({ try $0.get(owner: owner, id: id) }) else { throw .notFound("record", id: id, owner: owner) }
+        let (stored, tombstone) = try withReader { store in
+            let stored = try store.get(owner: owner, id: id)
+            return (stored, stored == nil ? try store.tombstone(owner: owner, id: id) : nil)
+        }
+        if let tombstone { throw .deleted(tombstone) }
+        guard let stored else { throw .notFound("record", id: id, owner: owner) }
         return recordResult(stored)
     }
 

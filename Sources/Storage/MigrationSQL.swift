@@ -288,4 +288,15 @@ enum MigrationSQL {
                   AND NOT EXISTS (SELECT 1 FROM vectors WHERE record = old.record);
         END;
         """
+
+    /// Migration 7: tombstones of deleted records (owner, id, the revision it had, when).
+    static let v7 = """
+        CREATE TABLE record_tombstones(
+            owner TEXT NOT NULL,
+            id TEXT NOT NULL,
+            revision INTEGER NOT NULL CHECK (revision > 0),
+            deleted_at TEXT NOT NULL,
+            PRIMARY KEY (owner, id)
+        ) WITHOUT ROWID;
+        """
 }

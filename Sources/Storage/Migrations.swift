@@ -9,6 +9,7 @@ enum Migrations {
         (4, "pattern state: settled version, index version; group centroids", MigrationSQL.v4),
         (5, "pattern revisions and input log", MigrationSQL.v5),
         (6, "one schema for every file at version 5", MigrationSQL.v6),
+        (7, "record tombstones", MigrationSQL.v7),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

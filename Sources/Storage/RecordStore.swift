@@ -44,7 +44,11 @@ public final class RecordStore {
                         try writeVector(rowid: rowid, record: r, indexVersion: indexVersion, textChanged: text != r.text)
                         out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .updated, rowid: rowid))
                     }
+                } else if let deleted = try tombstoneRevision(owner: owner, id: r.id), r.revision <= deleted {
+                    // Deleted at `deleted`: replaying that revision or an older one must not bring it back.
+                    out.append(UpsertOutcome(id: r.id, revision: deleted, status: .stale, rowid: nil, deleted: true))
                 } else {
+                    try database.run("DELETE FROM record_tombstones WHERE owner = ? AND id = ?", [.text(owner), .text(r.id)])
                     try database.run("""
                         INSERT INTO records(revision, text, kind, date, tags, metadata, perm_search, perm_patterns, owner, id)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -98,15 +102,25 @@ public final class RecordStore {
         }
     }
 
-    /// Deletes records; returns (deleted ids with their rowids, missing ids).
-    public func delete(owner: String, ids: [String]) throws -> (deleted: [(id: String, rowid: Int64)], missing: [String]) {
+    /// Deletes records, leaving a tombstone (owner, id, revision, `deletedAt`) for each; returns
+    /// (deleted ids with their rowids, missing ids). `deletedAt` is an ISO-8601 UTC timestamp (now
+    /// when nil).
+    public func delete(owner: String, ids: [String], deletedAt: String? = nil) throws
+        -> (deleted: [(id: String, rowid: Int64)], missing: [String]) {
         try database.transaction {
             var deleted: [(String, Int64)] = []
             var missing: [String] = []
             var seen = Set<String>()
             for id in ids where seen.insert(id).inserted {
-                if let rowid = try database.scalarInt("SELECT rowid FROM records WHERE owner = ? AND id = ?", [.text(owner), .text(id)]) {
+                if let row = try database.query("SELECT rowid, revision FROM records WHERE owner = ? AND id = ?", [.text(owner), .text(id)],
+                                                row: { ($0.int(0), $0.int(1)) }).first {
+                    let rowid = row.0
                     try database.run("DELETE FROM records WHERE rowid = ?", [.int(rowid)])
+                    try database.run("""
+                        INSERT INTO record_tombstones(owner, id, revision, deleted_at)
+                        VALUES (?, ?, ?, coalesce(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))
+                        ON CONFLICT(owner, id) DO UPDATE SET revision = excluded.revision, deleted_at = excluded.deleted_at
+                        """, [.text(owner), .text(id), .int(row.1), .from(deletedAt)])
                     deleted.append((id, rowid))
                 } else {
                     missing.append(id)

@@ -16,4 +16,14 @@ public struct UpsertOutcome: Sendable, Equatable {
     public var revision: Int64
     public var status: UpsertStatus
     public var rowid: Int64?
+    /// True when the status is `stale` because the record was deleted at `revision` (a tombstone).
+    public var deleted: Bool
+
+    public init(id: String, revision: Int64, status: UpsertStatus, rowid: Int64?, deleted: Bool = false) {
+        self.id = id
+        self.revision = revision
+        self.status = status
+        self.rowid = rowid
+        self.deleted = deleted
+    }
 }

@@ -19,9 +19,14 @@ enum ServiceFactory {
         throw Arguments.UsageError(description: "--db PATH is required (or set KINDRED_DB)")
     }
 
-    static func open(_ args: Arguments) throws -> KindredService {
+    /// Opens the service on the database. With `mustExist` (commands that only read, or change
+    /// what is there) a missing file is an error rather than a new empty database.
+    static func open(_ args: Arguments, mustExist: Bool = false) throws -> KindredService {
         let config = try config(args)
         let path = try databasePath(args)
+        if mustExist && !FileManager.default.fileExists(atPath: path) {
+            throw CommandError(description: "no database at \(path)")
+        }
         EmbedderSetup.configureThreads(config)
         let (embedder, problem) = EmbedderSetup.make(config)
         return try KindredService(config: config, databasePath: path, embedder: embedder, embedderProblem: problem)

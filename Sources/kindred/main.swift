@@ -13,6 +13,7 @@ let usage = """
       search     natural-language search over one owner's records
       status     index counts, model and version
       patterns   refresh, findings and show GROUP_ID (pattern discovery)
+      tombstones purge the tombstones of deleted records older than a date
       embed      print embeddings of texts, one JSON array per line
       embed-bench  embedding throughput (used by bench/embedder)
       bench-search exact search timings on raw vectors (used by bench/search)
@@ -44,6 +45,9 @@ func runMain() -> Int32 {
     } catch let e as Arguments.UsageError {
         Output.err("kindred \(command): \(e.description)\nRun `kindred \(command) --help` for usage.")
         return ExitCode.usage
+    } catch let e as CommandError {
+        Output.err("kindred \(command): \(e.description)")
+        return ExitCode.failure
     } catch let e as ConfigError {
         Output.err("kindred \(command): configuration: \(e.description)")
         return ExitCode.usage
@@ -60,6 +64,7 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
     case "search": return try SearchCommand.run(argv)
     case "status": return try StatusCommand.run(argv)
     case "patterns": return try PatternsCommand.run(argv)
+    case "tombstones": return try TombstonesCommand.run(argv)
     case "embed": return try EmbedCommand.run(argv)
     case "embed-bench": return try EmbedBenchCommand.run(argv)
     case "bench-search": return try BenchSearchCommand.run(argv)
