@@ -11,6 +11,8 @@ public struct Config: Sendable, Equatable {
         ("search.batchGemmThreshold", 8, "Query-block size from which batched search uses one sgemm instead of per-query scans."),
         ("search.rrfK", 60, "Reciprocal-rank-fusion constant for hybrid search."),
         ("search.candidatePool", 100, "Candidates taken from each ranking before hybrid fusion."),
+        ("search.maxQueryChars", 2000, "Longest search text in Unicode scalars; a longer one is cut at a word boundary and the answer says so in notes."),
+        ("search.maxKeywordTerms", 32, "Informative query terms keyword search uses; later ones are dropped and the answer says so in notes."),
         ("passages.maxChars", 1000, "Longest passage, in Unicode scalars, when texts are split for matching and display."),
         ("index.dimension", 384, "Vector dimension of the index (client vectors must match)."),
         ("embedder.provider", "local", "Embedding provider: local (in-process model) or none."),

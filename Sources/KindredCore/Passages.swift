@@ -81,15 +81,93 @@ public enum Passages {
         return make(sc, a..<b).shifted(by: p.start)
     }
 
-    /// The passage containing the first occurrence (case-insensitive) of any of `words`, or the first.
-    public static func best(in text: String, matching words: [String], maxScalars: Int = 1000) -> Passage {
-        let passages = split(text, maxScalars: maxScalars)
-        let lowered = words.map { $0.lowercased() }.filter { !$0.isEmpty }
-        for p in passages {
-            let t = p.text.lowercased()
-            if lowered.contains(where: { t.contains($0) }) { return p }
+    /// The passage around the first word of `text` that matches one of `terms` (lowercased query
+    /// terms; a word matches when it starts with `KeywordTerms.prefix(of:)` of a term, ASCII letters
+    /// compared without case), or the first passage. One pass over the text's UTF-8 finds the word;
+    /// a long text is then split only in a window of about `2 × maxScalars` around it, so the cost
+    /// is linear in the text, not in the text times its passages.
+    public static func best(in text: String, matching terms: [String], maxScalars: Int = 1000) -> Passage {
+        let maxScalars = max(1, maxScalars)
+        let prefixes = terms.map { Array(KeywordTerms.prefix(of: $0.lowercased()).utf8) }.filter { !$0.isEmpty }
+        let found: WordMatch? = prefixes.isEmpty ? nil : text.utf8.withContiguousStorageIfAvailable { firstWord(in: $0, prefixes: prefixes) }
+            ?? Array(text.utf8).withUnsafeBufferPointer { firstWord(in: $0, prefixes: prefixes) }
+        if text.utf8.count <= 8 * maxScalars {
+            let passages = split(text, maxScalars: maxScalars)
+            guard let found else { return passages[0] }
+            return passages.first { $0.end > found.scalar } ?? passages[passages.count - 1]
         }
-        return passages[0]
+        return window(text, around: found ?? WordMatch(byte: 0, scalar: 0), maxScalars: maxScalars)
+    }
+
+    struct WordMatch { var byte: Int; var scalar: Int }
+
+    /// The first word start (in bytes and scalars) whose bytes begin with one of `prefixes`.
+    static func firstWord(in bytes: UnsafeBufferPointer<UInt8>, prefixes: [[UInt8]]) -> WordMatch? {
+        var firstByte = [Bool](repeating: false, count: 256)
+        for p in prefixes { firstByte[Int(p[0])] = true }
+        var scalar = 0
+        var previousIsWord = false
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b = bytes[i]
+            let isWord: Bool
+            var width = 1
+            if b < 0x80 {
+                isWord = (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39)
+            } else {
+                width = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1
+                width = min(width, n - i)
+                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[i..<(i + width)]), as: UTF8.self).unicodeScalars.first
+                let props = s?.properties
+                isWord = props.map { $0.isAlphabetic || $0.numericType != nil || $0.generalCategory == .nonspacingMark } ?? false
+            }
+            if isWord, !previousIsWord, firstByte[Int(lower(b))] {
+                for p in prefixes where p.count <= n - i {
+                    var k = 0
+                    while k < p.count, lower(bytes[i + k]) == p[k] { k += 1 }
+                    if k == p.count { return WordMatch(byte: i, scalar: scalar) }
+                }
+            }
+            previousIsWord = isWord
+            scalar += 1
+            i += width
+        }
+        return nil
+    }
+
+    @inline(__always) static func lower(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b + 32 : b }
+
+    /// The passage containing the word at `match`, split from the start of its sentence (found at most
+    /// `maxScalars` back) over a window of `2 × maxScalars + 1` scalars.
+    static func window(_ text: String, around match: WordMatch, maxScalars: Int) -> Passage {
+        var back = text.utf8.index(text.utf8.startIndex, offsetBy: match.byte)
+        var count = 0
+        while back > text.utf8.startIndex, count < maxScalars {
+            text.utf8.formIndex(before: &back)
+            if text.utf8[back] & 0xC0 != 0x80 { count += 1 }
+        }
+        let windowStart = match.scalar - count
+        var scalars: [Unicode.Scalar] = []
+        scalars.reserveCapacity(2 * maxScalars + 1)
+        for s in text.unicodeScalars[back...] {
+            scalars.append(s)
+            if scalars.count > 2 * maxScalars { break }
+        }
+        var start = 0
+        if let end = scalars[..<count].lastIndex(where: isSentenceEnd) {
+            start = end + 1
+        } else if windowStart > 0, let space = scalars[..<count].firstIndex(where: { $0.properties.isWhitespace }) {
+            start = space + 1  // inside a sentence longer than the window: start at a word
+        }
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars[start...])
+        let passages = split(String(view), maxScalars: maxScalars).map { $0.shifted(by: windowStart + start) }
+        return passages.first { $0.end > match.scalar } ?? passages[passages.count - 1]
+    }
+
+    static func isSentenceEnd(_ c: Unicode.Scalar) -> Bool {
+        c == "." || c == "!" || c == "?" || c == "…" || c == "\n" || c == "。"
     }
 }
 

@@ -74,7 +74,16 @@ extension KindredService {
         return try results(hits.map { ($0.rowid, Double($0.score)) }, mode: .semantic, words: [], degraded: nil)
     }
 
-    func runSearch(_ req: SearchRequest, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+    func runSearch(_ request: SearchRequest, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+        var req = request
+        var notes: [String] = []
+        let maxQueryChars = config.int("search.maxQueryChars")
+        if let text = req.text, let cut = QueryText.cut(text, maxScalars: maxQueryChars) {
+            req.text = cut
+            notes.append("query text cut to \(cut.unicodeScalars.count) of \(text.unicodeScalars.count) characters (search.maxQueryChars is \(maxQueryChars))")
+        }
+        let maxTerms = config.int("search.maxKeywordTerms")
+        let terms = KeywordTerms(query: req.text ?? "", maxTerms: maxTerms)
         var degraded: String?
         var queryVector = req.vector
         var mode = req.mode
@@ -94,6 +103,9 @@ extension KindredService {
         }
         if mode == .hybrid && queryVector == nil { mode = .keyword }
         if mode == .hybrid && req.text == nil { mode = .semantic }
+        if mode != .semantic, terms.dropped > 0 {
+            notes.append("keyword search used the first \(maxTerms) informative terms of \(maxTerms + terms.dropped) (search.maxKeywordTerms)")
+        }
         try ctx.checkCancelled()
         let allowed = req.filters.isEmpty ? nil : try withReader { try $0.filteredRowids(owner: req.owner, filters: req.filters) }
         let pool = max(req.limit, config.int("search.candidatePool"))
@@ -103,23 +115,19 @@ extension KindredService {
             let hits = readIndex { $0.search(owner: req.owner, query: queryVector!, k: req.limit, allowed: allowed) }
             ranked = hits.map { ($0.rowid, Double($0.score)) }
         case .keyword:
-            ranked = try withReader { try $0.keywordSearch(owner: req.owner, query: req.text!, filters: req.filters, limit: req.limit) }
+            ranked = try withReader { try $0.keywordSearch(owner: req.owner, terms: terms, filters: req.filters, limit: req.limit) }
                 .map { ($0.rowid, $0.score) }
         case .hybrid:
             let semantic = readIndex { $0.search(owner: req.owner, query: queryVector!, k: pool, allowed: allowed) }.map(\.rowid)
             try ctx.checkCancelled()
-            let keyword = try withReader { try $0.keywordSearch(owner: req.owner, query: req.text!, filters: req.filters, limit: pool) }.map(\.rowid)
+            let keyword = try withReader { try $0.keywordSearch(owner: req.owner, terms: terms, filters: req.filters, limit: pool) }.map(\.rowid)
             ranked = Array(ReciprocalRankFusion.fuse([semantic, keyword], k: Double(config.int("search.rrfK"))).prefix(req.limit))
         }
         try ctx.checkCancelled()
-        return try results(ranked, mode: mode, words: req.text.map(Self.words) ?? [], degraded: degraded)
+        return try results(ranked, mode: mode, words: terms.terms, degraded: degraded, notes: notes)
     }
 
-    static func words(_ text: String) -> [String] {
-        text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init).filter { $0.count > 2 }
-    }
-
-    func results(_ ranked: [(Int64, Double)], mode: SearchMode, words: [String], degraded: String?) throws(ResponseError) -> JSONValue {
+    func results(_ ranked: [(Int64, Double)], mode: SearchMode, words: [String], degraded: String?, notes: [String] = []) throws(ResponseError) -> JSONValue {
         let rows = try withReader { try $0.records(rowids: ranked.map(\.0)) }
         let maxChars = config.int("passages.maxChars")
         var out: [JSONValue] = []
@@ -134,6 +142,7 @@ extension KindredService {
         }
         var result: JSONObject = ["results": .array(out), "mode": .string(mode.rawValue)]
         if let degraded { result["degraded"] = ["reason": .string(degraded)] }
+        if !notes.isEmpty { result["notes"] = .from(notes) }
         return .object(result)
     }
 }

@@ -299,4 +299,26 @@ enum MigrationSQL {
             PRIMARY KEY (owner, id)
         ) WITHOUT ROWID;
         """
+
+    /// Migration 8: the keyword index again, with Porter stemming on top of unicode61 (so "fly"
+    /// finds "flying" and "cranes" finds "crane"); rebuilt from the records.
+    static let v8 = """
+        DROP TRIGGER records_fts_insert;
+        DROP TRIGGER records_fts_delete;
+        DROP TRIGGER records_fts_update;
+        DROP TABLE records_fts;
+        CREATE VIRTUAL TABLE records_fts USING fts5(
+            text, content='records', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+        INSERT INTO records_fts(records_fts) VALUES ('rebuild');
+        CREATE TRIGGER records_fts_insert AFTER INSERT ON records BEGIN
+            INSERT INTO records_fts(rowid, text) VALUES (new.rowid, new.text);
+        END;
+        CREATE TRIGGER records_fts_delete AFTER DELETE ON records BEGIN
+            INSERT INTO records_fts(records_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+        END;
+        CREATE TRIGGER records_fts_update AFTER UPDATE OF text ON records BEGIN
+            INSERT INTO records_fts(records_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+            INSERT INTO records_fts(rowid, text) VALUES (new.rowid, new.text);
+        END;
+        """
 }

@@ -10,6 +10,7 @@ enum Migrations {
         (5, "pattern revisions and input log", MigrationSQL.v5),
         (6, "one schema for every file at version 5", MigrationSQL.v6),
         (7, "record tombstones", MigrationSQL.v7),
+        (8, "keyword index with stemming", MigrationSQL.v8),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -1,5 +1,13 @@
 public import KindredCore
 
+extension String {
+    fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for c in self { if c == target { out += replacement } else { out.append(c) } }
+        return out
+    }
+}
+
 /// Index counts for `index/status`.
 public struct StoreStatus: Sendable, Equatable {
     public var records = 0
@@ -17,8 +25,10 @@ extension RecordStore {
     }
 
     /// BM25 keyword search over the owner's searchable records; best first, score = −bm25.
-    public func keywordSearch(owner: String, query: String, filters: SearchFilters, limit: Int) throws -> [(rowid: Int64, score: Double)] {
-        guard let match = Self.ftsQuery(query) else { return [] }
+    /// A record matches when it has at least one of the terms (after stemming, see migration 8);
+    /// more matched terms and rarer terms rank higher. No terms, no matches.
+    public func keywordSearch(owner: String, terms: KeywordTerms, filters: SearchFilters, limit: Int) throws -> [(rowid: Int64, score: Double)] {
+        guard let match = Self.ftsQuery(terms) else { return [] }
         let (sql, args) = FilterSQL.predicate(owner: owner, filters: filters)
         return try database.query("""
             SELECT r.rowid, bm25(records_fts) AS s FROM records_fts JOIN records r ON r.rowid = records_fts.rowid
@@ -26,18 +36,16 @@ extension RecordStore {
             """, [.text(match)] + args + [.from(limit)]) { ($0.int(0), -$0.double(1)) }
     }
 
-    /// A natural-language query as an FTS5 expression: each word quoted, joined by OR.
-    static func ftsQuery(_ text: String) -> String? {
-        var words: [String] = []
-        var current = ""
-        for ch in text {
-            if ch.isLetter || ch.isNumber { current.append(ch) } else if !current.isEmpty { words.append(current); current = "" }
-        }
-        if !current.isEmpty { words.append(current) }
-        var seen = Set<String>()
-        let unique = words.map { $0.lowercased() }.filter { seen.insert($0).inserted }
-        guard !unique.isEmpty else { return nil }
-        return unique.map { "\"\($0)\"" }.joined(separator: " OR ")
+    /// `keywordSearch` over the informative terms of a natural-language query.
+    public func keywordSearch(owner: String, query: String, filters: SearchFilters, limit: Int) throws -> [(rowid: Int64, score: Double)] {
+        try keywordSearch(owner: owner, terms: KeywordTerms(query: query), filters: filters, limit: limit)
+    }
+
+    /// The terms as an FTS5 expression: each one a quoted string (so nothing in the user's text is
+    /// read as FTS5 syntax), joined by OR; nil when there are none.
+    static func ftsQuery(_ terms: KeywordTerms) -> String? {
+        guard !terms.isEmpty else { return nil }
+        return terms.terms.map { "\"" + $0.replacingAll("\"", with: "\"\"") + "\"" }.joined(separator: " OR ")
     }
 
     public func status(owner: String?, indexVersion: IndexVersion) throws -> StoreStatus {

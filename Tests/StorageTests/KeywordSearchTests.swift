@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import KindredCore
+@testable import Storage
+
+@Suite struct KeywordSearchTests {
+    let version = IndexVersion(model: "test", dimension: 4)
+
+    func store(_ texts: [String: String]) throws -> (TempDirectory, RecordStore) {
+        let dir = TempDirectory()
+        let store = try RecordStore(path: dir.path("k.sqlite"))
+        let records = texts.sorted { $0.key < $1.key }.map { Record(id: $0.key, revision: 1, text: $0.value) }
+        _ = try store.upsert(owner: "o", records: records, indexVersion: version)
+        return (dir, store)
+    }
+
+    func ids(_ store: RecordStore, _ query: String) throws -> [String] {
+        let hits = try store.keywordSearch(owner: "o", query: query, filters: SearchFilters(), limit: 10)
+        let rows = try store.records(rowids: hits.map(\.rowid))
+        return hits.map { rows[$0.rowid]!.record.id }
+    }
+
+    @Test func stemmingMatchesOtherFormsOfAWord() throws {
+        let (_, s) = try store(["flying": "I was flying over the town", "crane": "A crane by the river", "walk": "A walk in the park"])
+        #expect(try ids(s, "flying") == ["flying"])
+        #expect(try ids(s, "fly") == ["flying"])
+        #expect(try ids(s, "cranes") == ["crane"])
+        #expect(try ids(s, "Rivers") == ["crane"])
+        #expect(try ids(s, "walking parks") == ["walk"])
+    }
+
+    @Test func diacriticsAreIgnored() throws {
+        let (_, s) = try store(["cafe": "Coffee at the café", "other": "Tea at home"])
+        #expect(try ids(s, "cafe") == ["cafe"])
+        #expect(try ids(s, "CAFÉ") == ["cafe"])
+    }
+
+    @Test func stopwordsNeverMatchOnTheirOwn() throws {
+        let (_, s) = try store(["a": "The dream where I could fly", "b": "Where could I have put the keys", "c": "the the the"])
+        #expect(try ids(s, "the").isEmpty)
+        #expect(try ids(s, "where could I").isEmpty)
+        #expect(try ids(s, "The").isEmpty)
+        #expect(try ids(s, "where could I fly") == ["a"])
+    }
+
+    @Test func aRecordNeedsSomeInformativeTermsAndMoreRankHigher() throws {
+        let (_, s) = try store([
+            "both": "I missed the train at the station",
+            "train": "The train was late",
+            "station": "Waiting at a station",
+            "none": "A walk in the park",
+        ])
+        let found = try ids(s, "the dream where I missed a train station")
+        #expect(found.first == "both")
+        #expect(Set(found) == ["both", "train", "station"])
+    }
+
+    @Test(arguments: ["\"", "\"\"", "fly*", "*", "NEAR(fly crane)", "NEAR(", "-fly", "text:fly", "^fly", "fly AND", "OR", "NOT crane",
+                      "(fly", "fly)", "{text}: fly", "\"fly\" \"", "'; DROP TABLE records; --", "fly + crane", "\u{0}fly"])
+    func ftsSyntaxInTheQueryNeverErrors(query: String) throws {
+        let (_, s) = try store(["flying": "I was flying", "crane": "A crane, NEAR the river; not AND or"])
+        let found = try ids(s, query)
+        if KeywordTerms(query: query).terms.contains("fly") { #expect(found.contains("flying")) }
+        #expect(try s.get(owner: "o", id: "crane") != nil)
+    }
+
+    @Test func theTermBoundIsApplied() throws {
+        let (_, s) = try store(["early": "alpha", "late": "omega"])
+        let query = "alpha " + (1...40).map { "filler\($0)" }.joined(separator: " ") + " omega"
+        let bounded = try s.keywordSearch(owner: "o", terms: KeywordTerms(query: query, maxTerms: 32), filters: SearchFilters(), limit: 10)
+        #expect(bounded.count == 1)
+        #expect(try s.keywordSearch(owner: "o", terms: KeywordTerms(query: query), filters: SearchFilters(), limit: 10).count == 2)
+    }
+}
+
+@Suite struct KeywordMigrationTests {
+    /// A file written by schema version 5 (keyword index without stemming) is re-indexed by migration 8.
+    @Test func upgradesAVersion5Database() throws {
+        let fixture = try #require(Bundle.module.url(forResource: "keyword-v5", withExtension: "sqlite", subdirectory: "Fixtures"))
+        let dir = TempDirectory()
+        let path = dir.path("v5.sqlite")
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: path)
+        do {
+            let before = try Database(path: path)
+            #expect(try before.scalarInt("SELECT max(version) FROM schema_migrations") == 5)
+            // Before the upgrade "fly" does not find "flying".
+            #expect(try before.scalarInt("SELECT count(*) FROM records_fts WHERE records_fts MATCH '\"fly\"'") == 0)
+        }
+        let store = try RecordStore(path: path)
+        #expect(try store.schemaVersionInFile() == RecordStore.schemaVersion)
+        let sql = try store.database.query("SELECT sql FROM sqlite_master WHERE name = 'records_fts'") { $0.text(0) ?? "" }
+        #expect(sql.count == 1 && sql[0].contains("porter unicode61 remove_diacritics 2"))
+        #expect(try store.database.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'records_fts_%'") == 3)
+
+        func ids(_ owner: String, _ query: String) throws -> [String] {
+            let hits = try store.keywordSearch(owner: owner, query: query, filters: SearchFilters(), limit: 10)
+            let rows = try store.records(rowids: hits.map(\.rowid))
+            return hits.map { rows[$0.rowid]!.record.id }
+        }
+        #expect(try ids("alice", "fly") == ["fly-1"])
+        #expect(try ids("alice", "cranes") == ["crane-1"])
+        #expect(try ids("alice", "cafe trains") == ["cafe-1"])
+        #expect(try ids("alice", "the") == [])
+        #expect(try ids("bob", "flies") == ["fly-1"])
+        #expect(try ids("bob", "rivers") == ["fly-1"])
+        // The triggers keep the new index in step with later writes.
+        let v = IndexVersion(model: "test", dimension: 4)
+        _ = try store.upsert(owner: "alice", records: [Record(id: "fly-1", revision: 2, text: "Swimming in a lake")], indexVersion: v)
+        #expect(try ids("alice", "fly") == [])
+        #expect(try ids("alice", "swim") == ["fly-1"])
+        _ = try store.delete(owner: "alice", ids: ["crane-1"])
+        #expect(try ids("alice", "crane") == [])
+        try store.database.execute("INSERT INTO records_fts(records_fts) VALUES ('integrity-check')")
+        #expect(try store.database.integrityCheck() == "ok")
+    }
+}
