@@ -21,11 +21,13 @@ extension KindredService {
                     leaving.formUnion(b.occurrences.map(\.id))  // deleted; the rows went with the record
                     continue
                 }
-                if now.revision != b.revision, now.text == b.text {
+                // Byte equality: canonically equivalent but different texts are different texts.
+                let sameText = now.text.utf8.elementsEqual(b.text.utf8)
+                if now.revision != b.revision, sameText {
                     try store.moveOccurrences(record: b.rowid, from: b.revision, to: now.revision)
                 }
                 for o in b.occurrences {
-                    let current = o.revision == now.revision || (o.revision == b.revision && now.text == b.text)
+                    let current = o.revision == now.revision || (o.revision == b.revision && sameText)
                     if !current {
                         leaving.insert(o.id)
                         dropped.append(o.id)

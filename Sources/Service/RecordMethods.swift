@@ -13,9 +13,10 @@ extension KindredService {
         guard items.count <= Self.maxRecordsPerUpsert else { throw .limitExceeded(field: "records", limit: Self.maxRecordsPerUpsert) }
         let records = try RecordInput.parse(items, dimension: indexVersion.dimension)
         let outcomes = try apply(owner: owner, records: records)
-        // Only records without a client vector give the embedder work (and wake it: its look for
-        // work visits every record).
-        if records.contains(where: { $0.vector == nil }) {
+        // Only written records without a client vector give the embedder work (and wake it: its look
+        // for work visits every record).
+        let written = Set(outcomes.filter { $0.status == .created || $0.status == .updated }.map(\.id))
+        if records.contains(where: { $0.vector == nil && written.contains($0.id) }) {
             reportEmbeddingProgress(ctx, records: records.count)
             embeddingWorkDidArrive()
         }
@@ -26,24 +27,22 @@ extension KindredService {
         })]
     }
 
-    /// Writes validated records and brings the vector index in step with them.
+    /// Writes validated records and brings the vector index in step with them. Records that would
+    /// change nothing (stale, unchanged, conflict) are answered first, from a comparison inside
+    /// SQLite, and never reach the pattern follow-up or the index: re-sending a record costs a look-up.
     func apply(owner: String, records: [Record]) throws(ResponseError) -> [UpsertOutcome] {
         let version = indexVersion
-        let byID = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
         // The store write and the index update happen under the writer lock together, so background
         // embedding cannot interleave between them (lock order: writer, then index).
         return try withWriter { store in
-            let outcomes = try withPatternInvalidation(store, owner: owner, recordIDs: records.map(\.id)) {
-                try store.upsert(owner: owner, records: records, indexVersion: version)
-            }
-            // What the index should hold for each changed record: its client vector, or a model vector
-            // that survived because the text did not change, or nothing (waiting for embedding, or not searchable).
-            let changed = outcomes.filter { $0.status == .created || $0.status == .updated }
-            let placements: [(rowid: Int64, vector: [Float]?)] = try changed.compactMap { o in
-                guard let rowid = o.rowid, let r = byID[o.id] else { return nil }
-                guard r.permissions.search else { return (rowid, nil) }
-                if let v = r.vector { return (rowid, v) }
-                return (rowid, o.status == .updated ? try store.vector(rowid: rowid, indexVersion: version) : nil)
+            typealias Placement = (rowid: Int64, vector: [Float]?)
+            let (outcomes, placements) = try store.database.transaction { () throws -> ([UpsertOutcome], [Placement]) in
+                let settled = try store.outcomesWithoutChange(owner: owner, records: records)
+                let writes = records.filter { settled[$0.id] == nil }
+                guard !writes.isEmpty else { return (records.compactMap { settled[$0.id] }, []) }
+                let (written, placements) = try write(store, owner: owner, records: writes, indexVersion: version)
+                let byID = Dictionary(uniqueKeysWithValues: written.map { ($0.id, $0) })
+                return (records.compactMap { settled[$0.id] ?? byID[$0.id] }, placements)
             }
             writeIndex { index in
                 for (rowid, vector) in placements {
@@ -52,6 +51,27 @@ extension KindredService {
             }
             return outcomes
         }
+    }
+
+    /// The store write of records that change something, with its pattern follow-up; returns the
+    /// outcomes and what the index should hold for each changed record: its client vector, or a
+    /// model vector that survived because the text did not change, or nothing (waiting for
+    /// embedding, or not searchable).
+    private func write(_ store: RecordStore, owner: String, records: [Record], indexVersion version: IndexVersion) throws
+        -> ([UpsertOutcome], [(rowid: Int64, vector: [Float]?)])
+    {
+        let byID = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
+        let outcomes = try withPatternInvalidation(store, owner: owner, recordIDs: records.map(\.id)) {
+            try store.upsert(owner: owner, records: records, indexVersion: version)
+        }
+        let changed = outcomes.filter { $0.status == .created || $0.status == .updated }
+        let placements: [(rowid: Int64, vector: [Float]?)] = try changed.compactMap { o in
+            guard let rowid = o.rowid, let r = byID[o.id] else { return nil }
+            guard r.permissions.search else { return (rowid, nil) }
+            if let v = r.vector { return (rowid, v) }
+            return (rowid, o.status == .updated ? try store.vector(rowid: rowid, indexVersion: version) : nil)
+        }
+        return (outcomes, placements)
     }
 
     func delete(_ params: JSONValue?) throws(ResponseError) -> JSONValue {

@@ -149,19 +149,23 @@ extension RecordStore {
     /// The named records of `owner` that have occurrences, with their current state.
     public func patternSnapshots(owner: String, recordIDs: [String]) throws -> [RecordPatternSnapshot] {
         guard !recordIDs.isEmpty else { return [] }
-        let rows = try database.query("""
-            SELECT r.rowid, r.id, r.revision, r.text, r.perm_patterns, o.id, o.record_revision
-            FROM records r JOIN occurrences o ON o.record = r.rowid
-            WHERE r.owner = ? AND r.id IN (SELECT value FROM json_each(?)) ORDER BY r.rowid, o.id
-            """, [.text(owner), .text(JSONWriter.string(.from(recordIDs)))]) { s in
-            (s.int(0), s.text(1) ?? "", s.int(2), s.text(3) ?? "", s.int(4) != 0, s.int(5), s.int(6))
+        // Each record's text is read once, not once per occurrence row.
+        let ids = JSONWriter.string(.from(recordIDs))
+        var out = try database.query("""
+            SELECT r.rowid, r.id, r.revision, r.text, r.perm_patterns FROM records r
+            WHERE r.owner = ? AND r.id IN (SELECT value FROM json_each(?))
+              AND EXISTS (SELECT 1 FROM occurrences o WHERE o.record = r.rowid) ORDER BY r.rowid
+            """, [.text(owner), .text(ids)]) { s in
+            RecordPatternSnapshot(rowid: s.int(0), id: s.text(1) ?? "", revision: s.int(2), text: s.text(3) ?? "", patterns: s.int(4) != 0, occurrences: [])
         }
-        var out: [RecordPatternSnapshot] = []
+        guard !out.isEmpty else { return [] }
+        let position = Dictionary(uniqueKeysWithValues: out.enumerated().map { ($1.rowid, $0) })
+        let rows = try database.query("""
+            SELECT o.record, o.id, o.record_revision FROM occurrences o
+            WHERE o.record IN (SELECT value FROM json_each(?)) ORDER BY o.record, o.id
+            """, [.text(JSONWriter.string(.array(out.map { .int($0.rowid) })))]) { s in (s.int(0), s.int(1), s.int(2)) }
         for row in rows {
-            if out.last?.rowid != row.0 {
-                out.append(RecordPatternSnapshot(rowid: row.0, id: row.1, revision: row.2, text: row.3, patterns: row.4, occurrences: []))
-            }
-            out[out.count - 1].occurrences.append((row.5, row.6))
+            if let i = position[row.0] { out[i].occurrences.append((row.1, row.2)) }
         }
         return out
     }
