@@ -35,9 +35,18 @@ public enum Vectors {
         return Float(s.squareRoot())
     }
 
-    /// Returns v / max(‖v‖, 1e-12).
+    /// The smallest length `normalize` scales to unit length; shorter vectors are scaled by 1/minimumNorm.
+    public static let minimumNorm: Float = 1e-12
+
+    /// True when `v` becomes a unit vector under `normalize`: its length is finite and at least `minimumNorm`.
+    public static func hasDirection(_ v: [Float]) -> Bool {
+        let n = norm(v)
+        return n.isFinite && n >= minimumNorm
+    }
+
+    /// Returns v / max(‖v‖, minimumNorm).
     public static func normalized(_ v: [Float]) -> [Float] {
-        let n = max(norm(v), 1e-12)
+        let n = max(norm(v), minimumNorm)
         return v.map { $0 / n }
     }
 
@@ -45,7 +54,7 @@ public enum Vectors {
     public static func normalize(_ v: UnsafeMutablePointer<Float>, count n: Int) {
         var s: Double = 0
         for i in 0..<n { s += Double(v[i]) * Double(v[i]) }
-        let inv = 1 / max(Float(s.squareRoot()), 1e-12)
+        let inv = 1 / max(Float(s.squareRoot()), minimumNorm)
         for i in 0..<n { v[i] *= inv }
     }
 

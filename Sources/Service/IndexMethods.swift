@@ -7,8 +7,7 @@ extension KindredService {
     /// `index/rebuild`: re-embeds every record with the current embedder, replacing vectors in place
     /// (search keeps its entries meanwhile), reporting `$/progress`. Cancellable: records not reached
     /// keep their previous vectors. Client vectors are kept.
-    func rebuildIndex(_ params: JSONValue?, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        _ = try Params(params)
+    func rebuildIndex(_ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         guard embedder != nil else { throw ResponseError.embedderUnavailable(embedderProblem ?? "no embedder") }
         let start = ContinuousClock.now
         let version = indexVersion

@@ -12,6 +12,8 @@ public final class KindredService: Sendable {
     public let config: Config
     public let databasePath: String
     let indexVersion: IndexVersion
+    /// The limits params are decoded with.
+    let paramRules: ParamRules
     let writer: Guarded<RecordStore>
     let readers: ReaderPool
     let index: Guarded<VectorIndex>
@@ -32,6 +34,7 @@ public final class KindredService: Sendable {
         self.embedderProblem = embedder == nil ? (embedderProblem ?? "no embedder is configured") : nil
         let dimension = embedder?.dimension ?? config.int("index.dimension")
         indexVersion = IndexVersion(model: embedder?.modelID ?? config.string("embedder.model"), dimension: dimension)
+        paramRules = ParamRules(dimension: dimension, defaultLimit: config.int("search.defaultLimit"), maxLimit: config.int("search.maxLimit"))
         let store = try RecordStore(path: databasePath)
         writer = Guarded(store)
         readers = ReaderPool(path: databasePath)
@@ -91,19 +94,11 @@ public final class KindredService: Sendable {
 
     // MARK: registration
 
-    /// Registers every method on `server`.
+    /// Registers every method on `server` (see `routes`).
     public func register(on server: Server) {
-        server.register("records/upsert", kind: .write) { [self] p, ctx in try upsert(p, ctx) }
-        server.register("records/delete", kind: .write) { [self] p, _ in try delete(p) }
-        server.register("records/get", kind: .read) { [self] p, _ in try get(p) }
-        server.register("records/setPermissions", kind: .write) { [self] p, _ in try setPermissions(p) }
-        server.register("records/purgeTombstones", kind: .write) { [self] p, _ in try purgeTombstones(p) }
-        server.register("search/query", kind: .read) { [self] p, ctx in try searchQuery(p, ctx) }
-        server.register("search/similar", kind: .read) { [self] p, ctx in try searchSimilar(p, ctx) }
-        server.register("index/status", kind: .read) { [self] p, _ in try status(p) }
-        // Runs beside other requests (it only adds vectors, revision-checked), so reads are not stalled.
-        server.register("index/rebuild", kind: .read) { [self] p, ctx in try rebuildIndex(p, ctx) }
-        registerPatternMethods(on: server)
+        for route in Self.routes {
+            server.register(route.method, kind: route.kind) { [self] p, ctx in try route.run(self, p, ctx) }
+        }
     }
 
     /// The `initialize` result.
@@ -124,7 +119,6 @@ public final class KindredService: Sendable {
         ]
     }
 
-    func owner(_ p: Params) throws(ResponseError) -> String { try p.nonEmptyString("owner") }
 }
 
 extension JSONValue {

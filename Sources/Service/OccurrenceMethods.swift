@@ -7,32 +7,6 @@ import Storage
 /// occurrences. Excerpts must occur in the text (after folding whitespace, curly quotes and case);
 /// the stored excerpt is the exact span of the original text. Unmatched ones are rejected, never repaired.
 extension KindredService {
-    static let maxOccurrencesPerPut = 1000
-
-    struct OccurrenceInput {
-        var index: Int
-        var category: String
-        var description: String
-        var excerpt: String
-        var tags: [String]
-    }
-
-    static func parseOccurrences(_ items: [JSONValue]) throws(ResponseError) -> [OccurrenceInput] {
-        let known: Set<String> = ["category", "description", "excerpt", "tags"]
-        var out: [OccurrenceInput] = []
-        for (i, item) in items.enumerated() {
-            guard case .object(let o) = item else { throw ResponseError.invalidParams(field: "occurrences[\(i)]", reason: "must be an object") }
-            let p = Params(object: o, prefix: "occurrences[\(i)]")
-            if let unknown = o.keys.first(where: { !known.contains($0) }) { throw p.fail(unknown, "is not an occurrence field (category, description, excerpt, tags)") }
-            let category = try p.nonEmptyString("category", maxLength: 128)
-            let description = try p.nonEmptyString("description", maxLength: 4096)
-            let excerpt = try p.string("excerpt")
-            guard excerpt.utf8.count <= 16_384 else { throw p.fail("excerpt", "must be at most 16384 bytes") }
-            out.append(OccurrenceInput(index: i, category: category, description: description, excerpt: excerpt, tags: try p.stringArray("tags") ?? []))
-        }
-        return out
-    }
-
     static func revisionMismatch(recordID: String, given: Int64, current: Int64) -> ResponseError {
         ResponseError(
             code: .revisionConflict,
@@ -40,20 +14,13 @@ extension KindredService {
             data: ["field": "revision", "recordId": .string(recordID), "revision": .int(given), "currentRevision": .int(current)])
     }
 
-    func putOccurrences(_ params: JSONValue?, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
-        let recordID = try p.nonEmptyString("recordId")
-        let revision = try p.int("revision")
-        guard revision > 0 else { throw p.fail("revision", "must be a positive integer") }
-        let items = try p.array("occurrences")
-        guard items.count <= Self.maxOccurrencesPerPut else { throw .limitExceeded(field: "occurrences", limit: Self.maxOccurrencesPerPut) }
-        let inputs = try Self.parseOccurrences(items)
+    func putOccurrences(_ req: OccurrencesPut, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+        let owner = req.owner, recordID = req.recordID, revision = req.revision, inputs = req.occurrences
 
         guard let stored = try withReader({ try $0.get(owner: owner, id: recordID) }) else { throw .notFound("record", id: recordID, owner: owner) }
         guard stored.record.revision == revision else { throw Self.revisionMismatch(recordID: recordID, given: revision, current: stored.record.revision) }
 
-        var accepted: [(input: OccurrenceInput, match: ExcerptMatcher.Match)] = []
+        var accepted: [(input: OccurrencesPut.Item, match: ExcerptMatcher.Match)] = []
         var rejected: [JSONValue] = []
         for input in inputs {
             if let m = ExcerptMatcher.find(input.excerpt, in: stored.record.text) {

@@ -1,29 +1,61 @@
 import KindredCore
 import JSONRPC
+import LinearAlgebra
 
-/// Typed access to request params; every failure is a -32602 naming the field.
+/// What decoding needs from the configuration.
+struct ParamRules: Sendable {
+    var dimension: Int
+    var defaultLimit: Int
+    var maxLimit: Int
+}
+
+/// A params object read strictly: a key outside the request's documented set is refused before
+/// anything else is read (-32602 naming the key by its full path, such as `filters.kind`), and every
+/// typed read names the field when it fails.
 struct Params {
     let object: JSONObject
     let prefix: String
+    let rules: ParamRules
 
-    init(_ params: JSONValue?, prefix: String = "") throws(ResponseError) {
+    /// `workDoneToken` is accepted by every method (the server reads it; methods that report
+    /// progress use it).
+    static let everywhere = ["workDoneToken"]
+
+    /// The top-level params of `method`, which takes `keys`.
+    init(_ params: JSONValue?, method: String, keys: [String], rules: ParamRules) throws(ResponseError) {
         switch params {
         case .object(let o)?: object = o
         case nil, .null?: object = [:]
-        default: throw ResponseError.invalidParams(field: prefix.isEmpty ? "params" : prefix, reason: "must be an object")
+        default: throw ResponseError.invalidParams(field: "params", reason: "must be an object")
         }
-        self.prefix = prefix
+        prefix = ""
+        self.rules = rules
+        try refuseUnknown(keys + Self.everywhere, what: "a parameter of \(method)")
     }
 
-    init(object: JSONObject, prefix: String) {
+    /// A nested object at `prefix` (such as `filters` or `records[3]`), which may hold `keys`.
+    init(object: JSONObject, prefix: String, keys: [String], what: String, rules: ParamRules) throws(ResponseError) {
         self.object = object
         self.prefix = prefix
+        self.rules = rules
+        try refuseUnknown(keys, what: what)
     }
 
     func path(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
     func fail(_ key: String, _ reason: String) -> ResponseError { .invalidParams(field: path(key), reason: reason) }
 
+    /// Refuses the first key not in `keys`; `data.accepted` lists the keys, `data.unknown` every unknown one.
+    func refuseUnknown(_ keys: [String], what: String) throws(ResponseError) {
+        let unknown = object.keys.filter { !keys.contains($0) }
+        guard let first = unknown.first else { return }
+        throw ResponseError.invalidParams(
+            field: path(first), reason: "is not \(what) (accepted: \(keys.joined(separator: ", ")))",
+            extra: ["accepted": .from(keys), "unknown": .from(unknown.map(path))])
+    }
+
     func has(_ key: String) -> Bool { object[key].map { !$0.isNull } ?? false }
+
+    // MARK: strings
 
     func string(_ key: String) throws(ResponseError) -> String {
         guard let v = object[key], !v.isNull else { throw fail(key, "is required") }
@@ -43,10 +75,54 @@ struct Params {
         return s
     }
 
+    /// An owner, record id, category, kind or tag: see `Names`.
+    func name(_ key: String, maxLength: Int = 512) throws(ResponseError) -> String {
+        let s = try nonEmptyString(key, maxLength: maxLength)
+        if let reason = Names.problem(s) { throw fail(key, reason) }
+        return s
+    }
+
+    func optionalName(_ key: String, maxLength: Int = 512) throws(ResponseError) -> String? {
+        guard has(key) else { return nil }
+        return try name(key, maxLength: maxLength)
+    }
+
+    /// An array of names (tags, kinds, ids); `nonEmpty` also refuses empty strings.
+    func names(_ key: String, nonEmpty: Bool = false) throws(ResponseError) -> [String]? {
+        guard has(key) else { return nil }
+        guard case .array(let a) = object[key]! else { throw fail(key, "must be an array of strings") }
+        var out: [String] = []
+        out.reserveCapacity(a.count)
+        for (i, e) in a.enumerated() {
+            let field = "\(path(key))[\(i)]"
+            guard case .string(let s) = e else { throw ResponseError.invalidParams(field: field, reason: "must be a string") }
+            if nonEmpty, s.isEmpty { throw ResponseError.invalidParams(field: field, reason: "must not be empty") }
+            if let reason = Names.problem(s) { throw ResponseError.invalidParams(field: field, reason: reason) }
+            out.append(s)
+        }
+        return out
+    }
+
+    // MARK: numbers and booleans
+
+    /// An integer: a JSON number with no fractional part (`5`, `5.0` and `5e0` alike), within Int64.
     func int(_ key: String) throws(ResponseError) -> Int64 {
         guard let v = object[key], !v.isNull else { throw fail(key, "is required") }
-        guard case .int(let i) = v else { throw fail(key, "must be an integer, got \(v == .null ? "null" : v.typeName)") }
-        return i
+        return try Self.integer(v, field: path(key))
+    }
+
+    static func integer(_ v: JSONValue, field: String, what: String = "an integer") throws(ResponseError) -> Int64 {
+        switch v {
+        case .int(let i): return i
+        case .double(let d) where d.isFinite && d.rounded(.towardZero) == d:
+            // 2^63 is exactly representable; every smaller integral double converts exactly.
+            guard d >= -9_223_372_036_854_775_808.0, d < 9_223_372_036_854_775_808.0 else {
+                throw ResponseError.invalidParams(field: field, reason: "must be between \(Int64.min) and \(Int64.max)")
+            }
+            return Int64(d)
+        case .double: throw ResponseError.invalidParams(field: field, reason: "must be \(what), got a number with a fraction")
+        default: throw ResponseError.invalidParams(field: field, reason: "must be \(what), got \(v.typeName)")
+        }
     }
 
     func optionalInt(_ key: String, range: ClosedRange<Int64>? = nil) throws(ResponseError) -> Int64? {
@@ -56,27 +132,35 @@ struct Params {
         return i
     }
 
+    func positiveInt(_ key: String) throws(ResponseError) -> Int64 {
+        let i = try int(key)
+        guard i > 0 else { throw fail(key, "must be a positive integer") }
+        return i
+    }
+
     func optionalBool(_ key: String) throws(ResponseError) -> Bool? {
         guard has(key) else { return nil }
         guard case .bool(let b) = object[key]! else { throw fail(key, "must be a boolean") }
         return b
     }
 
-    func stringArray(_ key: String) throws(ResponseError) -> [String]? {
-        guard has(key) else { return nil }
-        guard case .array(let a) = object[key]! else { throw fail(key, "must be an array of strings") }
-        var out: [String] = []
-        for (i, e) in a.enumerated() {
-            guard case .string(let s) = e else { throw ResponseError.invalidParams(field: "\(path(key))[\(i)]", reason: "must be a string") }
-            out.append(s)
-        }
-        return out
-    }
+    // MARK: structure
 
-    func optionalObject(_ key: String) throws(ResponseError) -> Params? {
+    /// A nested object that may hold `keys`; nil when absent or null.
+    func optionalObject(_ key: String, keys: [String], what: String) throws(ResponseError) -> Params? {
         guard has(key) else { return nil }
         guard case .object(let o) = object[key]! else { throw fail(key, "must be an object") }
-        return Params(object: o, prefix: path(key))
+        return try Params(object: o, prefix: path(key), keys: keys, what: what, rules: rules)
+    }
+
+    /// A nested object whose keys are the caller's own (metadata): each key is checked as a name.
+    func openObject(_ key: String) throws(ResponseError) -> JSONObject? {
+        guard has(key) else { return nil }
+        guard case .object(let o) = object[key]! else { throw fail(key, "must be an object") }
+        for k in o.keys {
+            if let reason = Names.problem(k) { throw ResponseError.invalidParams(field: path(key), reason: "key \(JSONWriter.string(.string(k))) \(reason)") }
+        }
+        return o
     }
 
     func array(_ key: String) throws(ResponseError) -> [JSONValue] {
@@ -85,9 +169,10 @@ struct Params {
         return a
     }
 
-    /// A vector of finite numbers of the given dimension.
-    func vector(_ key: String, dimension: Int) throws(ResponseError) -> [Float]? {
+    /// A vector of `rules.dimension` finite numbers that can be scaled to unit length.
+    func vector(_ key: String) throws(ResponseError) -> [Float]? {
         guard has(key) else { return nil }
+        let dimension = rules.dimension
         guard case .array(let a) = object[key]! else { throw fail(key, "must be an array of numbers") }
         guard a.count == dimension else { throw fail(key, "must have \(dimension) dimensions, got \(a.count)") }
         var out = [Float]()
@@ -97,6 +182,10 @@ struct Params {
             let f = Float(d)
             guard f.isFinite else { throw ResponseError.invalidParams(field: "\(path(key))[\(i)]", reason: "must be finite (no NaN or Infinity)") }
             out.append(f)
+        }
+        if out.allSatisfy({ $0 == 0 }) { throw fail(key, "must not be all zeros") }
+        guard Vectors.hasDirection(out) else {
+            throw fail(key, "must have a length between \(Vectors.minimumNorm) and the largest Float32, to be scaled to unit length")
         }
         return out
     }
@@ -109,36 +198,13 @@ struct Params {
     }
 }
 
-enum ISODate {
-    /// Accepts YYYY-MM-DD optionally followed by `T` or space and a time with optional fraction and zone.
-    static func isValid(_ s: String) -> Bool {
-        let b = Array(s.utf8)
-        guard b.count >= 10 else { return false }
-        func digits(_ r: Range<Int>) -> Int? {
-            var v = 0
-            for i in r { guard i < b.count, (48...57).contains(b[i]) else { return nil }; v = v * 10 + Int(b[i] - 48) }
-            return v
-        }
-        guard let _ = digits(0..<4), b[4] == 45, let m = digits(5..<7), b[7] == 45, let d = digits(8..<10),
-              (1...12).contains(m), (1...31).contains(d) else { return false }
-        if b.count == 10 { return true }
-        guard b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "), b.count >= 16,
-              let h = digits(11..<13), b[13] == 58, let mi = digits(14..<16), h < 24, mi < 60 else { return false }
-        var i = 16
-        if i < b.count, b[i] == 58 {
-            guard let sec = digits(17..<19), sec < 61 else { return false }
-            i = 19
-            if i < b.count, b[i] == 46 {
-                i += 1
-                let st = i
-                while i < b.count, (48...57).contains(b[i]) { i += 1 }
-                guard i > st else { return false }
-            }
-        }
-        if i == b.count { return true }
-        if b[i] == UInt8(ascii: "Z") { return i + 1 == b.count }
-        guard b[i] == 43 || b[i] == 45, b.count == i + 6, digits((i + 1)..<(i + 3)) != nil, b[i + 3] == 58,
-              digits((i + 4)..<(i + 6)) != nil else { return false }
-        return true
+/// Owners, record ids, kinds, categories, tags and metadata keys name things: U+0000 is refused in
+/// them (C interfaces end strings there, so `"a\u0000b"` could be taken for `"a"`). Every other
+/// character is kept as sent, control characters included: ids come from other systems (file names
+/// may hold a newline) and must round-trip. Texts, descriptions, labels, notes and metadata values
+/// may hold U+0000; they are stored whole.
+enum Names {
+    static func problem(_ s: String) -> String? {
+        s.utf8.contains(0) ? "must not contain U+0000 (NUL)" : nil
     }
 }

@@ -4,53 +4,12 @@ import KindredCore
 import JSONRPC
 import Storage
 
-/// Pattern discovery methods: registration and in-process dispatch in one table.
+/// Pattern discovery methods: findings, groups, labels and corrections.
 extension KindredService {
-    typealias PatternHandler = @Sendable (KindredService, JSONValue?, RequestContext) throws(ResponseError) -> JSONValue
-
-    static let patternMethods: [(name: String, kind: MethodKind, handler: PatternHandler)] = [
-        ("occurrences/put", .write, { s, p, c throws(ResponseError) in try s.putOccurrences(p, c) }),
-        ("patterns/refresh", .write, { s, p, c throws(ResponseError) in try s.refreshPatterns(p, c, rebuild: false) }),
-        ("patterns/rebuild", .write, { s, p, c throws(ResponseError) in try s.refreshPatterns(p, c, rebuild: true) }),
-        ("patterns/findings", .read, { s, p, c throws(ResponseError) in try s.findings(p, c) }),
-        ("patterns/group", .read, { s, p, _ throws(ResponseError) in try s.patternGroup(p) }),
-        ("patterns/correct", .write, { s, p, _ throws(ResponseError) in try s.correct(p) }),
-        ("patterns/corrections", .read, { s, p, _ throws(ResponseError) in try s.corrections(p) }),
-        ("patterns/undoCorrection", .write, { s, p, _ throws(ResponseError) in try s.undoCorrection(p) }),
-        ("patterns/setLabel", .write, { s, p, _ throws(ResponseError) in try s.setLabel(p) }),
-    ]
-
-    func registerPatternMethods(on server: Server) {
-        for m in Self.patternMethods {
-            let handler = m.handler
-            server.register(m.name, kind: m.kind) { [self] p, ctx in try handler(self, p, ctx) }
-        }
-    }
-
-    /// In-process dispatch of a pattern method; nil when `method` is not one.
-    func patternCall(_ method: String, _ params: JSONValue?, _ ctx: RequestContext) throws(ResponseError) -> JSONValue? {
-        guard let m = Self.patternMethods.first(where: { $0.name == method }) else { return nil }
-        return try m.handler(self, params, ctx)
-    }
-
     // MARK: findings
 
-    func period(_ p: Params, _ fromKey: String, _ toKey: String) throws(ResponseError) -> Period? {
-        let from = try p.optionalDate(fromKey), to = try p.optionalDate(toKey)
-        guard from != nil || to != nil else { return nil }
-        let period = Period(from: from ?? "0000-01-01", to: to ?? "9999-12-31")
-        guard period.from <= period.to else { throw p.fail(toKey, "must not be before \(fromKey)") }
-        return period
-    }
-
-    func findings(_ params: JSONValue?, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
-        var query = FindingsQuery()
-        query.period = try period(p, "from", "to")
-        query.comparePeriod = try period(p, "compareFrom", "compareTo")
-        query.category = try p.optionalString("category")
-        query.includeRelated = try p.optionalBool("includeRelated") ?? true
+    func findings(_ req: PatternsFindings, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+        let owner = req.owner, query = req.query
         let config = patternConfig
         let version = indexVersion
         let (data, eligible) = try withPatternReader(owner: owner) { store in
@@ -71,10 +30,8 @@ extension KindredService {
 
     // MARK: groups
 
-    func patternGroup(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
-        let groupID = try p.int("groupId")
+    func patternGroup(_ req: PatternsGroup) throws(ResponseError) -> JSONValue {
+        let owner = req.owner, groupID = req.groupID
         let config = patternConfig
         return try withPatternReader(owner: owner) { store in
             let data = try loadOwnerPatterns(store, owner: owner, withVectors: false)
@@ -92,16 +49,8 @@ extension KindredService {
         }
     }
 
-    func setLabel(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
-        let groupID = try p.int("groupId")
-        let version = try p.int("version")
-        guard p.object["label"] != nil else { throw p.fail("label", "is required (null clears the label)") }
-        let label = try p.optionalString("label")
-        if let label, label.isEmpty { throw p.fail("label", "must not be empty (null clears the label)") }
-        if let label, label.utf8.count > 512 { throw p.fail("label", "must be at most 512 bytes") }
-        let description = try p.optionalString("description")
+    func setLabel(_ req: PatternsSetLabel) throws(ResponseError) -> JSONValue {
+        let owner = req.owner, groupID = req.groupID, version = req.version, label = req.label, description = req.description
         return try withPatternWriter(owner: owner) { store in
             try store.database.transaction {
                 let (state, _, _) = try loadPatternState(store, owner: owner)
@@ -115,36 +64,8 @@ extension KindredService {
 
     // MARK: corrections
 
-    static func correctionRequest(_ p: Params) throws(ResponseError) -> CorrectionRequest {
-        guard let c = try p.optionalObject("correction") else { throw p.fail("correction", "is required") }
-        let known: Set<String> = ["kind", "groupId", "occurrenceId", "moveOut", "fromGroupId", "note"]
-        if let unknown = c.object.keys.first(where: { !known.contains($0) }) { throw c.fail(unknown, "is not a correction field") }
-        let group = try c.int("groupId")
-        let note = try c.optionalString("note")
-        if let note, note.utf8.count > 1000 { throw c.fail("note", "must be at most 1000 bytes") }
-        let kind: CorrectionKind
-        switch try c.string("kind") {
-        case "dismiss": kind = .dismiss(occurrence: try c.int("occurrenceId"), group: group)
-        case "pin": kind = .pin(occurrence: try c.int("occurrenceId"), group: group)
-        case "merge": kind = .merge(into: group, from: try c.int("fromGroupId"))
-        case "split":
-            let items = try c.array("moveOut")
-            var ids: [Int64] = []
-            for (i, v) in items.enumerated() {
-                guard case .int(let id) = v else { throw ResponseError.invalidParams(field: c.path("moveOut") + "[\(i)]", reason: "must be an occurrence id (integer)") }
-                ids.append(id)
-            }
-            guard !ids.isEmpty else { throw c.fail("moveOut", "must name at least one occurrence") }
-            kind = .split(group: group, moveOut: ids)
-        default: throw c.fail("kind", "must be one of dismiss, split, merge, pin")
-        }
-        return CorrectionRequest(kind: kind, note: note, createdAt: ISO8601DateFormatter().string(from: Date()))
-    }
-
-    func correct(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
-        let request = try Self.correctionRequest(p)
+    func correct(_ req: PatternsCorrect) throws(ResponseError) -> JSONValue {
+        let owner = req.owner, request = req.request
         let config = patternConfig.grouping
         return try withPatternWriter(owner: owner) { store in
             try store.database.transaction {
@@ -159,9 +80,8 @@ extension KindredService {
         }
     }
 
-    func corrections(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
+    func corrections(_ req: PatternsCorrections) throws(ResponseError) -> JSONValue {
+        let owner = req.owner
         let rows = try withPatternReader(owner: owner) { try $0.correctionRows(owner: owner) }
         var out: [JSONValue] = []
         for row in rows {
@@ -174,10 +94,8 @@ extension KindredService {
     /// Undoes a correction: it stops constraining later refreshes (constraints are derived from the
     /// corrections still in force), and the engine moves back what it moved (`PatternEngine.undo`);
     /// an occurrence it sent to pending is evaluated afresh by the next refresh.
-    func undoCorrection(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
-        let id = try p.int("correctionId")
+    func undoCorrection(_ req: PatternsUndoCorrection) throws(ResponseError) -> JSONValue {
+        let owner = req.owner, id = req.correctionID
         return try withPatternWriter(owner: owner) { store in
             try store.database.transaction {
                 guard let row = try store.correctionRows(owner: owner).first(where: { $0.id == id && !$0.undone }),

@@ -12,10 +12,7 @@ import Storage
 /// the eligible occurrences, and what changed is saved in one transaction. A cancelled engine run
 /// saves nothing.
 extension KindredService {
-    func refreshPatterns(_ params: JSONValue?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try p.optionalString("owner")
-        if let owner, owner.isEmpty { throw p.fail("owner", "must not be empty") }
+    func refreshPatterns(owner: String?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> JSONValue {
         let clock = ContinuousClock()
         let started = clock.now
         ctx.progress("begin", title: rebuild ? "Rebuilding patterns" : "Refreshing patterns", percentage: 0)

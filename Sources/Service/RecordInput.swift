@@ -7,14 +7,16 @@ enum RecordInput {
     struct Problem { var index: Int; var field: String; var reason: String }
 
     static let maxTextBytes = 1 << 20
+    static let keys = ["id", "revision", "text", "kind", "date", "tags", "metadata", "permissions", "vector"]
+    static let permissionKeys = ["search", "patterns"]
 
-    static func parse(_ items: [JSONValue], dimension: Int) throws(ResponseError) -> [Record] {
+    static func parse(_ items: [JSONValue], rules: ParamRules) throws(ResponseError) -> [Record] {
         var records: [Record] = []
         var problems: [Problem] = []
         var seen: [String: Int] = [:]
         for (i, item) in items.enumerated() {
             do throws(ResponseError) {
-                let r = try parseOne(item, index: i, dimension: dimension)
+                let r = try parseOne(item, index: i, rules: rules)
                 if let first = seen[r.id] {
                     problems.append(Problem(index: i, field: "records[\(i)].id", reason: "duplicate id '\(r.id)' (also at index \(first))"))
                 } else {
@@ -37,36 +39,33 @@ enum RecordInput {
         return records
     }
 
-    static func parseOne(_ item: JSONValue, index i: Int, dimension: Int) throws(ResponseError) -> Record {
+    static func parseOne(_ item: JSONValue, index i: Int, rules: ParamRules) throws(ResponseError) -> Record {
         guard case .object(let o) = item else { throw ResponseError.invalidParams(field: "records[\(i)]", reason: "must be an object") }
-        let p = Params(object: o, prefix: "records[\(i)]")
-        let known: Set<String> = ["id", "revision", "text", "kind", "date", "tags", "metadata", "permissions", "vector"]
-        if let unknown = o.keys.first(where: { !known.contains($0) }) { throw p.fail(unknown, "is not a record field") }
-        let id = try p.nonEmptyString("id")
-        let revision = try p.int("revision")
-        guard revision > 0 else { throw p.fail("revision", "must be a positive integer") }
+        let p = try Params(object: o, prefix: "records[\(i)]", keys: keys, what: "a record field", rules: rules)
+        let id = try p.name("id")
+        let revision = try p.positiveInt("revision")
         let text = try p.string("text")
         guard text.utf8.count <= maxTextBytes else { throw p.fail("text", "must be at most \(maxTextBytes) bytes") }
-        let kind = try p.optionalString("kind")
+        let kind = try p.optionalName("kind")
         let date = try p.optionalDate("date")
-        let tags = try p.stringArray("tags") ?? []
+        let tags = try p.names("tags") ?? []
         var metadata: JSONObject = [:]
-        if let m = try p.optionalObject("metadata") {
-            for (k, v) in m.object {
+        if let m = try p.openObject("metadata") {
+            for (k, v) in m {
                 switch v {
-                case .array, .object: throw m.fail(k, "metadata must be flat: values are strings, numbers, booleans or null")
+                case .array, .object:
+                    throw ResponseError.invalidParams(field: p.path("metadata") + "." + k,
+                                                      reason: "metadata must be flat: values are strings, numbers, booleans or null")
                 default: metadata[k] = v
                 }
             }
         }
         var permissions = Permissions()
-        if let perm = try p.optionalObject("permissions") {
-            if let unknown = perm.object.keys.first(where: { $0 != "search" && $0 != "patterns" }) { throw perm.fail(unknown, "is not a permission (search, patterns)") }
+        if let perm = try p.optionalObject("permissions", keys: permissionKeys, what: "a permission") {
             permissions.search = try perm.optionalBool("search") ?? true
             permissions.patterns = try perm.optionalBool("patterns") ?? true
         }
-        let vector = try p.vector("vector", dimension: dimension)
-        if let vector, vector.allSatisfy({ $0 == 0 }) { throw p.fail("vector", "must not be all zeros") }
+        let vector = try p.vector("vector")
         return Record(id: id, revision: revision, text: text, kind: kind, date: date, tags: tags, metadata: metadata,
                       permissions: permissions, vector: vector)
     }

@@ -4,15 +4,9 @@ import Storage
 import VectorIndex
 
 extension KindredService {
-    static let maxRecordsPerUpsert = 10_000
-
-    func upsert(_ params: JSONValue?, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
-        let items = try p.array("records")
-        guard items.count <= Self.maxRecordsPerUpsert else { throw .limitExceeded(field: "records", limit: Self.maxRecordsPerUpsert) }
-        let records = try RecordInput.parse(items, dimension: indexVersion.dimension)
-        let outcomes = try apply(owner: owner, records: records)
+    func upsert(_ req: RecordUpsert, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+        let records = req.records
+        let outcomes = try apply(owner: req.owner, records: records)
         // Only written records without a client vector give the embedder work (and wake it: its look
         // for work visits every record).
         let written = Set(outcomes.filter { $0.status == .created || $0.status == .updated }.map(\.id))
@@ -74,10 +68,8 @@ extension KindredService {
         return (outcomes, placements)
     }
 
-    func delete(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
-        guard let ids = try p.stringArray("ids") else { throw p.fail("ids", "is required") }
+    func delete(_ req: RecordDelete) throws(ResponseError) -> JSONValue {
+        let owner = req.owner, ids = req.ids
         let result = try withWriter { store in
             let r = try withPatternInvalidation(store, owner: owner, recordIDs: ids) { try store.delete(owner: owner, ids: ids) }
             writeIndex { index in for d in r.deleted { index.remove(rowid: d.rowid) } }
@@ -86,10 +78,8 @@ extension KindredService {
         return ["deleted": .from(result.deleted.map(\.id)), "missing": .from(result.missing)]
     }
 
-    func get(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
-        let id = try p.nonEmptyString("id")
+    func get(_ req: RecordGet) throws(ResponseError) -> JSONValue {
+        let owner = req.owner, id = req.id
         let (stored, tombstone) = try withReader { store in
             let stored = try store.get(owner: owner, id: id)
             return (stored, stored == nil ? try store.tombstone(owner: owner, id: id) : nil)
@@ -111,13 +101,8 @@ extension KindredService {
         ]
     }
 
-    func setPermissions(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
-        let id = try p.nonEmptyString("id")
-        guard let perm = try p.optionalObject("permissions") else { throw p.fail("permissions", "is required") }
-        if let unknown = perm.object.keys.first(where: { $0 != "search" && $0 != "patterns" }) { throw perm.fail(unknown, "is not a permission (search, patterns)") }
-        let search = try perm.optionalBool("search"), patterns = try perm.optionalBool("patterns")
+    func setPermissions(_ req: RecordSetPermissions) throws(ResponseError) -> JSONValue {
+        let owner = req.owner, id = req.id, search = req.search, patterns = req.patterns
         let version = indexVersion
         let stored: StoredRecord? = try withWriter { store in
             guard let s = try withPatternInvalidation(store, owner: owner, recordIDs: [id], {

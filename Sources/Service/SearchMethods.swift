@@ -6,59 +6,12 @@ import VectorIndex
 extension KindredService {
     enum SearchMode: String { case hybrid, semantic, keyword }
 
-    struct SearchRequest {
-        var owner: String
-        var text: String?
-        var vector: [Float]?
-        var limit: Int
-        var mode: SearchMode
-        var filters: SearchFilters
+    func searchQuery(_ req: SearchQuery, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+        try runSearch(req, ctx)
     }
 
-    func parseLimit(_ p: Params) throws(ResponseError) -> Int {
-        let maxLimit = config.int("search.maxLimit")
-        guard let l = try p.optionalInt("limit") else { return config.int("search.defaultLimit") }
-        guard l >= 1 else { throw p.fail("limit", "must be at least 1") }
-        guard l <= maxLimit else { throw ResponseError.limitExceeded(field: "limit", limit: maxLimit) }
-        return Int(l)
-    }
-
-    func parseFilters(_ p: Params) throws(ResponseError) -> SearchFilters {
-        var f = SearchFilters()
-        guard let fp = try p.optionalObject("filters") else { return f }
-        let known: Set<String> = ["kinds", "tags", "tagsMode", "from", "to", "metadata"]
-        if let unknown = fp.object.keys.first(where: { !known.contains($0) }) { throw fp.fail(unknown, "is not a filter (kinds, tags, tagsMode, from, to, metadata)") }
-        f.kinds = try fp.stringArray("kinds")
-        f.tags = try fp.stringArray("tags")
-        if let m = try fp.optionalString("tagsMode") {
-            guard let mode = SearchFilters.TagsMode(rawValue: m) else { throw fp.fail("tagsMode", "must be \"any\" or \"all\"") }
-            f.tagsMode = mode
-        }
-        f.from = try fp.optionalDate("from")
-        f.to = try fp.optionalDate("to")
-        if let md = try fp.optionalObject("metadata") { f.metadata = md.object }
-        return f
-    }
-
-    func searchQuery(_ params: JSONValue?, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
-        let text = try p.optionalString("text")
-        let vector = try p.vector("vector", dimension: indexVersion.dimension)
-        guard text != nil || vector != nil else { throw p.fail("text", "text or vector is required") }
-        let modeText = try p.optionalString("mode") ?? "hybrid"
-        guard let mode = SearchMode(rawValue: modeText) else { throw p.fail("mode", "must be one of hybrid, semantic, keyword") }
-        if mode == .keyword, text == nil { throw p.fail("text", "is required in keyword mode") }
-        let req = SearchRequest(owner: owner, text: text, vector: vector, limit: try parseLimit(p), mode: mode, filters: try parseFilters(p))
-        return try runSearch(req, ctx)
-    }
-
-    func searchSimilar(_ params: JSONValue?, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try owner(p)
-        let id = try p.nonEmptyString("id")
-        let limit = try parseLimit(p)
-        let filters = try parseFilters(p)
+    func searchSimilar(_ req: SearchSimilar, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+        let owner = req.owner, id = req.id, limit = req.limit, filters = req.filters
         let version = indexVersion
         guard let stored = try withReader({ try $0.get(owner: owner, id: id) }) else { throw .notFound("record", id: id, owner: owner) }
         var found = readIndex { $0.vector(rowid: stored.rowid) }
@@ -74,7 +27,7 @@ extension KindredService {
         return try results(hits.map { ($0.rowid, Double($0.score)) }, mode: .semantic, words: [], degraded: nil)
     }
 
-    func runSearch(_ request: SearchRequest, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+    func runSearch(_ request: SearchQuery, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         var req = request
         var notes: [String] = []
         let maxQueryChars = config.int("search.maxQueryChars")

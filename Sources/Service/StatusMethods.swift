@@ -3,10 +3,8 @@ import JSONRPC
 import Storage
 
 extension KindredService {
-    func status(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try p.optionalString("owner")
-        if let owner, owner.isEmpty { throw p.fail("owner", "must not be empty") }
+    func status(_ req: IndexStatus) throws(ResponseError) -> JSONValue {
+        let owner = req.owner
         let version = indexVersion
         let s = try withReader { try $0.status(owner: owner, indexVersion: version) }
         let indexed = readIndex { idx in owner.map { idx.count(owner: $0) } ?? idx.count }

@@ -6,16 +6,13 @@ import Storage
 /// ids may be written from revision 1 again. A tombstone is what makes a replayed old revision of a
 /// deleted record `stale` (see `RecordStore.delete`).
 extension KindredService {
-    func purgeTombstones(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
-        let p = try Params(params)
-        let owner = try p.optionalString("owner")
-        if let owner, owner.isEmpty { throw p.fail("owner", "must not be empty") }
-        guard let before = try p.optionalDate("before") else { throw p.fail("before", "is required") }
+    func purgeTombstones(_ req: RecordPurgeTombstones) throws(ResponseError) -> JSONValue {
+        let owner = req.owner, before = req.before
         let purged: Int = try withWriter { store in
             do {
                 return try store.purgeTombstones(owner: owner, before: before)
             } catch is InvalidInstant {
-                throw p.fail("before", "must be an ISO-8601 date (YYYY-MM-DD) or timestamp")
+                throw ResponseError.invalidParams(field: "before", reason: "must be an ISO-8601 date (YYYY-MM-DD) or timestamp")
             }
         }
         return ["purged": .from(purged)]

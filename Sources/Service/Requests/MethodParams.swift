@@ -1,0 +1,34 @@
+import KindredCore
+import JSONRPC
+
+/// One request's params as a value: the method's name, how it is scheduled, the keys its params
+/// object may hold, and a decoding that refuses anything else. The method name lives only here.
+protocol MethodParams: Sendable {
+    static var method: String { get }
+    static var kind: MethodKind { get }
+    /// Every key of the params object (besides `workDoneToken`, which every method accepts).
+    static var keys: [String] { get }
+    init(_ p: Params) throws(ResponseError)
+}
+
+extension MethodParams {
+    static func decode(_ params: JSONValue?, rules: ParamRules) throws(ResponseError) -> Self {
+        try Self(Params(params, method: method, keys: keys, rules: rules))
+    }
+}
+
+/// A method as the service answers it: its params type decoded, then the handler.
+struct Route: Sendable {
+    let method: String
+    let kind: MethodKind
+    let keys: [String]
+    let run: @Sendable (KindredService, JSONValue?, RequestContext) throws(ResponseError) -> JSONValue
+
+    init<R: MethodParams>(_ type: R.Type,
+                          _ handler: @escaping @Sendable (KindredService, R, RequestContext) throws(ResponseError) -> JSONValue) {
+        method = R.method
+        kind = R.kind
+        keys = R.keys
+        run = { service, params, ctx throws(ResponseError) in try handler(service, try R.decode(params, rules: service.paramRules), ctx) }
+    }
+}

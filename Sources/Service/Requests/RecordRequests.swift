@@ -1,0 +1,89 @@
+import KindredCore
+import JSONRPC
+
+/// `records/upsert`: `owner`, `records` (see `RecordInput` for one record).
+struct RecordUpsert: MethodParams {
+    static let method = "records/upsert"
+    static let kind = MethodKind.write
+    static let keys = ["owner", "records"]
+    static let maxRecords = 10_000
+
+    var owner: String
+    var records: [Record]
+
+    init(_ p: Params) throws(ResponseError) {
+        owner = try p.name("owner")
+        let items = try p.array("records")
+        guard items.count <= Self.maxRecords else { throw .limitExceeded(field: "records", limit: Self.maxRecords) }
+        records = try RecordInput.parse(items, rules: p.rules)
+    }
+}
+
+/// `records/delete`: `owner`, `ids`.
+struct RecordDelete: MethodParams {
+    static let method = "records/delete"
+    static let kind = MethodKind.write
+    static let keys = ["owner", "ids"]
+
+    var owner: String
+    var ids: [String]
+
+    init(_ p: Params) throws(ResponseError) {
+        owner = try p.name("owner")
+        guard let ids = try p.names("ids") else { throw p.fail("ids", "is required") }
+        self.ids = ids
+    }
+}
+
+/// `records/get`: `owner`, `id`.
+struct RecordGet: MethodParams {
+    static let method = "records/get"
+    static let kind = MethodKind.read
+    static let keys = ["owner", "id"]
+
+    var owner: String
+    var id: String
+
+    init(_ p: Params) throws(ResponseError) {
+        owner = try p.name("owner")
+        id = try p.name("id")
+    }
+}
+
+/// `records/setPermissions`: `owner`, `id`, `permissions {search?, patterns?}` (absent ones are kept).
+struct RecordSetPermissions: MethodParams {
+    static let method = "records/setPermissions"
+    static let kind = MethodKind.write
+    static let keys = ["owner", "id", "permissions"]
+
+    var owner: String
+    var id: String
+    var search: Bool?
+    var patterns: Bool?
+
+    init(_ p: Params) throws(ResponseError) {
+        owner = try p.name("owner")
+        id = try p.name("id")
+        guard let perm = try p.optionalObject("permissions", keys: RecordInput.permissionKeys, what: "a permission") else {
+            throw p.fail("permissions", "is required")
+        }
+        search = try perm.optionalBool("search")
+        patterns = try perm.optionalBool("patterns")
+    }
+}
+
+/// `records/purgeTombstones`: `owner?` (every owner when absent), `before` (a date or timestamp).
+struct RecordPurgeTombstones: MethodParams {
+    static let method = "records/purgeTombstones"
+    static let kind = MethodKind.write
+    static let keys = ["owner", "before"]
+
+    var owner: String?
+    var before: String
+
+    init(_ p: Params) throws(ResponseError) {
+        owner = try p.optionalName("owner")
+        guard let before = try p.optionalDate("before") else { throw p.fail("before", "is required") }
+        self.before = before
+    }
+}
