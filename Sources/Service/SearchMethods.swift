@@ -24,7 +24,7 @@ extension KindredService {
         let allowed = filters.isEmpty ? nil : try withReader { try $0.filteredRowids(owner: owner, filters: filters) }
         let hits = readIndex { $0.search(owner: owner, query: vector, k: limit, allowed: allowed, exclude: stored.rowid) }
         try ctx.checkCancelled()
-        return try results(hits.map { ($0.rowid, Double($0.score)) }, mode: .semantic, words: [], degraded: nil)
+        return try results(hits.map { ($0.rowid, Double($0.score)) }, owner: owner, mode: .semantic, words: [], degraded: nil)
     }
 
     func runSearch(_ request: SearchQuery, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
@@ -71,32 +71,71 @@ extension KindredService {
             ranked = try withReader { try $0.keywordSearch(owner: req.owner, terms: terms, filters: req.filters, limit: req.limit) }
                 .map { ($0.rowid, $0.score) }
         case .hybrid:
-            let semantic = readIndex { $0.search(owner: req.owner, query: queryVector!, k: pool, allowed: allowed) }.map(\.rowid)
+            let semantic = readIndex { $0.search(owner: req.owner, query: queryVector!, k: pool, allowed: allowed) }
             try ctx.checkCancelled()
-            let keyword = try withReader { try $0.keywordSearch(owner: req.owner, terms: terms, filters: req.filters, limit: pool) }.map(\.rowid)
-            ranked = Array(ReciprocalRankFusion.fuse([semantic, keyword], k: Double(config.int("search.rrfK"))).prefix(req.limit))
+            let keyword = try withReader { try $0.keywordSearch(owner: req.owner, terms: terms, filters: req.filters, limit: pool) }
+            if config.string("search.fusion") == "rrf" {
+                ranked = Array(ReciprocalRankFusion.fuse([semantic.map(\.rowid), keyword.map(\.rowid)], k: Double(config.int("search.rrfK"))).prefix(req.limit))
+            } else {
+                ranked = try fuseScores(semantic: semantic.map { ($0.rowid, Double($0.score)) }, keyword: keyword, terms: terms.terms,
+                                        query: queryVector!, limit: req.limit)
+            }
+            if semantic.isEmpty, !keyword.isEmpty, degraded == nil {
+                let waiting = try withReader { try $0.pendingSearchableCount(owner: req.owner, indexVersion: indexVersion) }
+                if waiting > 0 { degraded = "\(waiting) records wait for embedding; these results come from keyword matching only" }
+            }
         }
         try ctx.checkCancelled()
-        return try results(ranked, mode: mode, words: terms.terms, degraded: degraded, notes: notes)
+        return try results(ranked, owner: req.owner, mode: mode, words: terms.terms, degraded: degraded, notes: notes)
     }
 
-    func results(_ ranked: [(Int64, Double)], mode: SearchMode, words: [String], degraded: String?, notes: [String] = []) throws(ResponseError) -> JSONValue {
+    func results(_ ranked: [(Int64, Double)], owner: String, mode: SearchMode, words: [String], degraded: String?, notes: [String] = []) throws(ResponseError) -> JSONValue {
         let rows = try withReader { try $0.records(rowids: ranked.map(\.0)) }
         let maxChars = config.int("passages.maxChars")
         var out: [JSONValue] = []
         for (rowid, score) in ranked {
             guard let s = rows[rowid] else { continue }  // deleted meanwhile
             let passage = Passages.best(in: s.record.text, matching: words, maxScalars: maxChars)
+            let highlight = Highlight.best(in: passage, terms: words, maxScalars: config.int("search.highlightChars"))
             out.append(.object([
                 "id": .string(s.record.id), "revision": .int(s.record.revision), "score": .double(score),
                 "kind": .from(s.record.kind), "date": .from(s.record.date),
                 "passage": ["start": .from(passage.start), "end": .from(passage.end), "text": .string(passage.text)],
+                "highlight": ["start": .from(highlight.start), "end": .from(highlight.end), "text": .string(highlight.text)],
             ]))
         }
         var result: JSONObject = ["results": .array(out), "mode": .string(mode.rawValue)]
         if let degraded { result["degraded"] = ["reason": .string(degraded)] }
+        // What the semantic side cannot show yet (the embedder works in the background).
+        let waiting = try withReader { try $0.pendingSearchableCount(owner: owner, indexVersion: indexVersion) }
+        if waiting > 0 { result["pending"] = .from(waiting) }
         if !notes.isEmpty { result["notes"] = .from(notes) }
         return .object(result)
+    }
+}
+
+extension KindredService {
+    /// Score fusion (`ScoreFusion`): the coverage of the best keyword hit is read from its text, and
+    /// keyword-only candidates get their cosine from the index.
+    func fuseScores(semantic: [(rowid: Int64, cosine: Double)], keyword: [(rowid: Int64, score: Double)], terms: [String],
+                    query: [Float], limit: Int) throws(ResponseError) -> [(Int64, Double)] {
+        var coverage = 0.0
+        if let best = keyword.first, let text = try withReader({ try $0.records(rowids: [best.rowid]) })[best.rowid]?.record.text {
+            coverage = TermCoverage.share(of: terms, in: text)
+        }
+        var norm: Float = 0
+        for x in query { norm += x * x }
+        let scale = norm > 0 ? 1 / norm.squareRoot() : 0
+        let fused = readIndex { index in
+            ScoreFusion.fuse(semantic: semantic, keyword: keyword.map { ($0.rowid, $0.score) }, coverage: coverage,
+                             weight: config.double("search.keywordWeight")) { rowid in
+                guard let v = index.vector(rowid: rowid), v.count == query.count else { return nil }
+                var dot: Float = 0, vv: Float = 0
+                for i in 0..<v.count { dot += v[i] * query[i]; vv += v[i] * v[i] }
+                return vv > 0 ? Double(dot * scale / vv.squareRoot()) : nil
+            }
+        }
+        return fused.prefix(limit).map { ($0.rowid, $0.score) }
     }
 }
 

@@ -1,0 +1,44 @@
+/// Hybrid ranking from what the two lists say about this query: every candidate is ranked by its
+/// cosine to the query plus a keyword bonus,
+///
+///     score(d) = cos(d) + w · c · bm25(d) / max bm25,
+///
+/// where `c` is the share of the query's informative terms that the best keyword hit contains. A
+/// keyword list that matched only one word of a paraphrased question (c small) barely moves the
+/// semantic order; one whose best hit holds every informative term (c = 1) lifts the records it
+/// found by up to `w`. Candidates found only by keyword get their true cosine, so a keyword-only
+/// record is never ranked on a missing score. Calibrated on the journal's calibration queries
+/// (bench/search-quality/README.md): w = 0.15.
+enum ScoreFusion {
+    struct Candidate: Equatable {
+        var rowid: Int64
+        var score: Double
+    }
+
+    /// - Parameters:
+    ///   - semantic: cosine of each semantic candidate.
+    ///   - keyword: BM25 of each keyword candidate (higher is better), best first.
+    ///   - coverage: share (0…1) of the query's informative terms in the best keyword hit.
+    ///   - cosine: the cosine of a keyword-only candidate (nil when it has no vector yet).
+    static func fuse(semantic: [(rowid: Int64, cosine: Double)], keyword: [(rowid: Int64, bm25: Double)], coverage: Double,
+                     weight: Double, cosine: (Int64) -> Double?) -> [Candidate] {
+        var cos: [Int64: Double] = [:]
+        for s in semantic { cos[s.rowid] = s.cosine }
+        let floor = semantic.map(\.cosine).min() ?? 0
+        let top = keyword.map(\.bm25).max() ?? 0
+        let lift = top > 0 ? weight * max(0, min(1, coverage)) / top : 0
+        var bonus: [Int64: Double] = [:]
+        for k in keyword { bonus[k.rowid] = max(0, k.bm25) * lift }
+        var out: [Candidate] = []
+        out.reserveCapacity(cos.count + bonus.count)
+        for s in semantic { out.append(Candidate(rowid: s.rowid, score: s.cosine + (bonus[s.rowid] ?? 0))) }
+        for k in keyword where cos[k.rowid] == nil {
+            // A record without a vector of the current version still counts, from the lowest cosine seen.
+            let c = cosine(k.rowid) ?? floor
+            cos[k.rowid] = c
+            out.append(Candidate(rowid: k.rowid, score: c + (bonus[k.rowid] ?? 0)))
+        }
+        // Ties: lower rowid first, so equal inputs give one order.
+        return out.sorted { $0.score != $1.score ? $0.score > $1.score : $0.rowid < $1.rowid }
+    }
+}
