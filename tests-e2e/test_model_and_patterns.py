@@ -76,6 +76,8 @@ def test_without_a_model_the_server_still_serves_and_says_how_to_install(db, tmp
         assert hybrid["mode"] == "keyword"
         assert hybrid["degraded"]["reason"]
         assert [h["id"] for h in hybrid["results"]] == ["t"]
+        # The record nobody could embed is counted as waiting in every answer.
+        assert hybrid["pending"] == 1
         assert s.result("index/status", {"owner": "me"})["pendingEmbeddings"] == 1
         assert s.shutdown_and_exit() == 0
     finally:

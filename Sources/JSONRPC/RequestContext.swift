@@ -14,6 +14,14 @@ public final class CancellationToken: Sendable {
 /// `window/logMessage` types (LSP `MessageType`).
 public enum LogType: Int, Sendable { case error = 1, warning = 2, info = 3, log = 4 }
 
+/// Work a write hands on to run after it, beside reads and later writes (see `RequestContext.answerLater`).
+public final class FollowUp: Sendable {
+    private let body = Mutex<(@Sendable (JSONValue) throws -> JSONValue)?>(nil)
+    public init() {}
+    func set(_ f: @escaping @Sendable (JSONValue) throws -> JSONValue) { body.withLock { $0 = f } }
+    func take() -> (@Sendable (JSONValue) throws -> JSONValue)? { body.withLock { let f = $0; $0 = nil; return f } }
+}
+
 /// What a handler gets besides its params: cancellation, progress and logging.
 public struct RequestContext: Sendable {
     public let id: JSONValue
@@ -22,6 +30,13 @@ public struct RequestContext: Sendable {
     /// The client's `workDoneToken`, when it asked for progress.
     public let workDoneToken: JSONValue?
     let notify: @Sendable (String, JSONValue) -> Void
+    let followUp = FollowUp()
+
+    /// Asks the server to answer this request only after `body` turns the handler's result into the
+    /// answer. A write's handler runs in arrival order with nothing beside it; `body` runs after
+    /// it, beside reads and later writes, so waiting there (for background work the write started)
+    /// stalls no one else.
+    public func answerLater(_ body: @escaping @Sendable (JSONValue) throws -> JSONValue) { followUp.set(body) }
 
     public init(id: JSONValue, method: String, token: CancellationToken = CancellationToken(), workDoneToken: JSONValue? = nil,
                 notify: @escaping @Sendable (String, JSONValue) -> Void = { _, _ in }) {

@@ -227,6 +227,21 @@ public final class Server: Sendable {
             }
             do {
                 let result = try handler(params, ctx)
+                if let later = ctx.followUp.take() {
+                    // Answered from a job of its own, beside reads and later writes.
+                    group.enter()
+                    work.async { [self] in
+                        defer { group.leave() }
+                        do {
+                            reply(OutgoingMessage.result(id: id, try later(result)))
+                        } catch let e as ResponseError {
+                            reply(OutgoingMessage.error(id: id, e))
+                        } catch {
+                            reply(OutgoingMessage.error(id: id, .internalError(String(describing: error))))
+                        }
+                    }
+                    return
+                }
                 reply(token.isCancelled && kind == .read ? OutgoingMessage.error(id: id, .cancelled) : OutgoingMessage.result(id: id, result))
             } catch let e as ResponseError {
                 reply(OutgoingMessage.error(id: id, e))

@@ -16,6 +16,7 @@ public struct Config: Sendable, Equatable {
         ("search.maxQueryChars", 2000, "Longest search text in Unicode scalars; a longer one is cut at a word boundary and the answer says so in notes."),
         ("search.maxKeywordTerms", 32, "Informative query terms keyword search uses; later ones are dropped and the answer says so in notes."),
         ("search.highlightChars", 240, "Longest highlight (the best-matching sentence of a hit's passage), in Unicode scalars."),
+        ("records.waitForIndexTimeoutMs", 30000, "Longest a records/upsert with waitForIndex waits for its records to reach the semantic index."),
         ("passages.maxChars", 1000, "Longest passage, in Unicode scalars, when texts are split for matching and display."),
         ("index.dimension", 384, "Vector dimension of the index (client vectors must match)."),
         ("embedder.provider", "local", "Embedding provider: local (in-process model) or none."),

@@ -69,6 +69,25 @@ extension KindredService {
         }
     }
 
+    /// Waits until none of `ids` (searchable records of `owner`) waits for a vector of the current
+    /// index version, woken after each embedded batch; false when `timeout` seconds pass first, the
+    /// request is cancelled, or there is no embedder to wait for.
+    func waitUntilIndexed(owner: String, ids: [String], timeout: Double, _ ctx: RequestContext) -> Bool {
+        let deadline = DispatchTime.now() + timeout
+        let version = indexVersion
+        while true {
+            // Observe before looking, so a batch that ends in between still wakes this wait.
+            let woken = DispatchSemaphore(value: 0)
+            if worker.isEnabled { worker.observe { _ in woken.signal(); return false } }
+            guard let waiting = try? withReader({ try $0.pendingSearchable(owner: owner, ids: ids, indexVersion: version) }) else { return false }
+            if waiting.isEmpty { return true }
+            if embedder == nil || ctx.isCancelled { return false }
+            // Without a background worker (in-process calls) nothing would wake the wait: poll.
+            let next = worker.isEnabled ? deadline : min(deadline, DispatchTime.now() + 0.05)
+            if woken.wait(timeout: next) == .timedOut, DispatchTime.now() >= deadline { return false }
+        }
+    }
+
     /// Wakes the background embedding worker (serve mode only; the CLI embeds inline).
     func embeddingWorkDidArrive() {
         guard embedder != nil, worker.isEnabled else { return }

@@ -6,13 +6,26 @@ import VectorIndex
 extension KindredService {
     func upsert(_ req: RecordUpsert, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         let records = req.records
-        let outcomes = try apply(owner: req.owner, records: records)
+        let owner = req.owner
+        let waitForIndex = req.waitForIndex
+        let outcomes = try apply(owner: owner, records: records)
         // Only written records without a client vector give the embedder work (and wake it: its look
         // for work visits every record).
         let written = Set(outcomes.filter { $0.status == .created || $0.status == .updated }.map(\.id))
         if records.contains(where: { $0.vector == nil && written.contains($0.id) }) {
             reportEmbeddingProgress(ctx, records: records.count)
             embeddingWorkDidArrive()
+        }
+        if waitForIndex {
+            // Answered once every searchable record of the request is in the semantic index (or the
+            // timeout passed); the write is committed either way.
+            let ids = records.filter(\.permissions.search).map(\.id)
+            let timeout = Double(config.int("records.waitForIndexTimeoutMs")) / 1000
+            ctx.answerLater { [self] result in
+                guard case .object(var o) = result else { return result }
+                o["indexed"] = .bool(waitUntilIndexed(owner: owner, ids: ids, timeout: timeout, ctx))
+                return .object(o)
+            }
         }
         return ["results": .array(outcomes.map { o in
             var result: JSONObject = ["id": .string(o.id), "revision": .int(o.revision), "status": .string(o.status.rawValue)]

@@ -5,14 +5,17 @@ import JSONRPC
 struct RecordUpsert: MethodParams {
     static let method = "records/upsert"
     static let kind = MethodKind.write
-    static let keys = ["owner", "records"]
+    static let keys = ["owner", "records", "waitForIndex"]
     static let maxRecords = 10_000
 
     var owner: String
     var records: [Record]
+    /// Answer once every searchable record of the request is in the semantic index (or the timeout passed).
+    var waitForIndex: Bool
 
     init(_ p: Params) throws(ResponseError) {
         owner = try p.name("owner")
+        waitForIndex = try p.optionalBool("waitForIndex") ?? false
         let items = try p.array("records")
         guard items.count <= Self.maxRecords else { throw .limitExceeded(field: "records", limit: Self.maxRecords) }
         records = try RecordInput.parse(items, rules: p.rules)
