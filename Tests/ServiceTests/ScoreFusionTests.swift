@@ -8,13 +8,15 @@ import Testing
     @Test func keywordListThatMatchedLittleBarelyMovesTheSemanticOrder() {
         let semantic: [S] = [(1, 0.62), (2, 0.60), (3, 0.30)]
         let keyword: [K] = [(3, 9.0), (2, 4.0)]
-        // One of four informative terms in the best keyword hit: record 3 gains 0.15 · 0.25 = 0.0375.
+        // One of four informative terms in the best keyword hit: record 3 gains 0.15 · 0.25 = 0.0375,
+        // record 2 four ninths of that; the semantic order stays.
         let weak = ScoreFusion.fuse(semantic: semantic, keyword: keyword, coverage: 0.25, weight: 0.15) { _ in nil }
-        #expect(weak.map(\.rowid) == [2, 1, 3])
+        #expect(weak.map(\.rowid) == [1, 2, 3])
         #expect(abs(weak[2].score - (0.30 + 0.0375)) < 1e-12)
-        // Every informative term: the best keyword hit gains the whole weight and passes the others.
+        #expect(abs(weak[1].score - (0.60 + 0.0375 * 4 / 9)) < 1e-12)
+        // Every informative term and a large weight: both keyword hits pass record 1.
         let strong = ScoreFusion.fuse(semantic: semantic, keyword: keyword, coverage: 1, weight: 0.5) { _ in nil }
-        #expect(strong.map(\.rowid) == [3, 2, 1])
+        #expect(strong.map(\.rowid) == [2, 3, 1])
     }
 
     @Test func keywordOnlyCandidatesGetTheirTrueCosine() {
