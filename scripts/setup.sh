@@ -10,9 +10,9 @@ bin=.build/release/kindred
 db="${KINDRED_DEMO_DB:-.kindred/demo.sqlite}"
 mkdir -p "$(dirname "$db")"
 rm -f "$db" "$db-wal" "$db-shm"
-"$bin" ingest --db "$db" --owner demo datasets/banking77/records.jsonl
+"$bin" ingest --db "$db" --owner demo datasets/journal/records.jsonl
 echo
-"$bin" search --db "$db" --owner demo --limit 5 "someone used my card without my permission"
+"$bin" search --db "$db" --owner demo --limit 5 "the dream where I kept missing a train"
 echo
 "$bin" status --db "$db" --owner demo
 echo
