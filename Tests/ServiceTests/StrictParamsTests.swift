@@ -133,6 +133,27 @@ import JSONRPC
         #expect(try f.call("records/get", ["owner": "o", "id": "a"])["record"]?["id"] == "a")
     }
 
+    /// Swift compares strings by canonical equivalence, SQLite byte for byte: a name not in NFC is
+    /// refused, so "\u{E9}lise" and "e\u{301}lise" can never be one owner here and two there.
+    @Test(arguments: [
+        ("records/upsert", ["owner": "e\u{301}lise", "records": [rec("a", axis: 0)]] as JSONValue, "owner"),
+        ("records/upsert", ["owner": "o", "records": [rec("e\u{301}t\u{E9}", axis: 0)]] as JSONValue, "records[0].id"),
+        ("records/get", ["owner": "\u{E9}lise", "id": "e\u{301}"] as JSONValue, "id"),
+        ("search/query", ["owner": "e\u{301}lise", "vector": .from(axisVector(0))] as JSONValue, "owner"),
+        ("records/upsert", ["owner": "o", "records": [rec("b", axis: 0, extra: ["tags": ["cafe\u{301}"]])]] as JSONValue, "records[0].tags[0]"),
+    ])
+    func namesNotInNFCAreRefused(method: String, params: JSONValue, field: String) throws {
+        let f = try ServiceFixture()
+        _ = try f.upsert("\u{E9}lise", [rec("\u{E9}t\u{E9}", axis: 0)])
+        let e = try #require(f.callError(method, params))
+        #expect(e.code == .invalidParams)
+        #expect(e.data?["field"] == .string(field))
+        #expect(e.data?["reason"]?.stringValue?.contains("NFC") == true)
+        // The NFC spellings name the one owner and record that exist.
+        #expect(try f.call("records/get", ["owner": "\u{E9}lise", "id": "\u{E9}t\u{E9}"])["record"]?["id"] == "\u{E9}t\u{E9}")
+        #expect(try f.searchIDs("\u{E9}lise", vector: axisVector(0)) == ["\u{E9}t\u{E9}"])
+    }
+
     @Test func textsAndMetadataValuesMayHoldNULAndOtherControlCharactersAreKeptInIDs() throws {
         let f = try ServiceFixture()
         let id = "line\nbreak\u{1}tab\t\u{7f}"
