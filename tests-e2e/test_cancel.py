@@ -80,3 +80,40 @@ def test_cancel_in_a_batch(server):
     assert isinstance(m, list) and [x["id"] for x in m] == ["w", "r"]
     assert "result" in m[0]
     assert m[1]["error"]["code"] == REQUEST_CANCELLED
+
+
+def test_cancelled_refresh_stops_promptly_and_saves_nothing(server, db):
+    """A refresh over 6000 records (passage occurrences for each, then the engine) is cancelled while it
+    runs: it is answered -32800 well before a whole refresh would end, and writes nothing."""
+    import sqlite3
+    import time
+
+    n = 6000
+    server.send(big_upsert("o", n=n, id="up"))
+    assert "result" in server.response("up", timeout=120)
+
+    def occurrences():
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            return con.execute("SELECT count(*) FROM occurrences").fetchone()[0]
+        finally:
+            con.close()
+
+    server.send({"jsonrpc": "2.0", "id": "rf", "method": "patterns/refresh", "params": {"owner": "o"}})
+    time.sleep(0.3)
+    cancelled_at = time.monotonic()
+    server.notify("$/cancelRequest", {"id": "rf"})
+    r = server.response("rf", timeout=120)
+    latency = time.monotonic() - cancelled_at
+    assert r.get("error", {}).get("code") == REQUEST_CANCELLED, r
+    assert occurrences() == 0
+    assert server.result("index/status", {"owner": "o"})["records"] == n
+
+    started = time.monotonic()
+    server.send({"jsonrpc": "2.0", "id": "rf2", "method": "patterns/refresh", "params": {"owner": "o"}})
+    full = server.response("rf2", timeout=300)
+    whole = time.monotonic() - started
+    assert full["result"]["passageOccurrences"] == n, full
+    assert occurrences() == n
+    print(f"cancelled refresh answered {latency:.3f} s after the cancel; a whole refresh took {whole:.3f} s")
+    assert latency < whole / 2, (latency, whole)

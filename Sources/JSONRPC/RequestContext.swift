@@ -1,12 +1,34 @@
 public import KindredCore
 import Synchronization
 
-/// Set when a request is cancelled; long loops poll it.
+/// Set when a request is cancelled; long loops poll it, and work that cannot poll (one long SQLite
+/// statement) registers a handler that stops it (`whileRegistered`).
 public final class CancellationToken: Sendable {
     private let flag = Atomic<Bool>(false)
+    private let handlers = Mutex<(next: Int, registered: [Int: @Sendable () -> Void])>((0, [:]))
     public init() {}
-    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
-    public func cancel() { flag.store(true, ordering: .relaxed) }
+    public var isCancelled: Bool { flag.load(ordering: .sequentiallyConsistent) }
+
+    /// Marks the token cancelled and calls the registered handlers (on the calling thread).
+    public func cancel() {
+        flag.store(true, ordering: .sequentiallyConsistent)
+        handlers.withLock { for handler in $0.registered.values { handler() } }
+    }
+
+    /// Runs `body` with `onCancel` registered: a cancellation while `body` runs calls it (at once
+    /// if the token is already cancelled). Once this returns, `onCancel` is neither running nor
+    /// called again — so it may act on a resource that `body` alone holds, such as a connection.
+    public func whileRegistered<T, E: Error>(onCancel: @escaping @Sendable () -> Void, _ body: () throws(E) -> T) throws(E) -> T {
+        let key = handlers.withLock { state in
+            let key = state.next
+            state.next += 1
+            state.registered[key] = onCancel
+            return key
+        }
+        defer { handlers.withLock { _ = $0.registered.removeValue(forKey: key) } }
+        if isCancelled { onCancel() }
+        return try body()
+    }
     /// Throws `ResponseError.cancelled` once cancelled.
     public func check() throws(ResponseError) { if isCancelled { throw ResponseError.cancelled } }
 }
@@ -24,6 +46,10 @@ public final class FollowUp: Sendable {
 
 /// What a handler gets besides its params: cancellation, progress and logging.
 public struct RequestContext: Sendable {
+    /// The request being handled on this thread (bound by the server around its handler), so that
+    /// code far below it — a database connection in use — can stop when it is cancelled.
+    @TaskLocal public static var current: RequestContext?
+
     public let id: JSONValue
     public let method: String
     public let token: CancellationToken

@@ -226,14 +226,14 @@ public final class Server: Sendable {
                 return
             }
             do {
-                let result = try handler(params, ctx)
+                let result = try RequestContext.$current.withValue(ctx) { try handler(params, ctx) }
                 if let later = ctx.followUp.take() {
                     // Answered from a job of its own, beside reads and later writes.
                     group.enter()
                     work.async { [self] in
                         defer { group.leave() }
                         do {
-                            reply(OutgoingMessage.result(id: id, try later(result)))
+                            reply(OutgoingMessage.result(id: id, try RequestContext.$current.withValue(ctx) { try later(result) }))
                         } catch let e as ResponseError {
                             reply(OutgoingMessage.error(id: id, e))
                         } catch {

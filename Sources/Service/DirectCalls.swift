@@ -6,7 +6,14 @@ extension KindredService {
     public func call(_ method: String, _ params: JSONValue, context: RequestContext? = nil) throws(ResponseError) -> JSONValue {
         let ctx = context ?? RequestContext(id: .null, method: method)
         guard let route = Self.route(method) else { throw ResponseError.methodNotFound(method) }
-        return try route.run(self, params, ctx)
+        // Bound as the current request, as the server does: cancelling `ctx` interrupts its SQLite work.
+        do {
+            return try RequestContext.$current.withValue(ctx) { try route.run(self, params, ctx) }
+        } catch let e as ResponseError {
+            throw e
+        } catch {
+            throw ResponseError.internalError(String(describing: error))
+        }
     }
 
     /// Checks one record object as `records/upsert` would; returns the problem, or nil when it is valid.

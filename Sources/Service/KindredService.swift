@@ -74,7 +74,7 @@ public final class KindredService: Sendable {
 
     func withWriter<T>(_ body: (RecordStore) throws -> T) throws(ResponseError) -> T {
         do {
-            return try writer.with { try body($0) }
+            return try writer.with { store in try Self.interruptible(store, body) }
         } catch let e as ResponseError {
             throw e
         } catch {
@@ -84,11 +84,25 @@ public final class KindredService: Sendable {
 
     func withReader<T>(_ body: (RecordStore) throws -> T) throws(ResponseError) -> T {
         do {
-            return try readers.with(body)
+            return try readers.with { store in try Self.interruptible(store, body) }
         } catch let e as ResponseError {
             throw e
         } catch {
             throw ResponseError.storage(error)
+        }
+    }
+
+    /// Runs `body` on `store` so that cancelling the current request (if any) interrupts the
+    /// statement running on that connection — only this connection, and only while `body` holds it.
+    /// An interrupted statement inside a transaction rolls the transaction back; the request is then
+    /// answered as cancelled.
+    static func interruptible<T>(_ store: RecordStore, _ body: (RecordStore) throws -> T) throws -> T {
+        guard let ctx = RequestContext.current else { return try body(store) }
+        let interrupter = store.database.interrupter
+        do {
+            return try ctx.token.whileRegistered(onCancel: { interrupter.interrupt() }) { try body(store) }
+        } catch let e as SQLiteError where e.isInterrupt && ctx.isCancelled {
+            throw ResponseError.cancelled
         }
     }
 

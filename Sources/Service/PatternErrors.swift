@@ -38,7 +38,7 @@ extension KindredService {
     /// Runs `body` on the writer, mapping engine errors once and everything else to a storage failure.
     func withPatternWriter<T>(owner: String, _ body: (RecordStore) throws -> T) throws(ResponseError) -> T {
         do {
-            return try writer.with { try body($0) }
+            return try writer.with { store in try Self.interruptible(store, body) }
         } catch let e as ResponseError {
             throw e
         } catch let e as GroupingError {
@@ -50,7 +50,7 @@ extension KindredService {
 
     func withPatternReader<T>(owner: String, _ body: (RecordStore) throws -> T) throws(ResponseError) -> T {
         do {
-            return try readers.with(body)
+            return try readers.with { store in try Self.interruptible(store, body) }
         } catch let e as ResponseError {
             throw e
         } catch let e as GroupingError {

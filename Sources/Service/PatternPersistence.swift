@@ -81,10 +81,12 @@ extension KindredService {
     /// `forUpdate`: the caller is about to hand the state to the engine and save the result: the
     /// kept copy is taken out, so that the engine's copy is the only one and is updated in place.
     func loadPatternState(_ store: RecordStore, owner: String, forUpdate: Bool = false) throws -> (PatternState, [Int64: String], String?) {
-        // Inside a transaction the rows may include writes not committed yet: read them, keep nothing.
+        // Inside a transaction the rows may include writes not committed yet: a kept copy is used
+        // only while the revision is the committed one it was read at (a write in this transaction
+        // bumps it past every committed revision), and nothing read here is kept.
         let keep = !store.database.inTransaction
         let revision = try store.patternRevision(owner: owner)
-        if keep, let e = forUpdate ? patternStates.take(owner) : patternStates.entry(owner), e.revision == revision {
+        if let e = forUpdate ? patternStates.take(owner) : patternStates.entry(owner), e.revision == revision {
             return (e.state, e.labelDescriptions, e.indexVersion)
         }
         var state = PatternState()
@@ -125,8 +127,10 @@ extension KindredService {
         func read(ids: [Int64]? = nil, vectors: Bool) throws -> [StoredOccurrence] {
             try store.eligibleOccurrences(owner: owner, indexVersion: version, includePassages: passages, withVectors: vectors, ids: ids)
         }
+        // Inside a transaction a kept copy is brought up to date for this call (the log then holds
+        // this transaction's own changes too) but what is kept stays the committed copy.
         let keep = !store.database.inTransaction
-        guard keep, withVectors || occurrenceCopies.entry(owner) != nil else {
+        guard keep || occurrenceCopies.entry(owner) != nil, withVectors || occurrenceCopies.entry(owner) != nil else {
             var out: [Int64: Occurrence] = [:]
             for r in try read(vectors: withVectors) { out[r.id] = PatternCodec.occurrence(r) }
             return out
@@ -135,6 +139,8 @@ extension KindredService {
         let position = try store.inputLogPosition()
         if var copy = occurrenceCopies.take(owner), copy.indexVersion == version.description, copy.includePassages == passages,
            try store.inputLogPrunedUpTo() <= copy.position {
+            let committed = keep ? nil : copy
+            defer { if let committed { occurrenceCopies.store(owner, committed) } }
             let changed = try store.loggedOccurrences(owner: owner, after: copy.position, upTo: position)
             if changed.count <= max(64, copy.occurrences.count / 2) {
                 if !changed.isEmpty {
@@ -142,14 +148,16 @@ extension KindredService {
                     for r in try read(ids: changed, vectors: true) { copy.occurrences[r.id] = PatternCodec.occurrence(r) }
                 }
                 copy.position = position
-                occurrenceCopies.store(owner, copy)
+                if keep { occurrenceCopies.store(owner, copy) }
                 return copy.occurrences
             }
         }
         var out: [Int64: Occurrence] = [:]
         for r in try read(vectors: true) { out[r.id] = PatternCodec.occurrence(r) }
-        occurrenceCopies.store(owner, OccurrencesEntry(position: position, indexVersion: version.description,
-                                                       includePassages: passages, occurrences: out))
+        if keep {
+            occurrenceCopies.store(owner, OccurrencesEntry(position: position, indexVersion: version.description,
+                                                           includePassages: passages, occurrences: out))
+        }
         return out
     }
 

@@ -9,8 +9,8 @@ import Storage
 /// First the occurrences get ready: records without occurrences contribute their passages (when
 /// `patterns.passageOccurrences`), and occurrences waiting for a vector are embedded (when an
 /// embedder is available; otherwise they wait). Then, per owner, the engine runs over the state and
-/// the eligible occurrences, and what changed is saved in one transaction. A cancelled engine run
-/// saves nothing.
+/// the eligible occurrences. All of it is one transaction: a cancelled or failed run saves nothing,
+/// not even its passage occurrences or vectors.
 extension KindredService {
     func refreshPatterns(owner: String?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> JSONValue {
         let clock = ContinuousClock()
@@ -19,22 +19,41 @@ extension KindredService {
         var finished = false
         defer { if !finished { ctx.progress("end", message: "stopped") } }
 
-        let prepared = try prepareOccurrences(owner: owner, ctx)
-        let owners: [String]
-        if let owner { owners = [owner] } else { owners = try withWriter { try $0.patternOwners() } }
-        var total = RefreshStats()
-        for (i, o) in owners.enumerated() {
-            try ctx.checkCancelled()
-            let stats = try runEngine(owner: o, rebuild: rebuild, ctx) { fraction in
-                let done = (Double(i) + fraction) / Double(max(1, owners.count))
-                ctx.progress("report", message: "owner \(i + 1) of \(owners.count)", percentage: 10 + Int(done * 90))
+        // One transaction: passage occurrences, occurrence vectors and every owner's groups commit
+        // together, or — cancelled, interrupted or failed — not at all.
+        let (prepared, owners, total) = try withPatternWriter(owner: owner ?? "") { store in
+            var kept: [(owner: String, entry: PatternStateEntry)] = []
+            let run = try store.database.transaction { () throws -> ((passages: Int, vectors: Int, waiting: Int), [String], RefreshStats) in
+                let prepared = try prepareOccurrences(store, owner: owner, ctx)
+                let owners = try owner.map { [$0] } ?? store.patternOwners()
+                var total = RefreshStats()
+                for (i, o) in owners.enumerated() {
+                    try ctx.checkCancelled()
+                    let (stats, entry): (RefreshStats, PatternStateEntry)
+                    do {
+                        (stats, entry) = try runEngine(store, owner: o, rebuild: rebuild, ctx) { fraction in
+                            let done = (Double(i) + fraction) / Double(max(1, owners.count))
+                            ctx.progress("report", message: "owner \(i + 1) of \(owners.count)", percentage: 10 + Int(done * 90))
+                        }
+                    } catch let e as GroupingError {
+                        throw ResponseError.grouping(e, owner: o)
+                    }
+                    kept.append((o, entry))
+                    total.groupsCreated += stats.groupsCreated
+                    total.groupsChanged += stats.groupsChanged
+                    total.groupsDormant += stats.groupsDormant
+                    total.assigned += stats.assigned
+                    total.evicted += stats.evicted
+                    total.pending += stats.pending
+                }
+                try ctx.checkCancelled()
+                return (prepared, owners, total)
             }
-            total.groupsCreated += stats.groupsCreated
-            total.groupsChanged += stats.groupsChanged
-            total.groupsDormant += stats.groupsDormant
-            total.assigned += stats.assigned
-            total.evicted += stats.evicted
-            total.pending += stats.pending
+            // Committed: each saved state is what the store now holds at its revision; it is kept for
+            // the next refresh.
+            for (o, entry) in kept { patternStates.store(o, entry) }
+            try pruneInputLog(store)
+            return run
         }
         let elapsed = clock.now - started
         let ms = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
@@ -49,39 +68,34 @@ extension KindredService {
         ]
     }
 
-    /// One owner: load, run the engine (cancellable), save what changed in one transaction.
-    func runEngine(owner: String, rebuild: Bool, _ ctx: RequestContext, progress: (Double) -> Void) throws(ResponseError) -> RefreshStats {
-        try withPatternWriter(owner: owner) { store in
-            var data = try loadOwnerPatterns(store, owner: owner, withVectors: true, forUpdate: true)
-            let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
-            let config = patternConfig.grouping
-            let version = indexVersion
-            // Groups refreshed with another model's vectors (same occurrence ids, new vectors): their
-            // representatives and centroids are stale, so regroup them (corrections and ids kept).
-            let rebuild = rebuild || data.stateIndexVersion.map { $0 != version.description } ?? false
-            // Handed over, not copied: the refresh updates the only copy in place.
-            let state = data.state
-            data.state = PatternState()
-            let outcome = rebuild
-                ? try PatternEngine.rebuild(state: state, occurrences: data.occurrences, constraints: constraints, config: config,
-                                            isCancelled: { ctx.isCancelled }, progress: progress)
-                : try PatternEngine.refresh(state: consume state, occurrences: data.occurrences, constraints: constraints, config: config,
-                                            isCancelled: { ctx.isCancelled }, progress: progress)
-            try ctx.checkCancelled()
-            let revision = try store.database.transaction {
-                try savePatternOutcome(store, owner: owner, outcome, refreshedWith: version)
-                return try store.patternRevision(owner: owner)
-            }
-            // Committed: the saved state is what the store now holds at `revision`. It keeps what the
-            // engine derived, for the next refresh. (Saving drops the label description of a group
-            // whose label was cleared.)
-            var descriptions = data.labelDescriptions
-            for id in outcome.changedGroups where outcome.state.groups[id]?.label == nil { descriptions[id] = nil }
-            patternStates.store(owner, PatternStateEntry(revision: revision, state: outcome.state, labelDescriptions: descriptions,
-                                                         indexVersion: version.description))
-            try pruneInputLog(store)
-            return outcome.stats
-        }
+    /// One owner, inside the refresh's transaction: load, run the engine (cancellable), save what
+    /// changed. Returns the stats and the state to keep once the transaction commits.
+    func runEngine(_ store: RecordStore, owner: String, rebuild: Bool, _ ctx: RequestContext,
+                   progress: (Double) -> Void) throws -> (RefreshStats, PatternStateEntry) {
+        var data = try loadOwnerPatterns(store, owner: owner, withVectors: true, forUpdate: true)
+        let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
+        let config = patternConfig.grouping
+        let version = indexVersion
+        // Groups refreshed with another model's vectors (same occurrence ids, new vectors): their
+        // representatives and centroids are stale, so regroup them (corrections and ids kept).
+        let rebuild = rebuild || data.stateIndexVersion.map { $0 != version.description } ?? false
+        // Handed over, not copied: the refresh updates the only copy in place.
+        let state = data.state
+        data.state = PatternState()
+        let outcome = rebuild
+            ? try PatternEngine.rebuild(state: state, occurrences: data.occurrences, constraints: constraints, config: config,
+                                        isCancelled: { ctx.isCancelled }, progress: progress)
+            : try PatternEngine.refresh(state: consume state, occurrences: data.occurrences, constraints: constraints, config: config,
+                                        isCancelled: { ctx.isCancelled }, progress: progress)
+        try ctx.checkCancelled()
+        try savePatternOutcome(store, owner: owner, outcome, refreshedWith: version)
+        let revision = try store.patternRevision(owner: owner)
+        // The state the store holds at `revision` once committed keeps what the engine derived.
+        // (Saving drops the label description of a group whose label was cleared.)
+        var descriptions = data.labelDescriptions
+        for id in outcome.changedGroups where outcome.state.groups[id]?.label == nil { descriptions[id] = nil }
+        return (outcome.stats, PatternStateEntry(revision: revision, state: outcome.state, labelDescriptions: descriptions,
+                                                 indexVersion: version.description))
     }
 
     /// Keeps the input log short: once it holds more than `inputLogKeep` positions past the last
@@ -95,28 +109,23 @@ extension KindredService {
 
     /// Makes passage occurrences and computes waiting occurrence vectors. Returns what it did and
     /// how many occurrences still wait for an embedder.
-    func prepareOccurrences(owner: String?, _ ctx: RequestContext) throws(ResponseError) -> (passages: Int, vectors: Int, waiting: Int) {
+    func prepareOccurrences(_ store: RecordStore, owner: String?, _ ctx: RequestContext) throws -> (passages: Int, vectors: Int, waiting: Int) {
         let version = indexVersion
         var passages = 0
         if patternConfig.passageOccurrences {
             let maxChars = config.int("passages.maxChars")
-            passages = try withWriter { store in
-                try store.database.transaction {
-                    var made = 0
-                    for r in try store.recordsWithoutOccurrences(owner: owner) {
-                        let parts = Passages.split(r.text, maxScalars: maxChars).filter { !$0.text.isEmpty }
-                        guard !parts.isEmpty else { continue }
-                        // A one-passage record can use its own vector; the others wait for the embedder.
-                        let own = parts.count == 1 ? try store.vector(rowid: r.rowid, indexVersion: version).flatMap(Vectors.unit) : nil
-                        let rows = parts.map {
-                            NewOccurrence(source: "passage", category: "passage", description: $0.text, excerpt: $0.text,
-                                          start: $0.start, end: $0.end, tags: [], vector: own)
-                        }
-                        made += try store.insertOccurrences(owner: r.owner, record: r.rowid, recordID: r.id, revision: r.revision,
-                                                            rows, indexVersion: version).count
-                    }
-                    return made
+            for r in try store.recordsWithoutOccurrences(owner: owner) {
+                try ctx.checkCancelled()
+                let parts = Passages.split(r.text, maxScalars: maxChars).filter { !$0.text.isEmpty }
+                guard !parts.isEmpty else { continue }
+                // A one-passage record can use its own vector; the others wait for the embedder.
+                let own = parts.count == 1 ? try store.vector(rowid: r.rowid, indexVersion: version).flatMap(Vectors.unit) : nil
+                let rows = parts.map {
+                    NewOccurrence(source: "passage", category: "passage", description: $0.text, excerpt: $0.text,
+                                  start: $0.start, end: $0.end, tags: [], vector: own)
                 }
+                passages += try store.insertOccurrences(owner: r.owner, record: r.rowid, recordID: r.id, revision: r.revision,
+                                                        rows, indexVersion: version).count
             }
         }
         ctx.progress("report", message: "occurrences ready", percentage: 5)
@@ -126,7 +135,7 @@ extension KindredService {
             var after: Int64 = 0
             while true {
                 try ctx.checkCancelled()
-                let waiting = try withWriter { try $0.occurrencesWaitingForVectors(owner: owner, indexVersion: version, limit: batch, after: after) }
+                let waiting = try store.occurrencesWaitingForVectors(owner: owner, indexVersion: version, limit: batch, after: after)
                 guard let last = waiting.last else { break }
                 after = last.id
                 let vectors: [[Float]]
@@ -139,12 +148,12 @@ extension KindredService {
                 }
                 guard vectors.count == waiting.count else { break }
                 let items = zip(waiting, vectors).compactMap { w, v in Vectors.unit(v).map { (id: w.id, vector: $0) } }
-                try withWriter { store in try store.database.transaction { try store.storeOccurrenceVectors(items, indexVersion: version) } }
+                try store.storeOccurrenceVectors(items, indexVersion: version)
                 computed += items.count
             }
         }
         ctx.progress("report", message: "occurrence vectors ready", percentage: 10)
-        let stillWaiting = try withWriter { try $0.occurrencesWaitingForVectors(owner: owner, indexVersion: version, limit: Int.max).count }
+        let stillWaiting = try store.occurrencesWaitingForVectors(owner: owner, indexVersion: version, limit: Int.max).count
         return (passages, computed, stillWaiting)
     }
 }

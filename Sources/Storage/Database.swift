@@ -140,10 +140,21 @@ public final class Database {
     /// Asks a running statement on this connection to stop (safe from another thread).
     public func interrupt() { sqlite3_interrupt(handle) }
 
+    /// What another thread may use to stop this connection's running statement.
+    public var interrupter: Interrupter { Interrupter(handle: handle) }
+
     /// `PRAGMA integrity_check` result ("ok" when healthy).
     public func integrityCheck() throws -> String {
         try query("PRAGMA integrity_check") { $0.text(0) ?? "" }.joined(separator: "\n")
     }
+}
+
+/// Stops the statement running on one connection (`sqlite3_interrupt`, which SQLite makes safe to
+/// call from any thread). Only for as long as the connection is open and in use by the one who
+/// holds this: afterwards it could stop someone else's statement.
+public struct Interrupter: @unchecked Sendable {
+    let handle: OpaquePointer
+    public func interrupt() { sqlite3_interrupt(handle) }
 }
 
 /// A bindable SQLite value.

@@ -270,3 +270,20 @@ func usleepMillis(_ ms: Int) {
     let deadline = DispatchTime.now() + .milliseconds(ms)
     while DispatchTime.now() < deadline {}
 }
+
+@Suite struct CancellationTokenTests {
+    @Test func aHandlerRunsOnCancelOnlyWhileRegistered() {
+        let token = CancellationToken()
+        let calls = Guarded(0)
+        token.whileRegistered(onCancel: { calls.with { $0 += 1 } }) {
+            #expect(calls.with { $0 } == 0)
+            token.cancel()
+            #expect(calls.with { $0 } == 1)
+        }
+        token.cancel()
+        #expect(calls.with { $0 } == 1)
+        // Registered on a token already cancelled: called at once.
+        token.whileRegistered(onCancel: { calls.with { $0 += 1 } }) {}
+        #expect(calls.with { $0 } == 2)
+    }
+}
