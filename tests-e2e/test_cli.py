@@ -100,3 +100,51 @@ def test_ingest_missing_file_exits_1(tmp_path):
     p = run_cli("ingest", "--db", tmp_path / "x.sqlite", "--owner", "me", tmp_path / "nope.jsonl")
     assert p.returncode == 1
     assert "nope.jsonl" in p.stderr
+
+
+# -- read-only commands on a missing database, bad option values, an owner with no records --------
+
+@pytest.mark.parametrize("args", [["search", "--owner", "o", "train"], ["status"], ["patterns", "findings", "--owner", "o"],
+                                  ["patterns", "show", "1", "--owner", "o"], ["tombstones", "purge", "--before", "2024-01-01"]])
+def test_read_only_commands_never_create_a_database(tmp_path, args):
+    missing = tmp_path / "nowhere" / "missing.sqlite"
+    for db in (missing, tmp_path / "missing.sqlite"):
+        p = run_cli(*args, "--db", db)
+        assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+        assert str(db) in p.stderr and "no database" in p.stderr
+        assert not db.exists() and not db.parent.joinpath(db.name + "-wal").exists()
+
+
+def _small_db(tmp_path):
+    db = tmp_path / "cli.sqlite"
+    f = tmp_path / "r.jsonl"
+    f.write_text(json.dumps(record("fox", text="the quick brown fox", vector=vec(1))) + "\n")
+    p = run_cli("ingest", "--db", db, "--owner", "me", f, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return db
+
+
+@pytest.mark.parametrize("args,option", [
+    (["--mode", "fuzzy"], "--mode"), (["--limit", "abc"], "--limit"), (["--limit", "0"], "--limit"), (["--limit", "100000"], "--limit"),
+    (["--from", "last week"], "--from"), (["--to", "2024-13-45"], "--to"),
+])
+def test_bad_option_values_exit_2_in_plain_words(tmp_path, args, option):
+    db = _small_db(tmp_path)
+    p = run_cli("search", "--db", db, "--owner", "me", *args, "fox")
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert option in p.stderr
+    assert "-326" not in p.stderr and "invalid params" not in p.stderr, p.stderr
+    p = run_cli("patterns", "findings", "--db", db, "--owner", "me", "--from", "someday")
+    assert p.returncode == 2 and "--from" in p.stderr and "-326" not in p.stderr, p.stderr
+
+
+def test_search_for_an_owner_without_records_says_so(tmp_path):
+    db = _small_db(tmp_path)
+    p = run_cli("search", "--db", db, "--owner", "nobody", "--mode", "keyword", "fox")
+    assert p.returncode == 4, (p.stdout, p.stderr)
+    assert "owner 'nobody' has no records" in p.stderr and str(db) in p.stderr
+    p = run_cli("search", "--db", db, "--owner", "me", "--mode", "keyword", "zebra")
+    assert p.returncode == 4
+    assert "nothing matched" in p.stderr and "has no records" not in p.stderr
+    p = run_cli("search", "--db", db, "--owner", "me", "--mode", "keyword", "fox")
+    assert p.returncode == 0 and "fox" in p.stdout and p.stderr == ""

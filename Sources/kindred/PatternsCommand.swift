@@ -20,11 +20,12 @@ enum PatternsCommand {
           show       one group: version, members and the corrections that name it
 
         OPTIONS:
-          --db PATH        the database file (or KINDRED_DB)
+          --db PATH        the database file (or KINDRED_DB); findings and show need it to exist
           --config PATH    configuration file; --set key=value overrides one key
           --json           print the JSON-RPC result instead of text
 
-        Exit codes: 0 ok, 1 failure, 2 usage, 4 group not found.
+        Exit codes: 0 ok, 1 failure (no database at PATH for findings or show), 2 usage (a bad
+        option value), 4 group not found.
         """
 
     static func run(_ argv: [String]) throws -> Int32 {
@@ -57,11 +58,16 @@ enum PatternsCommand {
             }
             params["groupId"] = .int(id)
         }
-        let service = try ServiceFactory.open(args)
+        let service = try ServiceFactory.open(args, mustExist: sub != "refresh")
         defer { service.close() }
         let result: JSONValue
         switch call(service, method, params) {
         case .success(let r): result = r
+        case .failure(let e) where e.code == .invalidParams:
+            let field = e.data?["field"]?.stringValue ?? ""
+            let options = ["owner": "--owner", "from": "--from", "to": "--to", "compareFrom": "--compare-from",
+                           "compareTo": "--compare-to", "category": "--category", "groupId": "GROUP_ID"]
+            throw Arguments.UsageError(description: "\(options[field] ?? field): \(e.data?["reason"]?.stringValue ?? e.message)")
         case .failure(let e):
             Output.err("kindred patterns: \(e.message)")
             return e.code == .notFound ? ExitCode.notFound : ExitCode.failure

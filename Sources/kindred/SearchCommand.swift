@@ -11,10 +11,11 @@ enum SearchCommand {
                               [--kind K]... [--tag T]... [--from DATE] [--to DATE] [--json] QUERY
 
         Prints the ranked records with the passage that matched. Exit status: 0 with results,
-        4 when nothing matched, 1 failure, 2 usage error.
+        4 when nothing matched (stderr says so when the owner has no records at all), 1 failure
+        (no database at PATH), 2 usage error (a bad option value).
 
         OPTIONS:
-          --db PATH          SQLite file
+          --db PATH          SQLite file (must exist)
           --owner OWNER      whose records to search
           --mode MODE        hybrid (default), semantic or keyword
           --limit N          number of results (default 10)
@@ -43,9 +44,12 @@ enum SearchCommand {
         if let f = args.value("from") { filters["from"] = .string(f) }
         if let t = args.value("to") { filters["to"] = .string(t) }
         if !filters.isEmpty { params["filters"] = .object(filters) }
-        let service = try ServiceFactory.open(args)
+        let service = try ServiceFactory.open(args, mustExist: true)
         defer { service.close() }
-        let result = try service.call("search/query", .object(params))
+        let result = try ServiceCall.call(service, "search/query", params, options: [
+            "owner": "--owner", "text": "QUERY", "mode": "--mode", "limit": "--limit", "filters.kinds": "--kind",
+            "filters.tags": "--tag", "filters.from": "--from", "filters.to": "--to", "filters": "--from/--to",
+        ])
         let hits = result["results"]?.arrayValue ?? []
         if args.has("json") {
             Output.json(result)
@@ -60,6 +64,12 @@ enum SearchCommand {
                 Output.out("   \(h["passage"]?["text"]?.stringValue ?? "")")
             }
         }
-        return hits.isEmpty ? ExitCode.notFound : ExitCode.ok
+        if hits.isEmpty {
+            let records = try ServiceCall.call(service, "index/status", ["owner": .string(owner)], options: ["owner": "--owner"])["records"]?.intValue ?? 0
+            Output.err(records == 0 ? "kindred search: owner '\(owner)' has no records in \(service.databasePath)"
+                                    : "kindred search: nothing matched among the \(records) records of owner '\(owner)'")
+            return ExitCode.notFound
+        }
+        return ExitCode.ok
     }
 }

@@ -2,14 +2,15 @@ import JSONRPC
 import KindredCore
 import Service
 
-/// A method call made for a command: a parameter the service refuses (-32602) is the user's option
-/// value, so it becomes a usage error (exit 2) that names the option, in plain words.
+/// A method call made for a command: a parameter the service refuses (-32602, or -32040 over a
+/// limit) is the user's option value, so it becomes a usage error (exit 2) that names the option, in
+/// plain words.
 enum ServiceCall {
     /// `options` maps a parameter path (`mode`, `filters.from`) to the option that gave it (`--mode`).
     static func call(_ service: KindredService, _ method: String, _ params: JSONObject, options: [String: String]) throws -> JSONValue {
         do {
             return try service.call(method, .object(params))
-        } catch let e where e.code == .invalidParams {
+        } catch let e where e.code == .invalidParams || (e.code == .limitExceeded && e.data?["field"] != nil) {
             let field = e.data?["field"]?.stringValue ?? ""
             let reason = e.data?["reason"]?.stringValue ?? e.message
             let option = options[field] ?? options.first { field.hasPrefix($0.key + ".") || field.hasPrefix($0.key + "[") }?.value
