@@ -1,0 +1,164 @@
+import Grouping
+import LinearAlgebra
+import Testing
+
+/// The real engine against `ReferenceEngine` on random histories: occurrences arriving over
+/// several refreshes, edits (a new revision's occurrences replace the old ones), deletions,
+/// dismissals, splits, merges, pins, undos and client labels. After every call both must hold the
+/// same groups (ids, members and their sources, representative, examples, state, version, label)
+/// and the same pending marks.
+@Suite struct EquivalenceTests {
+    /// A small configuration exercises the speed paths of the real engine (GEMM blocks, pending
+    /// rows, top-K certificates, running out of passes) on a small history.
+    static let configs: [(String, GroupingConfig)] = [
+        ("defaults", GroupingConfig()),
+        ("small blocks, K = 3, 3 passes", GroupingConfig(delta: 0.04, candidateK: 3, maxPasses: 3, blockSize: 4)),
+    ]
+
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
+    func realAndReferenceEnginesAgreeAfterEveryCall(seed: UInt64) throws {
+        for (name, config) in Self.configs {
+            var h = History(seed: seed, config: config)
+            try h.run(steps: 30, context: "seed \(seed), \(name)")
+        }
+    }
+}
+
+/// One random history driven through both engines.
+struct History {
+    var rng: SeededGenerator
+    let config: GroupingConfig
+    let spread: Float
+    var occ: [Int64: Occurrence] = [:]
+    var corrections: [Correction] = []
+    var real = PatternState()
+    var ref: ReferenceEngine
+    var nextID: Int64 = 1
+    var nextRecord = 0
+    var nextCorrection: Int64 = 1
+    var batch: UInt64
+
+    init(seed: UInt64, config: GroupingConfig) {
+        rng = SeededGenerator(seed: seed &* 7919)
+        self.config = config
+        ref = ReferenceEngine(config: config)
+        spread = 0.6 + 0.1 * Float(seed % 5)
+        batch = seed &* 1000
+    }
+
+    var constraints: Constraints { Constraints.derive(from: corrections, occurrences: occ) }
+
+    /// New occurrences for `records` records (ids "r<n>" from `firstRecord`, revision `revision`).
+    mutating func arrive(records: Int, firstRecord: Int, revision: Int = 1) -> [Occurrence] {
+        batch &+= 1
+        let xs = SyntheticData.history(seed: batch, records: records, perRecord: 2, clusters: 5, dimension: 24,
+                                       spread: spread, noiseShare: 0.2, firstID: nextID, firstRecord: firstRecord)
+        nextID += Int64(xs.count)
+        return xs.map {
+            Occurrence(id: $0.id, owner: $0.owner, category: $0.category, description: $0.description, excerpt: $0.excerpt,
+                       recordID: $0.recordID, recordRevision: revision, recordDate: $0.recordDate, tags: $0.tags, vector: $0.vector)
+        }
+    }
+
+    mutating func refresh(_ context: String) throws {
+        let c = constraints
+        real = try PatternEngine.refresh(state: real, occurrences: occ, constraints: c, config: config).state
+        ref.refresh(occ, c)
+        try compare(context + " (refresh)")
+    }
+
+    func compare(_ context: String) throws {
+        let a = ReferenceEngine.describe(real), b = ref.description
+        if a != b {
+            let diff = zip(a, b).first { $0 != $1 }.map { "real: \($0.0)\nref:  \($0.1)" } ?? "real \(a.count) lines, reference \(b.count)"
+            Issue.record("\(context): engines differ\n\(diff)")
+            throw GroupingError.invalidCorrection("engines differ")
+        }
+    }
+
+    mutating func pick<T>(_ xs: [T]) -> T? { xs.isEmpty ? nil : xs[Int.random(in: 0..<xs.count, using: &rng)] }
+
+    /// Applies `request` to both engines when the real engine accepts it.
+    mutating func correct(_ kind: CorrectionKind, _ context: String) throws {
+        let request = CorrectionRequest(kind: kind, note: nil, createdAt: "t")
+        guard let c = try? PatternEngine.prepare(request, id: nextCorrection, state: real, occurrences: occ, constraints: constraints)
+        else { return }
+        nextCorrection += 1
+        corrections.append(c)
+        let after = constraints
+        real = try PatternEngine.apply(c, to: real, occurrences: occ, constraints: after, config: config).state
+        ref.apply(c, occ, after)
+        try compare("\(context) (\(kind))")
+    }
+
+    mutating func run(steps: Int, context: String) throws {
+        for o in arrive(records: 24, firstRecord: 0) { occ[o.id] = o }
+        nextRecord = 24
+        try refresh("\(context) start")
+        for step in 0..<steps {
+            let here = "\(context), step \(step)"
+            let groups = real.sortedGroups.filter { !$0.members.isEmpty }
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0, 1:
+                let n = Int.random(in: 1...5, using: &rng)
+                for o in arrive(records: n, firstRecord: nextRecord) { occ[o.id] = o }
+                nextRecord += n
+            case 2:
+                // A new revision: the old occurrences leave at once, new ones arrive.
+                guard let r = pick(Set(occ.values.map(\.recordID)).sorted()) else { break }
+                let old = Set(occ.values.filter { $0.recordID == r }.map(\.id))
+                for id in old { occ[id] = nil }
+                real = PatternEngine.removeOccurrences(old, from: real, occurrences: occ, config: config).state
+                ref.removeOccurrences(old, occ)
+                try compare("\(here) (edit \(r))")
+                let n = Int(r.dropFirst())!
+                for o in arrive(records: 1, firstRecord: n, revision: 2) { occ[o.id] = o }
+            case 3:
+                // A deletion the next refresh finds (reconcile), or one reported at once.
+                guard let r = pick(Set(occ.values.map(\.recordID)).sorted()) else { break }
+                let gone = Set(occ.values.filter { $0.recordID == r }.map(\.id))
+                for id in gone { occ[id] = nil }
+                if Bool.random(using: &rng) {
+                    real = PatternEngine.removeOccurrences(gone, from: real, occurrences: occ, config: config).state
+                    ref.removeOccurrences(gone, occ)
+                    try compare("\(here) (delete \(r))")
+                }
+            case 4:
+                guard let g = pick(groups), let o = pick(g.memberIDs) else { break }
+                try correct(.dismiss(occurrence: o, group: g.id), here)
+            case 5:
+                guard let g = pick(groups.filter { $0.members.count >= 3 }) else { break }
+                let out = g.memberIDs.filter { _ in Bool.random(using: &rng) }
+                try correct(.split(group: g.id, moveOut: out), here)
+            case 6:
+                guard let a = pick(groups), let b = pick(groups.filter { $0.scope == a.scope && $0.id != a.id }) else { break }
+                try correct(.merge(into: a.id, from: b.id), here)
+            case 7:
+                guard let g = pick(groups), let o = pick(occ.values.filter { $0.scope == g.scope }.map(\.id).sorted()) else { break }
+                try correct(.pin(occurrence: o, group: g.id), here)
+            case 8:
+                guard let c = pick(corrections) else { break }
+                corrections.removeAll { $0.id == c.id }
+                let rest = constraints
+                real = PatternEngine.undo(c, state: real, occurrences: occ, constraints: rest, config: config).state
+                ref.undo(c, occ, rest)
+                try compare("\(here) (undo \(c.kind))")
+            default:
+                guard let g = pick(groups) else { break }
+                let version = Bool.random(using: &rng) ? g.version : g.version - 1
+                let accepted = ref.setLabel(g.id, version: version, "label \(step)")
+                if let s = try? PatternEngine.setLabel(real, groupID: g.id, version: version, label: "label \(step)") {
+                    real = s
+                    #expect(accepted, "\(here): reference refused a label")
+                } else {
+                    #expect(!accepted, "\(here): reference took a stale label")
+                }
+            }
+            try refresh(here)
+            // Idempotent: a second refresh changes nothing.
+            let again = try PatternEngine.refresh(state: real, occurrences: occ, constraints: constraints, config: config)
+            #expect(again.state == real && again.changedGroups.isEmpty, "\(here): second refresh changed the state")
+        }
+        #expect(Invariants.check(real, occ).isEmpty, "\(context)")
+    }
+}

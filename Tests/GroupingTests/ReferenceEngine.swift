@@ -1,0 +1,393 @@
+import Grouping
+import LinearAlgebra
+
+/// The rules of `Sources/Grouping/README.md` written out as directly as they read, with no cache,
+/// certificate, digest, matrix or kept value: every decision is computed from the members again.
+/// It is the specification the real engine is checked against (`EquivalenceTests`): same groups,
+/// same ids, same members, versions and pending marks after every call.
+struct ReferenceEngine {
+    struct RGroup: Equatable {
+        let id: Int64
+        let scope: Scope
+        var members: [Int64: MembershipSource] = [:]
+        var medoid: Int64?
+        var exemplars: [Int64] = []
+        var active = false
+        var label: String?
+        var labelVersion: Int?
+        var version = 0
+        var changedAt = 0
+        var ids: [Int64] { members.keys.sorted() }
+    }
+
+    /// A pending occurrence: the version it was evaluated against (nil: fresh), and for a fresh one
+    /// the version at which assignment last looked at it in the current pass.
+    struct Mark: Equatable {
+        var evaluatedAt: Int?
+        var lookedAt: Int?
+    }
+
+    var groups: [Int64: RGroup] = [:]
+    var pending: [Int64: Mark] = [:]
+    var nextID: Int64 = 1
+    var version = 0
+    var occurrences: [Int64: Occurrence] = [:]
+    var constraints = Constraints()
+    let config: GroupingConfig
+    private var recentlyEvicted: Set<Int64> = []
+
+    init(config: GroupingConfig) { self.config = config }
+
+    // MARK: Calls
+
+    /// `PatternEngine.refresh`.
+    mutating func refresh(_ occ: [Int64: Occurrence], _ c: Constraints) {
+        occurrences = occ
+        constraints = c
+        let gone = Set(groups.values.flatMap(\.ids) + pending.keys).filter { occ[$0] == nil }
+        if !gone.isEmpty { remove(gone) }
+        let known = Set(groups.values.flatMap(\.ids) + pending.keys)
+        for id in occ.keys where !known.contains(id) { pending[id] = Mark() }
+        for scope in scopesWithWork() { run(scope) }
+    }
+
+    /// `PatternEngine.removeOccurrences`.
+    mutating func removeOccurrences(_ ids: Set<Int64>, _ occ: [Int64: Occurrence]) {
+        occurrences = occ
+        for id in ids { occurrences[id] = nil }
+        remove(ids)
+    }
+
+    /// `PatternEngine.apply` of a prepared correction (`c` already includes it).
+    mutating func apply(_ correction: Correction, _ occ: [Int64: Occurrence], _ c: Constraints) {
+        occurrences = occ
+        constraints = c
+        switch correction.kind {
+        case let .dismiss(o, g):
+            detach(o, from: g)
+            pending[o] = Mark()
+            settle(g)
+        case let .split(g, moveOut):
+            let out = Set(moveOut).filter { groups[g]!.members[$0] != nil }.sorted()
+            for o in out { detach(o, from: g) }
+            var together: [Int64] = [], records = Set<String>()
+            for o in out where !constraints.conflicts(record(o), records) {
+                together.append(o)
+                records.insert(record(o))
+            }
+            if records.count < 2 { together = [] } else {
+                let ng = newGroup(groups[g]!.scope)
+                for o in together { attach(o, to: ng, .moved) }
+                settle(ng)
+            }
+            for o in out where !together.contains(o) { pending[o] = Mark() }
+            settle(g)
+        case let .merge(into, from):
+            for o in groups[from]!.ids {
+                detach(o, from: from)
+                if recordsOf(into).contains(record(o)) { pending[o] = Mark() } else { attach(o, to: into, .moved) }
+            }
+            settle(from)
+            settle(into)
+        case let .pin(o, g):
+            if groups[g]!.members[o] != nil {
+                groups[g]!.members[o] = .pinned
+            } else {
+                if let old = groupOf(o) { detach(o, from: old); settle(old) }
+                attach(o, to: g, .pinned)
+                settle(g)
+            }
+        }
+    }
+
+    /// `PatternEngine.undo` (`c`: the constraints still in force, without this correction).
+    mutating func undo(_ correction: Correction, _ occ: [Int64: Occurrence], _ c: Constraints) {
+        occurrences = occ
+        constraints = c
+        switch correction.kind {
+        case let .dismiss(o, _):
+            if pending[o] != nil { pending[o] = Mark() }
+        case let .split(g, moveOut):
+            moveBack(moveOut.filter { o in groupOf(o).map { $0 != g && groups[$0]!.members[o] == .moved } ?? false }, to: g)
+        case let .merge(into, from):
+            moveBack(correction.occurrences.filter { groups[into]!.members[$0] == .moved }, to: from)
+        case let .pin(o, g):
+            if groups[g]!.members[o] == .pinned {
+                groups[g]!.members[o] = .automatic(score: repScore(o, g))
+                touch(g)
+                settle(g)
+            }
+        }
+    }
+
+    /// `PatternEngine.setLabel` (refused unless `version` is current).
+    mutating func setLabel(_ gid: Int64, version v: Int, _ label: String?) -> Bool {
+        guard groups[gid]?.version == v else { return false }
+        groups[gid]!.label = label
+        groups[gid]!.labelVersion = label == nil ? nil : v
+        return true
+    }
+
+    // MARK: Refresh
+
+    /// Scopes with a pending occurrence that is fresh or evaluated before its scope's last change.
+    func scopesWithWork() -> [Scope] {
+        Set(pending.keys.filter { hasWork($0) }.map { occurrences[$0]!.scope }).sorted()
+    }
+
+    func hasWork(_ id: Int64) -> Bool {
+        guard let at = pending[id]!.evaluatedAt else { return true }
+        return at < lastChange(occurrences[id]!.scope)
+    }
+
+    func lastChange(_ scope: Scope) -> Int { groups.values.filter { $0.scope == scope }.map(\.changedAt).max() ?? 0 }
+
+    func pendingIn(_ scope: Scope) -> [Int64] { pending.keys.filter { occurrences[$0]!.scope == scope }.sorted() }
+
+    /// Assignment then seeding, until a pass changes nothing (at most `maxPasses`). Occurrences
+    /// evicted during a pass wait for the next one.
+    mutating func run(_ scope: Scope) {
+        for _ in 0..<max(1, config.maxPasses) {
+            recentlyEvicted = []
+            let work = pendingIn(scope).filter { hasWork($0) }
+            if work.isEmpty { return }
+            var changed = assign(work, scope)
+            let fresh = pendingIn(scope).filter { pending[$0]!.evaluatedAt == nil && !recentlyEvicted.contains($0) }
+            if !fresh.isEmpty { changed = seed(fresh, scope) || changed }
+            if !changed { return }
+        }
+    }
+
+    /// Each occurrence of `work` in order joins the best eligible candidate group, or stays pending.
+    mutating func assign(_ work: [Int64], _ scope: Scope) -> Bool {
+        guard groups.values.contains(where: { $0.scope == scope && $0.medoid != nil }) else { return false }
+        var changed = false
+        for o in work where pending[o] != nil {
+            if let (g, score) = decide(o, candidates: candidates(o, scope)) {
+                attach(o, to: g, .automatic(score: score))
+                settle(g)
+                changed = true
+            } else {
+                if pending[o]!.evaluatedAt != nil { pending[o]!.evaluatedAt = version }
+                pending[o]!.lookedAt = version
+            }
+        }
+        return changed
+    }
+
+    /// Top-K groups with a representative by x · unit(Σ members) (ties to the lowest id), plus
+    /// every such group sharing a tag with x.
+    func candidates(_ o: Int64, _ scope: Scope) -> [Int64] {
+        let x = occurrences[o]!
+        let live = groups.values.filter { $0.scope == scope && $0.medoid != nil }
+        var ranked: [(id: Int64, q: Int)] = live.map { g in (g.id, q(Vectors.dot(x.vector, Vectors.normalized(sum(g.ids))))) }
+        ranked.sort { $0.q != $1.q ? $0.q > $1.q : $0.id < $1.id }
+        var out = Set(ranked.prefix(config.candidateK).map(\.id))
+        for g in live where g.ids.contains(where: { occurrences[$0]!.tags.contains(where: x.tags.contains) }) { out.insert(g.id) }
+        return out.sorted()
+    }
+
+    /// The rule: s_rep = x · medoid ≥ τ_rep; s_sup = mean of the top m similarities to exemplars of
+    /// other records ≥ τ_sup; x's record not in the group and cannot-linked to none of its records.
+    /// Best by ½(s_rep + s_sup) quantised, ties to the lowest id; it must beat the runner-up by δ.
+    func decide(_ o: Int64, candidates: [Int64]) -> (Int64, Int)? {
+        let x = occurrences[o]!
+        var eligible: [(id: Int64, score: Int)] = []
+        for gid in candidates {
+            let g = groups[gid]!, records = recordsOf(gid)
+            guard let m = g.medoid, !records.contains(x.recordID), !constraints.conflicts(x.recordID, records) else { continue }
+            let sRep = Vectors.dot(x.vector, occurrences[m]!.vector)
+            guard q(sRep) >= q(config.tauRep) else { continue }
+            var sims: [Float] = g.exemplars.filter { record($0) != x.recordID }.map { Vectors.dot(x.vector, occurrences[$0]!.vector) }
+            sims.sort(by: >)
+            let k = min(config.exemplars, records.count, sims.count)
+            guard k > 0 else { continue }
+            let sSup = sims.prefix(k).reduce(0, +) / Float(k)
+            guard q(sSup) >= q(config.tauSup) else { continue }
+            eligible.append((gid, q((sRep + sSup) / 2)))
+        }
+        eligible.sort { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
+        guard let best = eligible.first else { return nil }
+        if eligible.count > 1, best.score - eligible[1].score < q(config.delta) { return nil }
+        return best
+    }
+
+    /// From each fresh occurrence in order, a clique over the scope's pending pool: neighbours
+    /// ≥ τ_seed in order (−similarity, id), each ≥ τ_seed to every member, from a new record, not
+    /// cannot-linked. Two or more records make a group with the next id.
+    mutating func seed(_ fresh: [Int64], _ scope: Scope) -> Bool {
+        let pool = pendingIn(scope), before = version
+        func evaluated(_ o: Int64) { pending[o]!.evaluatedAt = min(before, pending[o]!.lookedAt ?? before) }
+        guard pool.count >= 2 else {
+            for o in fresh where pending[o] != nil { evaluated(o) }
+            return false
+        }
+        var taken = Set<Int64>(), changed = false
+        for o in fresh where pending[o] != nil {
+            let x = occurrences[o]!
+            var neighbours: [(id: Int64, q: Int)] = []
+            for p in pool where p != o && !taken.contains(p) && record(p) != x.recordID {
+                let s = q(Vectors.dot(x.vector, occurrences[p]!.vector))
+                if s >= q(config.tauSeed) { neighbours.append((p, s)) }
+            }
+            neighbours.sort { $0.q != $1.q ? $0.q > $1.q : $0.id < $1.id }
+            var clique = [o], records: Set<String> = [x.recordID]
+            for (p, _) in neighbours where !records.contains(record(p)) && !constraints.conflicts(record(p), records)
+                && clique.allSatisfy({ q(Vectors.dot(occurrences[$0]!.vector, occurrences[p]!.vector)) >= q(config.tauSeed) }) {
+                clique.append(p)
+                records.insert(record(p))
+            }
+            guard records.count >= 2 else { evaluated(o); continue }
+            taken.formUnion(clique)
+            let g = newGroup(scope)
+            for m in clique.sorted() {
+                let others = clique.filter { $0 != m }
+                let sims: [Float] = others.map { Vectors.dot(occurrences[$0]!.vector, occurrences[m]!.vector) }
+                let mean = sims.reduce(0, +) / Float(others.count)
+                attach(m, to: g, .automatic(score: q(mean)))
+            }
+            settle(g)
+            changed = true
+        }
+        return changed
+    }
+
+    // MARK: Membership changes
+
+    /// Medoid = argmax eⱼ · S (ties lowest id); exemplars = top members by similarity to it, one per
+    /// record; automatic members below τ_stay leave to pending (repeated until none); < 2 records → dormant.
+    mutating func settle(_ gid: Int64) {
+        for o in groups[gid]!.ids where occurrences[o] == nil { detach(o, from: gid); pending[o] = nil }
+        while true {
+            let ids = groups[gid]!.ids
+            guard !ids.isEmpty else { groups[gid]!.medoid = nil; groups[gid]!.exemplars = []; break }
+            let s = sum(ids)
+            var medoid = ids[0]
+            for id in ids where q(Vectors.dot(occurrences[id]!.vector, s)) > q(Vectors.dot(occurrences[medoid]!.vector, s)) { medoid = id }
+            groups[gid]!.medoid = medoid
+            var ranked: [(id: Int64, q: Int)] = ids.map { ($0, repScore($0, gid)) }
+            ranked.sort { $0.q != $1.q ? $0.q > $1.q : $0.id < $1.id }
+            var seen = Set<String>(), exemplars: [Int64] = []
+            for (id, _) in ranked where exemplars.count < config.exemplars && seen.insert(record(id)).inserted { exemplars.append(id) }
+            groups[gid]!.exemplars = exemplars
+            let below = ids.filter { !groups[gid]!.members[$0]!.isUserDecided && repScore($0, gid) < q(config.tauStay) }
+            if below.isEmpty { break }
+            for o in below {
+                detach(o, from: gid)
+                pending[o] = Mark()
+                recentlyEvicted.insert(o)
+            }
+        }
+        groups[gid]!.active = recordsOf(gid).count >= 2
+    }
+
+    mutating func remove(_ ids: Set<Int64>) {
+        var affected = Set<Int64>()
+        for o in ids.sorted() {
+            pending[o] = nil
+            if let g = groupOf(o) { detach(o, from: g); affected.insert(g) }
+        }
+        for g in affected.sorted() { settle(g) }
+    }
+
+    mutating func moveBack(_ ids: [Int64], to gid: Int64) {
+        var left = Set<Int64>(), records = recordsOf(gid)
+        for o in ids.sorted() {
+            guard let from = groupOf(o) else { continue }
+            detach(o, from: from)
+            left.insert(from)
+            if records.contains(record(o)) || constraints.conflicts(record(o), records) { pending[o] = Mark(); continue }
+            attach(o, to: gid, .automatic(score: 0))
+            records.insert(record(o))
+        }
+        for g in left.sorted() { settle(g) }
+        settle(gid)
+        for o in groups[gid]!.ids where ids.contains(o) && !groups[gid]!.members[o]!.isUserDecided {
+            groups[gid]!.members[o] = .automatic(score: repScore(o, gid))
+        }
+    }
+
+    mutating func touch(_ gid: Int64) {
+        version += 1
+        groups[gid]!.version += 1
+        groups[gid]!.changedAt = version
+    }
+
+    mutating func detach(_ o: Int64, from gid: Int64) {
+        groups[gid]!.members[o] = nil
+        groups[gid]!.label = nil
+        groups[gid]!.labelVersion = nil
+        touch(gid)
+    }
+
+    mutating func attach(_ o: Int64, to gid: Int64, _ source: MembershipSource) {
+        pending[o] = nil
+        groups[gid]!.members[o] = source
+        touch(gid)
+    }
+
+    mutating func newGroup(_ scope: Scope) -> Int64 {
+        defer { nextID += 1 }
+        groups[nextID] = RGroup(id: nextID, scope: scope, changedAt: version)
+        return nextID
+    }
+
+    // MARK: Small reads
+
+    func q(_ x: Float) -> Int { config.quantise(x) }
+    func record(_ o: Int64) -> String { occurrences[o]!.recordID }
+    func recordsOf(_ gid: Int64) -> Set<String> { Set(groups[gid]!.ids.compactMap { occurrences[$0]?.recordID }) }
+    func groupOf(_ o: Int64) -> Int64? { groups.values.first { $0.members[o] != nil }?.id }
+    func repScore(_ o: Int64, _ gid: Int64) -> Int {
+        guard let m = groups[gid]!.medoid else { return 0 }
+        return q(Vectors.dot(occurrences[o]!.vector, occurrences[m]!.vector))
+    }
+
+    /// Σ of the members' vectors, added in ascending id order.
+    func sum(_ ids: [Int64]) -> [Float] {
+        var s = [Float](repeating: 0, count: occurrences[ids[0]]!.vector.count)
+        for id in ids { for (i, x) in occurrences[id]!.vector.enumerated() { s[i] += x } }
+        return s
+    }
+
+    /// One line per group and per pending occurrence, comparable with `describe(_ PatternState)`.
+    var description: [String] {
+        var out: [String] = []
+        for id in groups.keys.sorted() {
+            let g = groups[id]!
+            let members = g.ids.map { (id: $0, source: g.members[$0]!) }
+            out.append(Self.line(id, g.scope, members, g.medoid, g.exemplars, g.active, g.version, g.changedAt, g.label))
+        }
+        for id in pending.keys.sorted() { out.append(Self.line(id, pending[id]!.evaluatedAt)) }
+        return out
+    }
+
+    static func describe(_ s: PatternState) -> [String] {
+        var out: [String] = []
+        for g in s.sortedGroups {
+            let members = g.members.map { (id: $0.occurrenceID, source: $0.source) }
+            out.append(line(g.id, g.scope, members, g.medoid, g.exemplars, g.state == .active, g.version, g.changedAt, g.label))
+        }
+        for id in s.pending.keys.sorted() { out.append(line(id, s.pending[id]!.evaluatedAt)) }
+        return out
+    }
+
+    static func line(
+        _ id: Int64, _ scope: Scope, _ members: [(id: Int64, source: MembershipSource)], _ medoid: Int64?, _ exemplars: [Int64],
+        _ active: Bool, _ version: Int, _ changedAt: Int, _ label: String?
+    ) -> String {
+        let ms: [String] = members.map { "\($0.id):\($0.source)" }
+        let m: String = medoid.map { String($0) } ?? "-"
+        let state: String = active ? "active" : "dormant"
+        return "g\(id) \(scope.category) \(ms) m\(m) e\(exemplars) \(state) v\(version)@\(changedAt) \(label ?? "-")"
+    }
+
+    static func line(_ id: Int64, _ evaluatedAt: Int?) -> String {
+        let at: String = evaluatedAt.map { String($0) } ?? "fresh"
+        return "p\(id) \(at)"
+    }
+}
+
+extension Constraints {
+    func conflicts(_ record: String, _ records: Set<String>) -> Bool { records.contains { cannotLink(record, $0) } }
+}
