@@ -34,7 +34,8 @@ public struct Evidence: Sendable, Hashable, Codable {
     public var date: String?
 }
 
-/// A deterministic label: the medoid's description plus c-TF-IDF keywords within the category.
+/// A deterministic label: a key phrase of the group (at most 40 characters) plus c-TF-IDF keywords
+/// within the category; `text` is at most 60 characters and no keyword is a stopword.
 public struct GeneratedLabel: Sendable, Hashable, Codable {
     public var description: String
     public var keywords: [String]

@@ -63,24 +63,22 @@ extension PatternEngine {
         return FindingsReport(findings: out, denominator: denom, insufficientHistory: !out.contains { $0.kind == .recurring })
     }
 
-    /// Deterministic labels of every group with a medoid: medoid description plus c-TF-IDF
-    /// keywords computed within each category (words of the description itself are left out).
+    /// Deterministic labels of every group with a medoid (`Labels`): a key phrase of the group
+    /// within its category, then c-TF-IDF keywords; at most 60 characters in all.
     public static func generatedLabels(
         state: PatternState, occurrences: [Int64: Occurrence], config: GroupingConfig = GroupingConfig()
     ) -> [Int64: GeneratedLabel] {
-        var byScope: [Scope: [Int64: [String]]] = [:]
-        var exclude: [Int64: Set<String>] = [:]
-        var medoidText: [Int64: String] = [:]
+        var byScope: [Scope: [(id: Int64, descriptions: [String])]] = [:]
         for g in state.sortedGroups {
             guard let m = g.medoid, let mo = occurrences[m] else { continue }
-            byScope[g.scope, default: [:]][g.id] = g.members.compactMap { occurrences[$0.occurrenceID]?.description }
-            exclude[g.id] = Set(Keywords.tokens(mo.description))
-            medoidText[g.id] = mo.description
+            // The medoid first, then the examples, then the other members.
+            let order = [m] + g.exemplars.filter { $0 != m } + g.memberIDs.filter { $0 != m && !g.exemplars.contains($0) }
+            let rest = order.dropFirst().compactMap { occurrences[$0]?.description }
+            byScope[g.scope, default: []].append((g.id, [mo.description] + rest))
         }
         var out: [Int64: GeneratedLabel] = [:]
-        for (_, docs) in byScope {
-            let kw = Keywords.cTFIDF(docs, exclude: exclude, count: config.keywordCount)
-            for gid in docs.keys { out[gid] = GeneratedLabel(description: medoidText[gid]!, keywords: kw[gid] ?? []) }
+        for scope in byScope.keys.sorted() {
+            for (gid, label) in Labels.labels(byScope[scope]!, keywordCount: config.keywordCount) { out[gid] = label }
         }
         return out
     }

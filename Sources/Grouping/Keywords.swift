@@ -1,15 +1,9 @@
 /// c-TF-IDF over group descriptions within one category: a term scores high for a group when it
 /// is frequent in that group and rare across the category's groups.
 enum Keywords {
-    static let stopwords: Set<String> = [
-        "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "its",
-        "of", "on", "or", "the", "to", "was", "were", "with", "this", "that", "my", "me", "i", "her",
-        "his", "their", "they", "he", "she", "we", "you", "not", "but", "so", "up", "out", "about",
-    ]
-
+    /// The words of `text` that can be keywords: lower-case, no stopwords, at least two characters.
     static func tokens(_ text: String) -> [String] {
-        text.lowercased().split { !$0.isLetter && !$0.isNumber }.map(String.init)
-            .filter { $0.count > 1 && !stopwords.contains($0) }
+        Labels.clauses(text).flatMap { $0.map(\.lower) }.filter { $0.count > 1 && !Stopwords.contains($0) }
     }
 
     /// Top `count` keywords for each group of `documents` (group id → member descriptions),

@@ -1,0 +1,71 @@
+import Grouping
+import Testing
+
+/// Generated labels: short, readable, deterministic, without stopword keywords.
+@Suite struct LabelTests {
+    /// Dream passages in three situations (close vectors within a situation), one record each.
+    static func passages() -> [Int64: Occurrence] {
+        let texts: [(String, [Float])] = [
+            ("All my teeth fell out at a dinner party. I tried to smile and nobody noticed, which was worse.", [1, 0.10]),
+            ("My teeth were crumbling in my mouth during a job interview; I kept my hand over it the whole time.", [1, 0.12]),
+            ("Again the teeth dream: one by one they fell into the sink while I brushed them.", [1, 0.14]),
+            ("I was flying over the city at night, the lights below me like a map, and I wasn't afraid at all.", [0.1, 1]),
+            ("Flying again, low over fields this time, and I could steer by leaning.", [0.12, 1]),
+            ("I kept missing the train. Every time I reached the platform the doors closed in my face.", [0, 0.1, 1]),
+            ("Ran for a train that left without me, then the next one left too, and I was still on the platform.", [0, 0.12, 1]),
+            ("Missed the train to my exam; the platform kept moving further away.", [0, 0.14, 1]),
+        ]
+        var out: [Occurrence] = []
+        for (i, (t, v)) in texts.enumerated() {
+            out.append(Fixture.occ(Int64(i + 1), record: "d\(i)", Fixture.vec(v[0], v[1], v.count > 2 ? v[2] : 0),
+                                   category: "passage", description: t))
+        }
+        return Fixture.index(out)
+    }
+
+    @Test func labelsAreShortHaveNoStopwordKeywordsAndNameTheSharedThing() throws {
+        let occ = Self.passages()
+        let state = try Fixture.refresh(PatternState(), occ).state
+        let labels = PatternEngine.generatedLabels(state: state, occurrences: occ)
+        #expect(labels.count == 3)
+        let stop: Set<String> = ["a", "the", "my", "i", "one", "them", "and", "was", "in", "it", "at", "to", "of", "again", "kept"]
+        for (gid, label) in labels {
+            #expect(label.text.count <= 60, "group \(gid): \(label.text)")
+            #expect(label.description.count <= 40, "group \(gid): \(label.description)")
+            for k in label.keywords { #expect(!stop.contains(k), "group \(gid): stopword keyword \(k)") }
+        }
+        func label(of o: Int64) -> String { state.group(of: o).flatMap { labels[$0.id]?.description.lowercased() } ?? "" }
+        #expect(label(of: 1).contains("teeth"))
+        #expect(label(of: 4).contains("flying"))
+        #expect(label(of: 6).contains("train"))
+    }
+
+    @Test func labelsAreDeterministicWhateverTheOrderTheStateWasBuiltIn() throws {
+        let occ = Self.passages()
+        let state = try Fixture.refresh(PatternState(), occ).state
+        let a = PatternEngine.generatedLabels(state: state, occurrences: occ)
+        // The same values in dictionaries filled in another order.
+        var groups: [Int64: Group] = [:], others: [Int64: Occurrence] = [:]
+        for (id, g) in state.groups.sorted(by: { $0.key > $1.key }) { groups[id] = g }
+        for (id, o) in occ.sorted(by: { $0.key > $1.key }) { others[id] = o }
+        var reordered = state
+        reordered.groups = groups
+        #expect(PatternEngine.generatedLabels(state: reordered, occurrences: others) == a)
+        #expect(PatternEngine.generatedLabels(state: state, occurrences: occ) == a)
+    }
+
+    @Test func aGroupSharingNoWordIsLabelledByTheMedoidsMostCentralClause() throws {
+        let occ = Fixture.index([
+            Fixture.occ(1, record: "a", Fixture.vec(1, 0.1), category: "passage",
+                        description: "It was late, soaring above rooftops, wind everywhere and a very long sentence after that"),
+            Fixture.occ(2, record: "b", Fixture.vec(1, 0.11), category: "passage", description: "Gliding high, arms out"),
+        ])
+        let state = try Fixture.refresh(PatternState(), occ).state
+        let g = try #require(state.sortedGroups.first { $0.state == .active })
+        let label = try #require(PatternEngine.generatedLabels(state: state, occurrences: occ)[g.id])
+        let medoid = occ[g.medoid!]!.description
+        #expect(label.description.count <= 40)
+        // A clause of the medoid, as written (perhaps cut at a word boundary).
+        #expect(medoid.contains(label.description.replacingOccurrences(of: "…", with: "")))
+    }
+}
