@@ -89,6 +89,7 @@ public struct Group: Sendable, Hashable, Codable {
         var changedAt: Int
         var centroid: PackedVector?
         var memberDigest: IDDigest?
+        var mergedInto: Int64?
     }
 
     private var box: SharedFields<Fields>
@@ -152,6 +153,12 @@ public struct Group: Sendable, Hashable, Codable {
         get { box.fields.centroid }
         set { SharedFields.unique(&box).fields.centroid = newValue }
     }
+    /// The group this one was combined into (the older one, which kept its members), if any: a
+    /// client holding this id follows it (perhaps over several steps). Such a group stays empty.
+    public var mergedInto: Int64? {
+        get { box.fields.mergedInto }
+        set { SharedFields.unique(&box).fields.mergedInto = newValue }
+    }
     /// Digest of the member ids as of the last settle (nil while the members changed since).
     public var memberDigest: IDDigest? {
         get { box.fields.memberDigest }
@@ -166,7 +173,7 @@ public struct Group: Sendable, Hashable, Codable {
         box = SharedFields(Fields(
             id: id, owner: owner, category: category, members: members, medoid: medoid, exemplars: exemplars, state: state,
             label: label, labelVersion: labelVersion, version: version, changedAt: changedAt, centroid: centroid,
-            memberDigest: memberDigest))
+            memberDigest: memberDigest, mergedInto: nil))
     }
 
     public init(from decoder: Decoder) throws { box = SharedFields(try Fields(from: decoder)) }

@@ -14,6 +14,8 @@ public struct RefreshStats: Sendable, Hashable, Codable {
     public var evicted = 0
     /// Occurrences pending afterwards.
     public var pending = 0
+    /// Groups combined into an older one (`Group.mergedInto`).
+    public var groupsCombined = 0
 
     public init() {}
 }
@@ -36,6 +38,7 @@ extension Workspace {
         stats.assigned = assigned
         stats.evicted = evicted
         stats.pending = state.pending.count
+        stats.groupsCombined = combined
         return RefreshOutcome(state: state, stats: stats, changedGroups: touched.sorted())
     }
 
@@ -138,7 +141,10 @@ extension Workspace {
         try certify(scope, isCancelled: isCancelled)
     }
 
+    /// Assignment, seeding and combination passes until one changes nothing (or `maxPasses`).
+    /// Combination looks at the groups changed since the previous sweep began (in this run).
     private mutating func passes(_ scope: Scope, isCancelled: () -> Bool) throws {
+        var combineSince = state.groupsVersion
         for _ in 0..<max(1, config.maxPasses) {
             let lastChange = scopeGroups(scope).lastChange
             recentlyEvicted = []
@@ -149,8 +155,8 @@ extension Workspace {
                 return at < lastChange
             }
             firstWork = nil
-            if work.isEmpty { return }
-            var changed = try assign(work, in: scope, isCancelled: isCancelled)
+            if work.isEmpty && lastChange <= combineSince { return }
+            var changed = work.isEmpty ? false : try assign(work, in: scope, isCancelled: isCancelled)
             // Evicted occurrences wait for the next pass rather than join another group in this one.
             // (Only the candidates are looked at, not every pending occurrence.)
             let fresh = mayBeFresh.filter { id in
@@ -159,6 +165,10 @@ extension Workspace {
             }.sorted()
             mayBeFresh = Set(fresh).union(recentlyEvicted)
             if !fresh.isEmpty { changed = try seed(fresh, in: scope, isCancelled: isCancelled) || changed }
+            let sweep = state.groupsVersion
+            if isCancelled() { throw GroupingError.cancelled }
+            changed = combine(scope, since: combineSince) || changed
+            combineSince = sweep
             if !changed { return }
         }
         // Still changing after the last pass: evaluated marks may be older than the last change.

@@ -19,6 +19,7 @@ struct Workspace {
     var createdGroups: Set<Int64> = []
     var assigned = 0
     var evicted = 0
+    var combined = 0
     /// Occurrences evicted since the current pass began (they wait for the next pass).
     var recentlyEvicted: Set<Int64> = []
     /// (groupsVersion, group) of every membership change made by this call, in order.

@@ -64,6 +64,7 @@ enum PatternJSON {
             "members": .array(list),
         ]
         if valid, let labelDescription { o["labelDescription"] = .string(labelDescription) }
+        if let into = g.mergedInto { o["mergedInto"] = .int(into) }
         return .object(o)
     }
 

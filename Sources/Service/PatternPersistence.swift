@@ -46,6 +46,7 @@ extension PatternConfig {
         g.tauSeed = Float(config.double("patterns.tauSeed"))
         g.delta = Float(config.double("patterns.delta"))
         g.tauStay = Float(config.double("patterns.tauStay"))
+        g.tauCombine = Float(config.double("patterns.tauCombine"))
         g.candidateK = config.int("patterns.candidateK")
         g.exemplars = config.int("patterns.exemplars")
         g.recurringThreshold = config.int("patterns.recurringThreshold")

@@ -29,10 +29,11 @@ enum BenchGroupingCommand {
           (median, p90, max) and peak RSS (VmHWM, kB). --state FILE: load the built state from FILE
           instead of building (build_seconds is then null), or save it there after building; for
           timing placements again without a rebuild (same rows, thresholds and engine version).
-        THRESHOLDS: --tau-rep --tau-sup --tau-seed --delta --tau-stay --candidate-k (defaults of GroupingConfig).
+        THRESHOLDS: --tau-rep --tau-sup --tau-seed --delta --tau-stay --tau-combine --candidate-k (defaults of GroupingConfig;
+          --tau-combine above 1 turns combining groups off).
         """
 
-    static let thresholdOptions: Set<String> = ["tau-rep", "tau-sup", "tau-seed", "delta", "tau-stay", "candidate-k"]
+    static let thresholdOptions: Set<String> = ["tau-rep", "tau-sup", "tau-seed", "delta", "tau-stay", "tau-combine", "candidate-k"]
 
     static func run(_ argv: [String]) throws -> Int32 {
         guard let mode = argv.first, !mode.hasPrefix("--") else { Output.out(help); return argv.isEmpty ? ExitCode.usage : ExitCode.ok }
@@ -106,6 +107,7 @@ enum BenchGroupingCommand {
         if let x = try f("tau-seed") { c.tauSeed = x }
         if let x = try f("delta") { c.delta = x }
         if let x = try f("tau-stay") { c.tauStay = x }
+        if let x = try f("tau-combine") { c.tauCombine = x }
         if let k = try args.int("candidate-k") { c.candidateK = k }
         return c
     }

@@ -17,6 +17,7 @@ struct ReferenceEngine {
         var labelVersion: Int?
         var version = 0
         var changedAt = 0
+        var mergedInto: Int64?
         var ids: [Int64] { members.keys.sorted() }
     }
 
@@ -144,18 +145,103 @@ struct ReferenceEngine {
 
     func pendingIn(_ scope: Scope) -> [Int64] { pending.keys.filter { occurrences[$0]!.scope == scope }.sorted() }
 
-    /// Assignment then seeding, until a pass changes nothing (at most `maxPasses`). Occurrences
-    /// evicted during a pass wait for the next one.
+    /// Assignment, seeding and combination, until a pass changes nothing (at most `maxPasses`).
+    /// Occurrences evicted during a pass wait for the next one; combination looks at the groups
+    /// changed since the previous sweep began.
     mutating func run(_ scope: Scope) {
+        var since = version
         for _ in 0..<max(1, config.maxPasses) {
             recentlyEvicted = []
             let work = pendingIn(scope).filter { hasWork($0) }
-            if work.isEmpty { return }
+            if work.isEmpty && lastChange(scope) <= since { return }
             var changed = assign(work, scope)
             let fresh = pendingIn(scope).filter { pending[$0]!.evaluatedAt == nil && !recentlyEvicted.contains($0) }
             if !fresh.isEmpty { changed = seed(fresh, scope) || changed }
+            let sweep = version
+            changed = combine(scope, since: since) || changed
+            since = sweep
             if !changed { return }
         }
+    }
+
+    /// The active groups of the scope changed after `since` wait; the lowest id waiting combines
+    /// with its best partner among its top-K groups by centroid (highest support, ties lowest id),
+    /// the older id survives and waits again; until none waits.
+    mutating func combine(_ scope: Scope, since: Int) -> Bool {
+        guard config.tauCombine <= 1 else { return false }
+        var waiting = Set(groups.values.filter { $0.scope == scope && $0.changedAt > since }.map(\.id)), changed = false
+        while let x = waiting.min() {
+            waiting.remove(x)
+            guard groups[x]!.active, let p = partner(x) else { continue }
+            absorb(max(x, p), into: min(x, p))
+            waiting.remove(max(x, p))
+            waiting.insert(min(x, p))
+            changed = true
+        }
+        return changed
+    }
+
+    func partner(_ x: Int64) -> Int64? {
+        let g = groups[x]!, ux = Vectors.normalized(sum(g.ids))
+        var ranked: [(id: Int64, q: Int)] = groups.values.filter { $0.scope == g.scope && $0.medoid != nil && $0.id != x }
+            .map { ($0.id, q(Vectors.dot(ux, Vectors.normalized(sum($0.ids))))) }
+        ranked.sort { $0.q != $1.q ? $0.q > $1.q : $0.id < $1.id }
+        var best: (id: Int64, score: Int)?
+        for y in ranked.prefix(config.candidateK).map(\.id).sorted() where groups[y]!.active {
+            guard let s = combinable(min(x, y), max(x, y)) else { continue }
+            if best == nil || s > best!.score { best = (y, s) }
+        }
+        return best?.id
+    }
+
+    /// Support both ways at τ_combine, no cannot-link across, the younger shaped by no user, and no
+    /// automatic member below τ_stay of the combined medoid.
+    func combinable(_ old: Int64, _ young: Int64) -> Int? {
+        guard let ab = support(of: young, by: old), let ba = support(of: old, by: young) else { return nil }
+        let oldRecords = recordsOf(old)
+        guard !recordsOf(young).contains(where: { constraints.conflicts($0, oldRecords) }),
+              !groups[young]!.members.values.contains(where: \.isUserDecided) else { return nil }
+        let ids = (groups[old]!.ids + groups[young]!.ids.filter { !oldRecords.contains(record($0)) }).sorted()
+        let s = sum(ids)
+        var medoid = ids[0]
+        for id in ids where q(Vectors.dot(occurrences[id]!.vector, s)) > q(Vectors.dot(occurrences[medoid]!.vector, s)) { medoid = id }
+        for id in ids where groups[old]!.members[id]?.isUserDecided != true
+            && q(Vectors.dot(occurrences[id]!.vector, occurrences[medoid]!.vector)) < q(config.tauStay) { return nil }
+        return q((ab + ba) / 2)
+    }
+
+    /// Mean ½(s_rep + s_sup) of `y`'s examples judged by `x`'s medoid and examples (nil below τ_combine).
+    func support(of y: Int64, by x: Int64) -> Float? {
+        let gx = groups[x]!, xRecords = recordsOf(x)
+        var total: Float = 0
+        for e in groups[y]!.exemplars {
+            let v = occurrences[e]!.vector
+            let sRep = Vectors.dot(v, occurrences[gx.medoid!]!.vector)
+            guard q(sRep) >= q(config.tauCombine) else { return nil }
+            var sims: [Float] = gx.exemplars.filter { record($0) != record(e) }.map { Vectors.dot(v, occurrences[$0]!.vector) }
+            sims.sort(by: >)
+            let m = min(config.exemplars, xRecords.count, sims.count)
+            guard m > 0 else { return nil }
+            let sSup = sims.prefix(m).reduce(0, +) / Float(m)
+            guard q(sSup) >= q(config.tauCombine) else { return nil }
+            total += (sRep + sSup) / 2
+        }
+        return groups[y]!.exemplars.isEmpty ? nil : total / Float(groups[y]!.exemplars.count)
+    }
+
+    mutating func absorb(_ young: Int64, into old: Int64) {
+        var records = recordsOf(old), moved: [Int64] = []
+        for o in groups[young]!.ids {
+            detach(o, from: young)
+            if records.contains(record(o)) { pending[o] = Mark(evaluatedAt: version); continue }
+            attach(o, to: old, .automatic(score: 0))
+            records.insert(record(o))
+            moved.append(o)
+        }
+        settle(young)
+        groups[young]!.mergedInto = old
+        settle(old)
+        for o in moved { groups[old]!.members[o] = .automatic(score: repScore(o, old)) }
     }
 
     /// Each occurrence of `work` in order joins the best eligible candidate group, or stays pending.
@@ -356,7 +442,7 @@ struct ReferenceEngine {
         for id in groups.keys.sorted() {
             let g = groups[id]!
             let members = g.ids.map { (id: $0, source: g.members[$0]!) }
-            out.append(Self.line(id, g.scope, members, g.medoid, g.exemplars, g.active, g.version, g.changedAt, g.label))
+            out.append(Self.line(id, g.scope, members, g.medoid, g.exemplars, g.active, g.version, g.changedAt, g.label) + " \(g.mergedInto ?? 0)")
         }
         for id in pending.keys.sorted() { out.append(Self.line(id, pending[id]!.evaluatedAt)) }
         return out
@@ -366,7 +452,7 @@ struct ReferenceEngine {
         var out: [String] = []
         for g in s.sortedGroups {
             let members = g.members.map { (id: $0.occurrenceID, source: $0.source) }
-            out.append(line(g.id, g.scope, members, g.medoid, g.exemplars, g.state == .active, g.version, g.changedAt, g.label))
+            out.append(line(g.id, g.scope, members, g.medoid, g.exemplars, g.state == .active, g.version, g.changedAt, g.label) + " \(g.mergedInto ?? 0)")
         }
         for id in s.pending.keys.sorted() { out.append(line(id, s.pending[id]!.evaluatedAt)) }
         return out

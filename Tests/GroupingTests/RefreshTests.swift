@@ -154,7 +154,8 @@ import Testing
             Fixture.occ(4, record: "d", Fixture.vec(1, 0, 0.25)),
         ]
         let occ = Fixture.index(xs)
-        let cfg = GroupingConfig(tauSeed: 0.99)
+        // (Combining groups is off: these two would be combined, see CombinationTests.)
+        let cfg = GroupingConfig(tauSeed: 0.99, tauCombine: 2)
         let seeded = try Fixture.refresh(PatternState(), occ, config: cfg)
         #expect(seeded.state.groups.count == 2)
         var more = occ
