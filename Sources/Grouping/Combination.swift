@@ -3,10 +3,11 @@ import LinearAlgebra
 /// Combining two groups that describe one situation (grouping.md, "Granularity").
 ///
 /// Seeding makes small groups from cliques, so one situation can start as several groups. Two
-/// active groups of one category are combined when they support each other both ways: every
+/// active groups of one category are combined when they support each other both ways — every
 /// example of each (its medoid and supporting examples) would be accepted by the other's
-/// representative and examples at `tauCombine` (s_rep and s_sup as in assignment). It is never a
-/// chain: the groups' own representatives and examples decide, not a path of members. Further:
+/// representative and examples (s_rep ≥ τ_rep, s_sup ≥ τ_sup, as an occurrence joining) — and
+/// the mean similarity over all pairs of their members (average linkage, Sa · Sb / (na nb)) is at
+/// least `tauCombine`. It is never a chain: the groups' own members decide, not a path. Further:
 /// - no record of one is cannot-linked to a record of the other;
 /// - the younger (higher id) holds no pinned or moved member (a group a user shaped stays as left);
 /// - no automatic member of either would fall below `tauStay` of the combined medoid (so no pair
@@ -16,13 +17,17 @@ import LinearAlgebra
 extension Workspace {
     /// Combines the active groups of `scope` changed after `since` with partners until none has
     /// one: the lowest id waiting is taken next; a group is combined with its best partner among
-    /// its top-K groups by centroid similarity (best by quantised support, ties to the lowest id);
+    /// its top-K groups by centroid similarity (best by quantised mean pair similarity, ties to the
+    /// lowest id);
     /// the survivor waits again.
     mutating func combine(_ scope: Scope, since: Int) -> Bool {
         guard config.tauCombine <= 1 else { return false }
-        let groups = scopeGroups(scope)
         var waiting = Set<Int64>()
-        for (i, gid) in groups.ids.enumerated() where groups.changedAt[i] > since { waiting.insert(gid) }
+        do {
+            // (Not kept: a snapshot held here would make every later update copy its matrix.)
+            let groups = scopeGroups(scope)
+            for (i, gid) in groups.ids.enumerated() where groups.changedAt[i] > since { waiting.insert(gid) }
+        }
         var changed = false
         while let x = waiting.min() {
             waiting.remove(x)
@@ -61,9 +66,12 @@ extension Workspace {
     /// The quantised support of the pair (older, younger), or nil when they may not combine.
     func combinable(_ pair: (old: GroupProfile, young: GroupProfile)) -> Int? {
         let (a, b) = pair
-        guard let ab = support(of: b, by: a), let ba = support(of: a, by: b) else { return nil }
-        for r in b.records where constraints.conflicts(r, with: a.records) { return nil }
+        // Average linkage: the mean similarity over every pair of members, Sa · Sb / (na nb).
         let young = state.groups[b.id]!, old = state.groups[a.id]!
+        let sa = GroupGeometry.sum(old.memberIDs, occurrences), sb = GroupGeometry.sum(young.memberIDs, occurrences)
+        let link = config.quantise(Vectors.dot(sa, sb) / Float(old.members.count * young.members.count))
+        guard link >= config.quantise(config.tauCombine), support(of: b, by: a), support(of: a, by: b) else { return nil }
+        for r in b.records where constraints.conflicts(r, with: a.records) { return nil }
         guard !young.members.contains(where: { $0.source.isUserDecided }) else { return nil }
         // The combined group's members, its medoid, and the stay check on every automatic member.
         var ids = old.memberIDs
@@ -78,26 +86,21 @@ extension Workspace {
         for id in ids where young.membership(of: id) != nil && config.quantise(Vectors.dot(occurrences.vectorOf(id)!, mv)) < stay {
             return nil
         }
-        return config.quantise((ab + ba) / 2)
+        return link
     }
 
-    /// Mean of ½(s_rep + s_sup) over the examples of `y` judged by `x`'s representative and
-    /// examples; nil when one of them falls below `tauCombine`.
-    func support(of y: GroupProfile, by x: GroupProfile) -> Float? {
-        let q = config.quantise(config.tauCombine)
-        var total: Float = 0
+    /// True when every example of `y` would be accepted by `x`'s representative and examples
+    /// (s_rep ≥ τ_rep, s_sup ≥ τ_sup, as an occurrence joining).
+    func support(of y: GroupProfile, by x: GroupProfile) -> Bool {
+        let qRep = config.quantise(config.tauRep), qSup = config.quantise(config.tauSup)
         for (record, v) in y.exemplars {
-            let sRep = Vectors.dot(v, x.medoid)
-            guard config.quantise(sRep) >= q else { return nil }
+            guard config.quantise(Vectors.dot(v, x.medoid)) >= qRep else { return false }
             var sims = x.exemplars.filter { $0.record != record }.map { Vectors.dot(v, $0.vector) }
             sims.sort(by: >)
             let m = min(config.exemplars, x.records.count, sims.count)
-            guard m > 0 else { return nil }
-            let sSup = sims.prefix(m).reduce(0, +) / Float(m)
-            guard config.quantise(sSup) >= q else { return nil }
-            total += (sRep + sSup) / 2
+            guard m > 0, config.quantise(sims.prefix(m).reduce(0, +) / Float(m)) >= qSup else { return false }
         }
-        return y.exemplars.isEmpty ? nil : total / Float(y.exemplars.count)
+        return !y.exemplars.isEmpty
     }
 
     /// Moves the members of `young` into `old` (one whose record `old` holds goes to pending);

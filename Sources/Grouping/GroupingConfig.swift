@@ -11,8 +11,9 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     public var tauSeed: Float
     /// Margin by which the best group must beat the runner-up; otherwise the occurrence stays pending.
     public var delta: Float
-    /// Two active groups of one category are combined when each one's representative and examples
-    /// would accept the other's examples at this similarity (see `Combination.swift`); above 1: never.
+    /// Two active groups of one category whose representatives and examples accept each other's
+    /// examples are combined when the mean similarity over all pairs of their members is at least
+    /// this (average linkage; see `Combination.swift`); above 1: never.
     public var tauCombine: Float
     /// Automatic members whose similarity to the (new) medoid falls below this are evicted to pending.
     public var tauStay: Float
@@ -38,7 +39,7 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
 
     public init(
         tauRep: Float = 0.40, tauSup: Float = 0.40, tauSeed: Float = 0.55, delta: Float = 0.0,
-        tauStay: Float = 0.30, tauCombine: Float = 0.45, candidateK: Int = 10, exemplars: Int = 3, scoreScale: Int = 10_000,
+        tauStay: Float = 0.30, tauCombine: Float = 0.50, candidateK: Int = 10, exemplars: Int = 3, scoreScale: Int = 10_000,
         recurringThreshold: Int = 3, relatedThreshold: Int = 2, minComparisonDenominator: Int = 5,
         maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3
     ) {

@@ -194,10 +194,12 @@ struct ReferenceEngine {
         return best?.id
     }
 
-    /// Support both ways at τ_combine, no cannot-link across, the younger shaped by no user, and no
-    /// automatic member below τ_stay of the combined medoid.
+    /// Mean similarity over all member pairs ≥ τ_combine; every example of each accepted by the
+    /// other's medoid and examples (τ_rep, τ_sup); no cannot-link across; the younger shaped by no
+    /// user; no automatic member below τ_stay of the combined medoid. Returns the quantised mean.
     func combinable(_ old: Int64, _ young: Int64) -> Int? {
-        guard let ab = support(of: young, by: old), let ba = support(of: old, by: young) else { return nil }
+        let link = q(Vectors.dot(sum(groups[old]!.ids), sum(groups[young]!.ids)) / Float(groups[old]!.members.count * groups[young]!.members.count))
+        guard link >= q(config.tauCombine), supports(old, young), supports(young, old) else { return nil }
         let oldRecords = recordsOf(old)
         guard !recordsOf(young).contains(where: { constraints.conflicts($0, oldRecords) }),
               !groups[young]!.members.values.contains(where: \.isUserDecided) else { return nil }
@@ -207,26 +209,21 @@ struct ReferenceEngine {
         for id in ids where q(Vectors.dot(occurrences[id]!.vector, s)) > q(Vectors.dot(occurrences[medoid]!.vector, s)) { medoid = id }
         for id in ids where groups[old]!.members[id]?.isUserDecided != true
             && q(Vectors.dot(occurrences[id]!.vector, occurrences[medoid]!.vector)) < q(config.tauStay) { return nil }
-        return q((ab + ba) / 2)
+        return link
     }
 
-    /// Mean ½(s_rep + s_sup) of `y`'s examples judged by `x`'s medoid and examples (nil below τ_combine).
-    func support(of y: Int64, by x: Int64) -> Float? {
+    /// Every example of `y` passes `x`'s join rule (s_rep ≥ τ_rep, s_sup ≥ τ_sup).
+    func supports(_ x: Int64, _ y: Int64) -> Bool {
         let gx = groups[x]!, xRecords = recordsOf(x)
-        var total: Float = 0
         for e in groups[y]!.exemplars {
             let v = occurrences[e]!.vector
-            let sRep = Vectors.dot(v, occurrences[gx.medoid!]!.vector)
-            guard q(sRep) >= q(config.tauCombine) else { return nil }
+            guard q(Vectors.dot(v, occurrences[gx.medoid!]!.vector)) >= q(config.tauRep) else { return false }
             var sims: [Float] = gx.exemplars.filter { record($0) != record(e) }.map { Vectors.dot(v, occurrences[$0]!.vector) }
             sims.sort(by: >)
             let m = min(config.exemplars, xRecords.count, sims.count)
-            guard m > 0 else { return nil }
-            let sSup = sims.prefix(m).reduce(0, +) / Float(m)
-            guard q(sSup) >= q(config.tauCombine) else { return nil }
-            total += (sRep + sSup) / 2
+            guard m > 0, q(sims.prefix(m).reduce(0, +) / Float(m)) >= q(config.tauSup) else { return false }
         }
-        return groups[y]!.exemplars.isEmpty ? nil : total / Float(groups[y]!.exemplars.count)
+        return !groups[y]!.exemplars.isEmpty
     }
 
     mutating func absorb(_ young: Int64, into old: Int64) {

@@ -35,8 +35,8 @@ LOG = []
 # Kindred configurations: the shipped defaults (calibrated on `calibration_sets()`, see README.md),
 # and the engine's previous defaults without combining groups, for comparison.
 KINDRED_CONFIGS = [
-    ("Kindred, defaults (τ_rep=τ_sup=0.40, τ_seed=0.55, δ=0, τ_stay=0.30, τ_combine=0.45)",
-     ["--delta", "0", "--tau-combine", "0.45"]),
+    ("Kindred, defaults (τ_rep=τ_sup=0.40, τ_seed=0.55, δ=0, τ_stay=0.30, τ_combine=0.50)",
+     ["--delta", "0", "--tau-combine", "0.50"]),
     ("Kindred, previous defaults, no combining (τ_rep=τ_sup=0.40, δ=0.02, τ_stay=0.30)",
      ["--delta", "0.02", "--tau-combine", "2"]),
 ]
@@ -323,6 +323,50 @@ def quality_markdown(sections):
     return "\n".join(out)
 
 
+# ---------------------------------------------------------------- journal
+
+def journal(kindred_args=()):
+    """The bundled journal (datasets/journal): one record and one occurrence per entry (its whole
+    text, as a passage occurrence would be for a short entry), no client occurrences. For each
+    recurring situation of its key: the group holding most of its entries and that share; AMI over
+    the entries of the key's situations (the others as their own clusters)."""
+    recs = [json.loads(l) for l in (ROOT / "datasets" / "journal" / "records.jsonl").read_text().splitlines() if l.strip()]
+    key = json.loads((ROOT / "datasets" / "journal" / "situations.json").read_text())["situations"]
+    x = embed("journal", [short(r["text"], 100000) for r in recs])
+    index = {r["id"]: i for i, r in enumerate(recs)}
+    rows = []
+    for label, args in [(l, a) for l, a in KINDRED_CONFIGS] + [("k-means (k = situations + 1)", None), ("average linkage (cosine distance 0.6)", "avg")]:
+        if args is None:
+            lab = list(kmeans(x, len(key) + 1))
+        elif args == "avg":
+            lab = list(average_linkage(x))
+        else:
+            lab = kindred_cluster(x, extra=list(args) + list(kindred_args))["final"]
+        truth = [-1 - i for i in range(len(recs))]
+        for k, sit in enumerate(key):
+            for e in sit["entries"]:
+                truth[index[e]] = k
+        m = metrics(truth, lab)
+        whole, shares = 0, []
+        for sit in key:
+            members = [lab[index[e]] for e in sit["entries"]]
+            counts = {}
+            for g in members:
+                if g >= 0:
+                    counts[g] = counts.get(g, 0) + 1
+            best = max(counts.values()) if counts else 0
+            shares.append(best / len(members))
+            whole += best * 2 > len(members)
+        rows.append((label, m, whole, sum(shares) / len(shares)))
+    out = [f"### Journal — {len(recs)} entries, {len(key)} recurring situations\n",
+           "| method | AMI | pair precision | pair recall | coverage | groups | situations with one group holding most entries | mean share in that group |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for label, m, whole, share in rows:
+        out.append(f"| {label} | {m['AMI']:.3f} | {m['precision']:.3f} | {m['recall']:.3f} | {m['coverage']:.1%} | {m['groups']} | "
+                   f"{whole} of {len(key)} | {share:.0%} |")
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------- calibration
 
 def calibrate(grid_json):
@@ -439,7 +483,7 @@ def machine():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["prepare", "quality", "speed", "all", "calibrate"])
+    ap.add_argument("what", choices=["prepare", "quality", "journal", "speed", "all", "calibrate"])
     ap.add_argument("--grid", default="", help="calibrate: JSON list of [name, [kindred args…]]")
     ap.add_argument("--sizes", default="20000,100000")
     ap.add_argument("--hdbscan-speed", action="store_true")
@@ -459,6 +503,9 @@ def main():
     if a.what in ("quality", "all"):
         parts.append("## Quality\n")
         parts.append(quality_markdown(quality()))
+    if a.what in ("journal", "all"):
+        parts.append("## Journal\n")
+        parts.append(journal())
     if a.what in ("speed", "all"):
         parts.append("## Speed\n")
         total, rows = speed([int(s) for s in a.sizes.split(",") if s], a.hdbscan_speed, a.single_limit)
