@@ -55,7 +55,10 @@ extension Workspace {
             }
         }
         var best: (id: Int64, score: Int)?
-        for (gid, _) in top.best.sorted(by: { $0.id < $1.id }) {
+        // The mean pair similarity is at most the centroids' cosine (|S| ≤ n): a candidate whose
+        // centroid is clearly below τ_combine cannot qualify (one quantum of slack for rounding).
+        let floor = config.quantise(config.tauCombine) - 1
+        for (gid, _) in top.best.filter({ $0.q >= floor }).sorted(by: { $0.id < $1.id }) {
             guard state.groups[gid]!.state == .active, let py = GroupProfile(state.groups[gid]!, occurrences),
                   let score = combinable(x < gid ? (px, py) : (py, px)) else { continue }
             if best == nil || score > best!.score { best = (gid, score) }
