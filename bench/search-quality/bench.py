@@ -196,6 +196,8 @@ def main():
     ap.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, from {', '.join(SETS)}; 'none' for latency only")
     ap.add_argument("--skip-latency", action="store_true")
     ap.add_argument("--n", type=int, default=100000, help="records for the latency run (default 100000)")
+    ap.add_argument("--corpus-vectors", choices=["model", "random"], default="model",
+                    help="latency corpus vectors: sentence-transformers (model, cached) or seeded random unit vectors (random: no hours of encoding on a small machine; the per-query work is the same)")
     ap.add_argument("--latency-queries", type=int, default=200)
     ap.add_argument("--debian-docs", type=int, default=2000)
     ap.add_argument("--debian-queries", type=int, default=500)
@@ -250,7 +252,7 @@ def main():
         try:
             q = datasets.debian_short2long(a.debian_docs, a.debian_queries, a.seed)["queries"]
             texts = [x["text"] for x in q][: a.latency_queries]
-            run["latency"] = latency.run(a.kindred, model, a.n, texts, workdir, a.seed, a.keep, say)
+            run["latency"] = latency.run(a.kindred, model, a.n, texts, workdir, a.seed, a.keep, say, vectors=a.corpus_vectors)
         except datasets.Unavailable as e:
             say(f"[latency] skipped: {e}")
             run["skipped"]["latency"] = str(e)

@@ -66,11 +66,19 @@ def _load(srv, texts, vecs, say, batch=2000):
     return time.time() - t0
 
 
-def run(kindred, model, n, queries, workdir, seed=13, keep=False, say=print):
+def _random_vectors(n, seed):
+    """Seeded unit vectors: a corpus of the right size and shape without encoding it (the per-query
+    work, encoding the query and scanning every row, is the same; the hits are not meaningful)."""
+    v = np.random.default_rng(seed).standard_normal((n, 384), dtype=np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    return v, 0.0
+
+
+def run(kindred, model, n, queries, workdir, seed=13, keep=False, say=print, vectors="model"):
     corpus = datasets.latency_corpus(n, seed)
     texts = corpus["texts"]
-    vecs, encode_s = _vectors(model, texts, n, seed, say)
-    out = {"n": n, "queries": len(queries), "corpus": corpus["source"], "encode_s": encode_s}
+    vecs, encode_s = _random_vectors(n, seed) if vectors == "random" else _vectors(model, texts, n, seed, say)
+    out = {"n": n, "queries": len(queries), "corpus": corpus["source"], "encode_s": encode_s, "vectors": vectors}
     run_dir = os.path.join(workdir, f"latency-{n}")
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
