@@ -19,31 +19,14 @@ public enum Highlight {
         return Passage(start: passage.start + cut.lowerBound, end: passage.start + cut.upperBound, text: text(scalars, cut))
     }
 
-    /// Sentence ranges (. ! ? … 。 or a newline ends one; closing quotes and brackets stay with it),
-    /// without surrounding whitespace.
+    /// The passage's sentences (`Passages.sentences`) without surrounding whitespace.
     static func sentences(_ s: [Unicode.Scalar]) -> [Range<Int>] {
-        var out: [Range<Int>] = []
-        var start = 0, i = 0
-        func add(_ end: Int) {
-            var a = start, b = end
+        Passages.sentences(s).compactMap { r in
+            var a = r.lowerBound, b = r.upperBound
             while a < b, s[a].properties.isWhitespace { a += 1 }
             while b > a, s[b - 1].properties.isWhitespace { b -= 1 }
-            if a < b { out.append(a..<b) }
+            return a < b ? a..<b : nil
         }
-        while i < s.count {
-            let c = s[i]
-            if c == "." || c == "!" || c == "?" || c == "…" || c == "\n" || c == "。" {
-                var e = i + 1
-                while e < s.count, ".!?\"”’)]".unicodeScalars.contains(s[e]) { e += 1 }
-                add(e)
-                start = e
-                i = e
-            } else {
-                i += 1
-            }
-        }
-        add(s.count)
-        return out
     }
 
     /// `r` cut to `maxScalars`, at the last space in its second half when there is one.

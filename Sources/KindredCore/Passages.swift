@@ -17,24 +17,7 @@ public enum Passages {
     public static func split(_ text: String, maxScalars: Int = 1000) -> [Passage] {
         let scalars = Array(text.unicodeScalars)
         guard !scalars.isEmpty else { return [Passage(start: 0, end: 0, text: "")] }
-        var sentences: [Range<Int>] = []
-        var s = 0
-        var i = 0
-        while i < scalars.count {
-            let c = scalars[i]
-            let isEnd = c == "." || c == "!" || c == "?" || c == "…" || c == "\n" || c == "。"
-            if isEnd {
-                var e = i + 1
-                while e < scalars.count, scalars[e] == "." || scalars[e] == "!" || scalars[e] == "?" || scalars[e] == "\"" || scalars[e] == "”" || scalars[e] == ")" { e += 1 }
-                sentences.append(s..<e)
-                while e < scalars.count, scalars[e].properties.isWhitespace { e += 1 }
-                s = e
-                i = e
-            } else {
-                i += 1
-            }
-        }
-        if s < scalars.count { sentences.append(s..<scalars.count) }
+        let sentences = self.sentences(scalars)
 
         var out: [Passage] = []
         var cur: Range<Int>?
@@ -63,6 +46,30 @@ public enum Passages {
         flush()
         let trimmed = out.compactMap(trim)
         return trimmed.isEmpty ? [Passage(start: 0, end: scalars.count, text: text)] : trimmed
+    }
+
+    /// Sentence ranges of `scalars`: a sentence ends at . ! ? … 。 or a newline, with any closing
+    /// . ! ? " ” ) after it; whitespace after a sentence belongs to no sentence.
+    static func sentences(_ scalars: [Unicode.Scalar]) -> [Range<Int>] {
+        var sentences: [Range<Int>] = []
+        var s = 0
+        var i = 0
+        while i < scalars.count {
+            let c = scalars[i]
+            let isEnd = c == "." || c == "!" || c == "?" || c == "…" || c == "\n" || c == "。"
+            if isEnd {
+                var e = i + 1
+                while e < scalars.count, scalars[e] == "." || scalars[e] == "!" || scalars[e] == "?" || scalars[e] == "\"" || scalars[e] == "”" || scalars[e] == ")" { e += 1 }
+                sentences.append(s..<e)
+                while e < scalars.count, scalars[e].properties.isWhitespace { e += 1 }
+                s = e
+                i = e
+            } else {
+                i += 1
+            }
+        }
+        if s < scalars.count { sentences.append(s..<scalars.count) }
+        return sentences
     }
 
     static func make(_ scalars: [Unicode.Scalar], _ r: Range<Int>) -> Passage {

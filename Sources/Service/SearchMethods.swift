@@ -2,6 +2,7 @@ import KindredCore
 import JSONRPC
 import Storage
 import VectorIndex
+import LinearAlgebra
 
 extension KindredService {
     enum SearchMode: String { case hybrid, semantic, keyword }
@@ -123,16 +124,12 @@ extension KindredService {
         if let best = keyword.first, let text = try withReader({ try $0.records(rowids: [best.rowid]) })[best.rowid]?.record.text {
             coverage = TermCoverage.share(of: terms, in: text)
         }
-        var norm: Float = 0
-        for x in query { norm += x * x }
-        let scale = norm > 0 ? 1 / norm.squareRoot() : 0
+        // The index keeps unit rows, so a cosine is one dot product with the unit query.
+        let unitQuery = Vectors.normalized(query)
         let fused = readIndex { index in
             ScoreFusion.fuse(semantic: semantic, keyword: keyword.map { ($0.rowid, $0.score) }, coverage: coverage,
                              weight: config.double("search.keywordWeight")) { rowid in
-                guard let v = index.vector(rowid: rowid), v.count == query.count else { return nil }
-                var dot: Float = 0, vv: Float = 0
-                for i in 0..<v.count { dot += v[i] * query[i]; vv += v[i] * v[i] }
-                return vv > 0 ? Double(dot * scale / vv.squareRoot()) : nil
+                index.vector(rowid: rowid).map { Double(Vectors.dot(unitQuery, $0)) }
             }
         }
         return fused.prefix(limit).map { ($0.rowid, $0.score) }
