@@ -122,8 +122,8 @@ def test_misspelt_and_misplaced_keys_are_refused_not_ignored(server):
     assert e["code"] == INVALID_PARAMS and e["data"]["field"] == "filter"
     found = server.result("search/query", {"owner": "ana", "text": "dentist", "mode": "keyword", "filters": {"kinds": ["bill"]}})
     assert [r["id"] for r in found["results"]] == ["n2"]
-    e = server.error("patterns/findings", {"owner": "ana", "kinds": ["recurring"]})
-    assert e["code"] == INVALID_PARAMS and e["data"]["field"] == "kinds"
+    e = server.error("patterns/findings", {"owner": "ana", "kind": ["note"]})
+    assert e["code"] == INVALID_PARAMS and e["data"]["field"] == "kind"
     e = server.error("records/upsert", {"owner": "ana", "records": [record("n3"), record("n4", permission={"search": False})]})
     assert e["data"]["field"] == "records[1].permission"
     assert server.error("records/get", {"owner": "ana", "id": "n3"})["code"] != INVALID_PARAMS  # nothing was written

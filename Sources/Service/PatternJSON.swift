@@ -8,13 +8,16 @@ enum PatternJSON {
         ["records": .from(f.count), "eligible": .from(f.denominator)]
     }
 
-    static func finding(_ f: Finding, labelDescription: String?) -> JSONValue {
+    /// A finding; with `evidenceLimit`, the first that many evidence items and how many more there are.
+    static func finding(_ f: Finding, labelDescription: String?, evidenceLimit: Int? = nil) -> JSONValue {
+        let shown = evidenceLimit.map { Array(f.evidence.prefix($0)) } ?? f.evidence
         var o: JSONObject = [
             "groupId": .int(f.groupID), "version": .from(f.groupVersion), "kind": .string(f.kind.rawValue),
             "category": .string(f.category), "description": .string(f.label.description), "keywords": .from(f.label.keywords),
             "generatedLabel": .string(f.label.text), "records": .from(f.fraction.count), "eligible": .from(f.fraction.denominator),
             "summary": .string(f.summary),
-            "evidence": .array(f.evidence.map { e in
+            "moreEvidence": .from(f.evidence.count - shown.count),
+            "evidence": .array(shown.map { e in
                 ["recordId": .string(e.recordID), "revision": .from(e.recordRevision), "occurrenceId": .int(e.occurrenceID),
                  "excerpt": .string(e.excerpt), "date": .from(e.date)]
             }),

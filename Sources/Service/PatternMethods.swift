@@ -17,15 +17,26 @@ extension KindredService {
              try store.analysedRecords(owner: owner, indexVersion: version, includePassages: config.passageOccurrences))
         }
         try ctx.checkCancelled()
+        // With `kinds`, records of other kinds are neither counted nor evidence.
+        let kinds = req.kinds.map(Set.init)
         var eligibleRecords: [String: String?] = [:]
-        for r in eligible { eligibleRecords[r.id] = .some(r.date) }
+        for r in eligible where kinds.map({ r.kind.map($0.contains) ?? false }) ?? true { eligibleRecords[r.id] = .some(r.date) }
         let report = PatternEngine.findings(state: data.state, occurrences: data.occurrences, eligibleRecords: eligibleRecords,
                                             query: query, config: config.grouping)
-        return [
+        let page = FindingsPage(report.findings, offset: req.offset, limit: req.limit)
+        let what = req.kinds.map { "eligible \($0.joined(separator: " or ")) records" } ?? "eligible records"
+        var out: JSONObject = [
             "eligibleRecords": .from(report.denominator),
             "insufficientHistory": .bool(report.insufficientHistory),
-            "findings": .array(report.findings.map { PatternJSON.finding($0, labelDescription: data.labelDescriptions[$0.groupID]) }),
+            "total": .from(report.findings.count),
+            "findings": .array(page.items.map { f in
+                var f = f
+                f.summary = "\(f.fraction.count) of \(f.fraction.denominator) \(what) in this period"
+                return PatternJSON.finding(f, labelDescription: data.labelDescriptions[f.groupID], evidenceLimit: req.evidenceLimit)
+            }),
         ]
+        if let next = page.nextOffset { out["nextCursor"] = .string(FindingsCursor.string(next)) }
+        return .object(out)
     }
 
     // MARK: groups

@@ -21,17 +21,17 @@ extension KindredService {
 
         // One transaction: passage occurrences, occurrence vectors and every owner's groups commit
         // together, or — cancelled, interrupted or failed — not at all.
-        let (prepared, owners, total) = try withPatternWriter(owner: owner ?? "") { store in
+        let (prepared, owners, (total, tally)) = try withPatternWriter(owner: owner ?? "") { store in
             var kept: [(owner: String, entry: PatternStateEntry)] = []
-            let run = try store.database.transaction { () throws -> ((passages: Int, vectors: Int, waiting: Int), [String], RefreshStats) in
+            let run = try store.database.transaction { () throws -> ((passages: Int, vectors: Int, waiting: Int), [String], (RefreshStats, RefreshTally)) in
                 let prepared = try prepareOccurrences(store, owner: owner, ctx)
                 let owners = try owner.map { [$0] } ?? store.patternOwners()
-                var total = RefreshStats()
+                var total = RefreshStats(), tally = RefreshTally()
                 for (i, o) in owners.enumerated() {
                     try ctx.checkCancelled()
-                    let (stats, entry): (RefreshStats, PatternStateEntry)
+                    let (stats, entry, ownerTally): (RefreshStats, PatternStateEntry, RefreshTally)
                     do {
-                        (stats, entry) = try runEngine(store, owner: o, rebuild: rebuild, ctx) { fraction in
+                        (stats, entry, ownerTally) = try runEngine(store, owner: o, rebuild: rebuild, ctx) { fraction in
                             let done = (Double(i) + fraction) / Double(max(1, owners.count))
                             ctx.progress("report", message: "owner \(i + 1) of \(owners.count)", percentage: 10 + Int(done * 90))
                         }
@@ -45,9 +45,10 @@ extension KindredService {
                     total.assigned += stats.assigned
                     total.evicted += stats.evicted
                     total.pending += stats.pending
+                    tally = tally + ownerTally
                 }
                 try ctx.checkCancelled()
-                return (prepared, owners, total)
+                return (prepared, owners, (total, tally))
             }
             // Committed: each saved state is what the store now holds at its revision; it is kept for
             // the next refresh.
@@ -58,11 +59,14 @@ extension KindredService {
         let elapsed = clock.now - started
         let ms = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         finished = true
-        ctx.progress("end", message: "\(total.groupsCreated) groups created, \(total.groupsChanged) changed")
+        ctx.progress("end", message: "\(tally.recordsGrouped) records grouped; \(total.groupsCreated) groups created, \(total.groupsChanged) changed")
         return [
+            "recordsGrouped": .from(tally.recordsGrouped), "activeGroups": .from(tally.activeGroups),
             "groupsCreated": .from(total.groupsCreated), "groupsChanged": .from(total.groupsChanged),
-            "groupsDormant": .from(total.groupsDormant), "assigned": .from(total.assigned), "evicted": .from(total.evicted),
-            "pending": .from(total.pending), "owners": .from(owners.count),
+            "groupsDormant": .from(total.groupsDormant),
+            "occurrences": .from(tally.occurrences), "occurrencesInGroups": .from(tally.inGroups),
+            "assigned": .from(total.assigned), "seeded": .from(tally.seeded), "evicted": .from(total.evicted),
+            "pending": .from(tally.pending), "owners": .from(owners.count),
             "passageOccurrences": .from(prepared.passages), "vectorsComputed": .from(prepared.vectors),
             "waitingForEmbedder": .from(prepared.waiting), "durationMs": .int(ms),
         ]
@@ -71,7 +75,7 @@ extension KindredService {
     /// One owner, inside the refresh's transaction: load, run the engine (cancellable), save what
     /// changed. Returns the stats and the state to keep once the transaction commits.
     func runEngine(_ store: RecordStore, owner: String, rebuild: Bool, _ ctx: RequestContext,
-                   progress: (Double) -> Void) throws -> (RefreshStats, PatternStateEntry) {
+                   progress: (Double) -> Void) throws -> (RefreshStats, PatternStateEntry, RefreshTally) {
         var data = try loadOwnerPatterns(store, owner: owner, withVectors: true, forUpdate: true)
         let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
         let config = patternConfig.grouping
@@ -81,6 +85,7 @@ extension KindredService {
         let rebuild = rebuild || data.stateIndexVersion.map { $0 != version.description } ?? false
         // Handed over, not copied: the refresh updates the only copy in place.
         let state = data.state
+        let groupsBefore = Set(state.groups.keys)
         data.state = PatternState()
         let outcome = rebuild
             ? try PatternEngine.rebuild(state: state, occurrences: data.occurrences, constraints: constraints, config: config,
@@ -94,8 +99,9 @@ extension KindredService {
         // (Saving drops the label description of a group whose label was cleared.)
         var descriptions = data.labelDescriptions
         for id in outcome.changedGroups where outcome.state.groups[id]?.label == nil { descriptions[id] = nil }
+        let tally = RefreshTally(state: outcome.state, occurrences: data.occurrences, groupsBefore: groupsBefore)
         return (outcome.stats, PatternStateEntry(revision: revision, state: outcome.state, labelDescriptions: descriptions,
-                                                 indexVersion: version.description))
+                                                 indexVersion: version.description), tally)
     }
 
     /// Keeps the input log short: once it holds more than `inputLogKeep` positions past the last

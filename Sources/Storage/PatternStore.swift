@@ -137,13 +137,13 @@ extension RecordStore {
             """, owner.map { [.text($0)] } ?? []) { ($0.int(0), $0.text(1) ?? "", $0.text(2) ?? "", $0.int(3), $0.text(4) ?? "") }
     }
 
-    /// Record id → date of the owner's records with at least one eligible occurrence.
-    public func analysedRecords(owner: String, indexVersion: IndexVersion, includePassages: Bool) throws -> [(id: String, date: String?)] {
+    /// Id, date and kind of the owner's records with at least one eligible occurrence.
+    public func analysedRecords(owner: String, indexVersion: IndexVersion, includePassages: Bool) throws -> [(id: String, date: String?, kind: String?)] {
         try database.query("""
-            SELECT r.id, r.date FROM records r WHERE r.owner = ? AND EXISTS (
+            SELECT r.id, r.date, r.kind FROM records r WHERE r.owner = ? AND EXISTS (
                 SELECT 1 FROM occurrences o WHERE o.record = r.rowid AND \(Self.eligibility(includePassages: includePassages)))
             ORDER BY r.id
-            """, [.text(owner), .text(indexVersion.description)]) { ($0.text(0) ?? "", $0.text(1)) }
+            """, [.text(owner), .text(indexVersion.description)]) { ($0.text(0) ?? "", $0.text(1), $0.text(2)) }
     }
 
     /// The named records of `owner` that have occurrences, with their current state.

@@ -36,7 +36,7 @@ import JSONRPC
         ("records/setPermissions", ["owner": "o", "id": "a", "permissions": ["delete": true]], "permissions.delete"),
         ("occurrences/put", ["owner": "o", "recordId": "a", "revision": 1,
                              "occurrences": [["category": "c", "description": "d", "excerpt": "e", "cat": "c"]]], "occurrences[0].cat"),
-        ("patterns/findings", ["owner": "o", "kinds": ["recurring"]], "kinds"),
+        ("patterns/findings", ["owner": "o", "kind": ["dream"]], "kind"),
         ("patterns/correct", ["owner": "o", "correction": ["kind": "dismiss", "groupId": 1, "occurrenceId": 2, "moveOut": [2]]], "correction.moveOut"),
         ("patterns/correct", ["owner": "o", "correction": ["kind": "pin", "groupId": 1, "occurrenceId": 2, "fromGroupId": 3]], "correction.fromGroupId"),
         ("patterns/correct", ["owner": "o", "correction": ["kind": "merge", "groupId": 1, "fromGroupId": 3, "occurrenceId": 2]], "correction.occurrenceId"),
