@@ -93,13 +93,32 @@ extension KindredService {
 
     func get(_ req: RecordGet) throws(ResponseError) -> JSONValue {
         let owner = req.owner, id = req.id
-        let (stored, tombstone) = try withReader { store in
+        let version = indexVersion
+        let (stored, tombstone, spans) = try withReader { store in
             let stored = try store.get(owner: owner, id: id)
-            return (stored, stored == nil ? try store.tombstone(owner: owner, id: id) : nil)
+            let spans = try stored.flatMap { s in
+                req.listPassages ? try store.passageVectorSpans(record: s.rowid, revision: s.record.revision, indexVersion: version) : nil
+            }
+            return (stored, stored == nil ? try store.tombstone(owner: owner, id: id) : nil, spans)
         }
         if let tombstone { throw .deleted(tombstone) }
         guard let stored else { throw .notFound("record", id: id, owner: owner) }
-        return recordResult(stored)
+        guard let spans else { return recordResult(stored) }
+        return recordResult(stored, passageVectors: spans)
+    }
+
+    /// `records/get` with `passages: true`: besides the passage count, `passageList` lists them, each with
+    /// its index, offsets (Unicode scalars), text and whether it has a vector of the current index
+    /// version (its own, as a pattern occurrence, or the record's when the record is one passage).
+    func recordResult(_ stored: StoredRecord, passageVectors: Set<[Int]>) -> JSONValue {
+        guard case .object(var o) = recordResult(stored) else { return recordResult(stored) }
+        let parts = Passages.split(stored.record.text, maxScalars: config.int("passages.maxChars"))
+        let recordVector = o["vector"] != .null
+        o["passageList"] = .array(parts.enumerated().map { i, p in
+            ["index": .from(i), "start": .from(p.start), "end": .from(p.end), "text": .string(p.text),
+             "vector": .bool(passageVectors.contains([p.start, p.end]) || (parts.count == 1 && recordVector))]
+        })
+        return .object(o)
     }
 
     func recordResult(_ stored: StoredRecord) -> JSONValue {

@@ -319,3 +319,13 @@ extension RecordStore {
         return c
     }
 }
+
+extension RecordStore {
+    /// (start, end) of the passage occurrences of a record's `revision` that have a vector of `indexVersion`.
+    public func passageVectorSpans(record rowid: Int64, revision: Int64, indexVersion: IndexVersion) throws -> Set<[Int]> {
+        Set(try database.query("""
+            SELECT excerpt_start, excerpt_end FROM occurrences
+            WHERE record = ? AND source = 'passage' AND record_revision = ? AND index_version = ? AND vector IS NOT NULL
+            """, [.int(rowid), .int(revision), .text(indexVersion.description)]) { [Int($0.int(0)), Int($0.int(1))] })
+    }
+}

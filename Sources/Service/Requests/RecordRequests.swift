@@ -38,18 +38,20 @@ struct RecordDelete: MethodParams {
     }
 }
 
-/// `records/get`: `owner`, `id`.
+/// `records/get`: `owner`, `id`, `passages?` (list the record's passages).
 struct RecordGet: MethodParams {
     static let method = "records/get"
     static let kind = MethodKind.read
-    static let keys = ["owner", "id"]
+    static let keys = ["owner", "id", "passages"]
 
     var owner: String
     var id: String
+    var listPassages: Bool
 
     init(_ p: Params) throws(ResponseError) {
         owner = try p.name("owner")
         id = try p.name("id")
+        listPassages = try p.optionalBool("passages") ?? false
     }
 }
 
