@@ -18,7 +18,4 @@ echo
 echo
 "$bin" patterns refresh --db "$db" --owner demo
 echo
-findings="$(dirname "$db")/findings.txt"
-"$bin" patterns findings --db "$db" --owner demo > "$findings"
-head -n 30 "$findings"
-echo "… (all findings: $findings)"
+"$bin" patterns findings --db "$db" --owner demo --limit 5

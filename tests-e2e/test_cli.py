@@ -78,7 +78,7 @@ def test_ingest_bad_lines_then_search(tmp_path):
     summary = json.loads(p.stdout)
     assert summary["created"] == 0 and summary["unchanged"] == 3 and summary["refused"] == 3
 
-    p = run_cli("status", "--db", db, "--owner", "me")
+    p = run_cli("status", "--db", db, "--owner", "me", "--json")
     assert p.returncode == 0
     assert json.loads(p.stdout)["records"] == 3
 

@@ -35,7 +35,9 @@ enum IngestCommand {
         }
         let service = try ServiceFactory.open(args)
         defer { service.close() }
-        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        // A final newline ends the last line; it does not start another one.
+        if lines.last?.isEmpty == true { lines.removeLast() }
         let batchSize = max(1, service.config.int("ingest.batchSize"))
         let bar = ProgressBar(title: "ingest", total: lines.count)
         var batch: [JSONValue] = []

@@ -18,12 +18,15 @@ enum Output {
 final class ProgressBar {
     let title: String
     let total: Int
+    /// Shows `57%` rather than `done/total` (when the count is a percentage).
+    let percent: Bool
     private var last = Date.distantPast
     private let enabled: Bool
 
-    init(title: String, total: Int) {
+    init(title: String, total: Int, percent: Bool = false) {
         self.title = title
         self.total = total
+        self.percent = percent
         enabled = isatty(2) != 0 || ProcessInfo.processInfo.environment["KINDRED_PROGRESS"] == "1"
     }
 
@@ -36,7 +39,8 @@ final class ProgressBar {
         let frac = total > 0 ? min(1, Double(done) / Double(total)) : 1
         let filled = Int(frac * Double(width))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        FileHandle.standardError.write(Data("\r\(title) [\(bar)] \(done)/\(total)".utf8))
+        let count = percent ? "\(Int(frac * 100))%" : "\(min(done, total))/\(total)"
+        FileHandle.standardError.write(Data("\r\(title) [\(bar)] \(count)".utf8))
     }
 
     func finish() {

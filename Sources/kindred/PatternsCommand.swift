@@ -9,14 +9,17 @@ enum PatternsCommand {
 
         USAGE:
           kindred patterns refresh --db PATH [--owner OWNER] [--rebuild] [--json]
-          kindred patterns findings --db PATH --owner OWNER [--from DATE] [--to DATE]
-                                    [--compare-from DATE] [--compare-to DATE] [--category NAME] [--no-related] [--json]
+          kindred patterns findings --db PATH --owner OWNER [--kind KIND]... [--limit N] [--evidence N] [--all]
+                                    [--from DATE] [--to DATE] [--compare-from DATE] [--compare-to DATE]
+                                    [--category NAME] [--no-related] [--json]
           kindred patterns show GROUP_ID --db PATH --owner OWNER [--json]
 
         SUBCOMMANDS:
           refresh    group new and changed occurrences (all owners when --owner is absent);
                      --rebuild regroups everything from scratch, keeping corrections
-          findings   recurring patterns with counts of distinct records and their evidence
+          findings   recurring patterns with counts of distinct records and their evidence: by default
+                     the first 10 findings with 3 evidence lines each (--limit N, --evidence N, --all for
+                     everything); --kind counts only records of that kind (repeat it for several)
           show       one group: version, members and the corrections that name it
 
         OPTIONS:
@@ -29,8 +32,8 @@ enum PatternsCommand {
         """
 
     static func run(_ argv: [String]) throws -> Int32 {
-        let valued = ServiceFactory.commonOptions.union(["owner", "from", "to", "compare-from", "compare-to", "category"])
-        let args = try Arguments(argv, valued: valued, flags: ["help", "json", "rebuild", "no-related"])
+        let valued = ServiceFactory.commonOptions.union(["owner", "from", "to", "compare-from", "compare-to", "category", "kind", "limit", "evidence"])
+        let args = try Arguments(argv, valued: valued, flags: ["help", "json", "rebuild", "no-related", "all"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         guard let sub = args.positionals.first else { throw Arguments.UsageError(description: "expected refresh, findings or show") }
         switch sub {
@@ -51,6 +54,9 @@ enum PatternsCommand {
                 if let v = args.value(flag) { params[key] = .string(v) }
             }
             if args.has("no-related") { params["includeRelated"] = false }
+            if !args.values("kind").isEmpty { params["kinds"] = .from(args.values("kind")) }
+            if let n = try args.int("limit") { params["limit"] = .from(n) } else if !args.has("all") && !args.has("json") { params["limit"] = 10 }
+            if let n = try args.int("evidence") { params["evidenceLimit"] = .from(n) } else if !args.has("all") && !args.has("json") { params["evidenceLimit"] = 3 }
         default:
             method = "patterns/group"
             guard args.positionals.count == 2, let id = Int64(args.positionals[1]) else {
@@ -63,11 +69,13 @@ enum PatternsCommand {
         let result: JSONValue
         switch call(service, method, params) {
         case .success(let r): result = r
-        case .failure(let e) where e.code == .invalidParams:
-            let field = e.data?["field"]?.stringValue ?? ""
+        case .failure(let e) where e.code == .invalidParams || (e.code == .limitExceeded && e.data?["field"] != nil):
+            let field = (e.data?["field"]?.stringValue ?? "").split(separator: "[").first.map(String.init) ?? ""
             let options = ["owner": "--owner", "from": "--from", "to": "--to", "compareFrom": "--compare-from",
-                           "compareTo": "--compare-to", "category": "--category", "groupId": "GROUP_ID"]
-            throw Arguments.UsageError(description: "\(options[field] ?? field): \(e.data?["reason"]?.stringValue ?? e.message)")
+                           "compareTo": "--compare-to", "category": "--category", "groupId": "GROUP_ID",
+                           "kinds": "--kind", "limit": "--limit", "evidenceLimit": "--evidence"]
+            let reason = e.data?["reason"]?.stringValue ?? e.data?["limit"]?.intValue.map { "must be at most \($0)" } ?? e.message
+            throw Arguments.UsageError(description: "\(options[field] ?? field): \(reason)")
         case .failure(let e):
             Output.err("kindred patterns: \(e.message)")
             return e.code == .notFound ? ExitCode.notFound : ExitCode.failure
@@ -91,7 +99,7 @@ enum PatternsCommand {
 
     /// A request context that draws `$/progress` as a bar on stderr.
     static func progressContext(_ method: String) -> RequestContext {
-        let bar = ProgressBar(title: "patterns", total: 100)
+        let bar = ProgressBar(title: "patterns", total: 100, percent: true)
         let box = Guarded(bar)
         return RequestContext(id: .null, method: method, workDoneToken: "cli") { _, params in
             guard let value = params["value"] else { return }
@@ -103,15 +111,15 @@ enum PatternsCommand {
     }
 
     static func printRefresh(_ r: JSONValue) {
-        func n(_ k: String) -> Int64 { r[k]?.intValue ?? 0 }
-        Output.out("groups created: \(n("groupsCreated")), changed: \(n("groupsChanged")), dormant: \(n("groupsDormant"))")
-        Output.out("occurrences assigned: \(n("assigned")), pending: \(n("pending")), waiting for the embedder: \(n("waitingForEmbedder"))")
-        Output.out("took \(n("durationMs")) ms")
+        for line in RefreshSummary.lines(r) { Output.out(line) }
     }
 
     static func printFindings(_ r: JSONValue) {
         let findings = r["findings"]?.arrayValue ?? []
-        Output.out("\(r["eligibleRecords"]?.intValue ?? 0) eligible records")
+        let eligible = r["eligibleRecords"]?.intValue ?? 0
+        let total = r["total"]?.intValue ?? Int64(findings.count)
+        Output.out("\(total) finding\(total == 1 ? "" : "s") over \(eligible) eligible record\(eligible == 1 ? "" : "s")"
+            + (Int64(findings.count) < total ? ", the first \(findings.count) shown" : ""))
         if r["insufficientHistory"] == true { Output.out("Not enough history yet for a recurring pattern.") }
         for f in findings {
             let title = f["label"]?.stringValue ?? f["description"]?.stringValue ?? ""
@@ -125,9 +133,23 @@ enum PatternsCommand {
                     + "\(c["previous"]?["records"]?.intValue ?? 0) of \(c["previous"]?["eligible"]?.intValue ?? 0) before")
             }
             for e in f["evidence"]?.arrayValue ?? [] {
-                Output.out("  - \(e["date"]?.stringValue ?? "?") \(e["recordId"]?.stringValue ?? ""): \"\(e["excerpt"]?.stringValue ?? "")\"")
+                Output.out("  - \(e["date"]?.stringValue ?? "undated") \(e["recordId"]?.stringValue ?? ""): \"\(shorten(e["excerpt"]?.stringValue ?? "", 100))\"")
             }
+            if let more = f["moreEvidence"]?.intValue, more > 0 { Output.out("  … and \(more) more record\(more == 1 ? "" : "s") (--evidence N or --all)") }
         }
+        if let left = Optional(total - Int64(findings.count)), left > 0 {
+            Output.out("")
+            Output.out("… and \(left) more finding\(left == 1 ? "" : "s") (--limit N or --all)")
+        }
+    }
+
+    /// `s` cut at a word boundary to at most `max` characters, with "…" when cut; on one line.
+    static func shorten(_ s: String, _ max: Int) -> String {
+        let flat = s.split(whereSeparator: { $0.isNewline }).joined(separator: " ")
+        guard flat.count > max else { return flat }
+        let head = flat.prefix(max - 1)
+        let cut = head.lastIndex(of: " ").map { head[..<$0] } ?? head
+        return cut + "…"
     }
 
     static func printGroup(_ r: JSONValue) {

@@ -1,0 +1,21 @@
+import KindredCore
+
+/// The text `kindred patterns refresh` prints: what a refresh counted, in numbers that add up.
+enum RefreshSummary {
+    static func lines(_ r: JSONValue) -> [String] {
+        func n(_ k: String) -> Int64 { r[k]?.intValue ?? 0 }
+        func plural(_ count: Int64, _ word: String) -> String { "\(count) \(word)\(count == 1 ? "" : "s")" }
+        var out = [
+            "\(plural(n("recordsGrouped"), "record")) grouped into \(plural(n("activeGroups"), "pattern group"))"
+                + " (this refresh: \(n("groupsCreated")) created, \(n("groupsChanged")) changed, \(n("groupsDormant")) now dormant)",
+            "\(plural(n("occurrences"), "occurrence")): \(n("occurrencesInGroups")) in groups, \(n("pending")) pending"
+                + " (not close enough to a group or to other records yet)",
+            "placed by this refresh: \(n("assigned")) into existing groups, \(n("seeded")) into new ones; \(n("evicted")) left their group",
+        ]
+        if n("waitingForEmbedder") > 0 {
+            out.append("\(plural(n("waitingForEmbedder"), "occurrence")) not counted above: waiting for the embedder (no vector yet)")
+        }
+        out.append("took \(n("durationMs")) ms")
+        return out
+    }
+}
