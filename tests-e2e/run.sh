@@ -10,6 +10,8 @@ if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv" || exit 1
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt" || exit 1
+# The Python client, installed from its folder as an application would (tests-e2e/test_python_client.py).
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$here/../clients/python" || exit 1
 cd "$here"
 "$venv/bin/python" -m pytest -q "$@"
 code=$?

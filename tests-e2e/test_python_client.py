@@ -1,0 +1,98 @@
+"""The Python client (clients/python, installed into the venv by run.sh) against the real binary:
+a method per RPC method, typed errors, progress callbacks, cancellation and a clean shutdown."""
+
+import threading
+
+import pytest
+
+from conftest import BIN, vec
+
+kindred_client = pytest.importorskip("kindred_client", reason="install it with: pip install clients/python (tests-e2e/run.sh does)")
+from kindred_client import (  # noqa: E402
+    BY_CODE, METHODS, Client, ConstraintConflict, EmbedderUnavailable, InvalidParams, KindredError, LimitExceeded,
+    NotFound, RequestCancelled, RevisionConflict, ServerExited, StaleGroupVersion,
+)
+
+
+def start(db, *args):
+    return Client.start(db=db, binary=BIN, args=args)
+
+
+def test_installed_from_the_folder_with_a_method_per_rpc_method(db):
+    assert kindred_client.__file__ and "site-packages" in kindred_client.__file__
+    with start(db) as k:
+        served = set(k.capabilities["methods"]) - {"initialize", "shutdown"}
+        assert served == set(METHODS.values()), "a method of the server has no client method (or the other way round)"
+        assert all(callable(getattr(k, name)) for name in METHODS)
+
+
+def test_records_search_and_patterns_through_the_client(db):
+    with start(db) as k:
+        r = k.records_upsert(owner="me", wait_for_index=True, records=[
+            {"id": "d1", "revision": 1, "kind": "dream", "date": "2024-01-02", "text": "I kept missing the train at the station."},
+            {"id": "d2", "revision": 1, "kind": "dream", "date": "2024-01-09", "text": "The train left without me again."},
+            {"id": "d3", "revision": 1, "kind": "dream", "date": "2024-01-20", "text": "Once more I missed my train."},
+            {"id": "n1", "revision": 1, "kind": "note", "text": "Buy bread and milk."}])
+        assert r["indexed"] is True and [x["status"] for x in r["results"]] == ["created"] * 4
+        hits = k.search_query(owner="me", text="the dream where I missed a train", limit=3, filters={"kinds": ["dream"]})
+        assert {h["id"] for h in hits["results"]} == {"d1", "d2", "d3"}
+        assert k.records_get(owner="me", id="n1", passages=True)["passageList"][0]["text"] == "Buy bread and milk."
+        for i in ("d1", "d2", "d3"):
+            k.occurrences_put(owner="me", record_id=i, revision=1, occurrences=[
+                {"category": "action", "description": "missing a train", "excerpt": "train"}])
+        refresh = k.patterns_refresh(owner="me")
+        assert refresh["recordsGrouped"] == 3
+        findings = k.patterns_findings(owner="me", kinds=["dream"], evidence_limit=1)
+        [f] = findings["findings"]
+        assert (f["records"], f["eligible"], len(f["evidence"]), f["moreEvidence"]) == (3, 3, 1, 2)
+        group = k.patterns_group(owner="me", group_id=f["groupId"])["group"]
+        k.patterns_set_label(owner="me", group_id=f["groupId"], version=group["version"], label="trains")
+        with pytest.raises(StaleGroupVersion) as e:
+            k.patterns_set_label(owner="me", group_id=f["groupId"], version=group["version"] - 1, label="old")
+        assert e.value.data["currentVersion"] == group["version"]
+
+
+def test_each_error_code_is_its_own_exception(db):
+    with start(db) as k:
+        k.records_upsert(owner="me", records=[{"id": "a", "revision": 2, "text": "x", "vector": vec(1)}])
+        with pytest.raises(InvalidParams) as e:
+            k.search_query(owner="me", text="x", filter={"kinds": ["note"]})
+        assert e.value.code == -32602 and e.value.field == "filter" and "filter" in str(e.value)
+        with pytest.raises(NotFound) as nf:
+            k.records_get(owner="me", id="nope")
+        assert nf.value.data == {"what": "record", "id": "nope", "owner": "me"}
+        with pytest.raises(LimitExceeded):
+            k.search_query(owner="me", text="x", limit=100000)
+        with pytest.raises(RevisionConflict):
+            k.occurrences_put(owner="me", record_id="a", revision=1, occurrences=[])
+        assert isinstance(nf.value, KindredError) and not isinstance(nf.value, InvalidParams)
+    assert {c.code for c in (InvalidParams, NotFound, LimitExceeded, RevisionConflict, ConstraintConflict, StaleGroupVersion,
+                              EmbedderUnavailable, RequestCancelled)} <= set(BY_CODE)
+    with start(db, "--set", "embedder.provider=none") as k:
+        with pytest.raises(EmbedderUnavailable) as e:
+            k.index_rebuild()
+        assert e.value.data["reason"] == "embedder.provider is none"
+
+
+def test_progress_callbacks_cancellation_and_clean_shutdown(db):
+    k = start(db)
+    seen = []
+    records = [{"id": f"r{i}", "revision": 1, "text": f"Entry number {i} about the sea and the harbour at dawn."} for i in range(300)]
+    k.records_upsert(owner="me", records=records, wait_for_index=True)
+    r = k.index_rebuild(on_progress=seen.append)
+    assert r["reembedded"] == 300
+    kinds = [v["kind"] for v in seen]
+    assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
+    assert [v["percentage"] for v in seen if "percentage" in v] == sorted(v["percentage"] for v in seen if "percentage" in v)
+
+    # A rebuild cancelled once it has started reports RequestCancelled; the server keeps serving.
+    started = threading.Event()
+    req = k.request("index/rebuild", on_progress=lambda v: started.set())
+    assert started.wait(30)
+    req.cancel()
+    with pytest.raises(RequestCancelled):
+        req.result(timeout=60)
+    assert k.index_status(owner="me")["records"] == 300
+    assert k.close() == 0
+    with pytest.raises(ServerExited):
+        k.index_status()
