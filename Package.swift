@@ -2,13 +2,15 @@
 import PackageDescription
 
 // Dependencies point down only:
-//   kindred -> Service -> {JSONRPC, Storage, VectorIndex, Embedding, Grouping} -> LinearAlgebra -> KindredCore
+//   kindred, KindredKit -> Service -> {JSONRPC, Storage, VectorIndex, Embedding, Grouping} -> LinearAlgebra -> KindredCore
 // C libraries are wrapped by C* system-library targets, each imported by exactly one Swift module.
 let package = Package(
     name: "Kindred",
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "kindred", targets: ["kindred"]),
+        // Kindred in-process, for apps that cannot start a child process (docs/library.md).
+        .library(name: "KindredKit", targets: ["KindredKit"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -33,6 +35,11 @@ let package = Package(
             "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "Embedding", "Grouping", "JSONRPC",
         ]),
         .executableTarget(name: "kindred", dependencies: ["Service", "KindredCore", "LinearAlgebra", "Embedding", "Grouping"]),
+        // Typed requests and results over Service, with Swift concurrency; its public API names no type of ours below it.
+        // On Apple platforms CBLAS/CLAPACKE would be Accelerate instead of OpenBLAS/LAPACKE (docs/library.md); not built here.
+        .target(name: "KindredKit", dependencies: ["Service", "KindredCore", "JSONRPC"]),
+        // A program that uses only KindredKit's public API; scripts/test.sh runs it.
+        .executableTarget(name: "KindredKitExample", dependencies: ["KindredKit"], path: "Examples/KindredKitExample"),
 
         .testTarget(name: "KindredCoreTests", dependencies: ["KindredCore"]),
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),
@@ -42,5 +49,6 @@ let package = Package(
         .testTarget(name: "GroupingTests", dependencies: ["Grouping", "LinearAlgebra"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore"]),
+        .testTarget(name: "KindredKitTests", dependencies: ["KindredKit"]),
     ]
 )

@@ -17,4 +17,8 @@ if [[ -z "${OPENBLAS_CORETYPE:-}" ]]; then
     fi
 fi
 swift test
+# The library example: an app's use of KindredKit's public API, on a fresh database.
+example_db="$(mktemp -d)/kindred-kit-example.sqlite"
+.build/release/KindredKitExample "$example_db"
+rm -rf "$(dirname "$example_db")"
 KINDRED_BIN="$PWD/.build/release/kindred" bash tests-e2e/run.sh

@@ -64,6 +64,9 @@ public struct RequestContext: Sendable {
     /// stalls no one else.
     public func answerLater(_ body: @escaping @Sendable (JSONValue) throws -> JSONValue) { followUp.set(body) }
 
+    /// What `answerLater` left to do, for a caller that runs handlers without a `Server`.
+    public func takeAnswerLater() -> (@Sendable (JSONValue) throws -> JSONValue)? { followUp.take() }
+
     public init(id: JSONValue, method: String, token: CancellationToken = CancellationToken(), workDoneToken: JSONValue? = nil,
                 notify: @escaping @Sendable (String, JSONValue) -> Void = { _, _ in }) {
         self.id = id

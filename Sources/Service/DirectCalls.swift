@@ -16,6 +16,30 @@ extension KindredService {
         }
     }
 
+    /// Every method name the service answers (besides `initialize` and `shutdown`).
+    public static var methodNames: [String] { routes.map(\.method) }
+
+    /// Whether `method` is a write (applied one at a time, in order) rather than a read.
+    public func isWrite(method: String) -> Bool { Self.route(method)?.kind == .write }
+
+    /// As `call`, for a caller that schedules requests itself: a write that asked to be answered
+    /// later (`records/upsert` with `waitForIndex`) returns the rest of its work as a second value,
+    /// to run after the write, beside other requests.
+    public func callAnsweringLater(_ method: String, _ params: JSONValue, context ctx: RequestContext)
+        throws(ResponseError) -> (JSONValue, (@Sendable () throws(ResponseError) -> JSONValue)?) {
+        let result = try call(method, params, context: ctx)
+        guard let later = ctx.takeAnswerLater() else { return (result, nil) }
+        return (result, { () throws(ResponseError) -> JSONValue in
+            do {
+                return try RequestContext.$current.withValue(ctx) { try later(result) }
+            } catch let e as ResponseError {
+                throw e
+            } catch {
+                throw ResponseError.internalError(String(describing: error))
+            }
+        })
+    }
+
     /// Checks one record object as `records/upsert` would; returns the problem, or nil when it is valid.
     public func validateRecord(_ record: JSONValue) -> ResponseError? {
         do throws(ResponseError) {

@@ -1,0 +1,71 @@
+/// Search filters (all optional, combined with AND).
+public struct SearchFilters: Codable, Sendable, Hashable {
+    public var kinds: [String]?
+    public var tags: [String]?
+    /// `any` (default) or `all`.
+    public var tagsMode: String?
+    public var from: String?
+    public var to: String?
+    public var metadata: [String: KindredJSON]?
+    public init(kinds: [String]? = nil, tags: [String]? = nil, tagsMode: String? = nil, from: String? = nil, to: String? = nil,
+                metadata: [String: KindredJSON]? = nil) {
+        self.kinds = kinds; self.tags = tags; self.tagsMode = tagsMode; self.from = from; self.to = to; self.metadata = metadata
+    }
+}
+
+/// The answer of `search/query` and `search/similar`.
+public struct SearchResults: Decodable, Sendable, Hashable {
+    public struct Span: Decodable, Sendable, Hashable {
+        /// Offsets in Unicode scalars into the record's text.
+        public var start: Int
+        public var end: Int
+        public var text: String
+    }
+    public struct Hit: Decodable, Sendable, Hashable {
+        public var id: String
+        public var revision: Int
+        /// Higher is better; comparable within one answer.
+        public var score: Double
+        public var kind: String?
+        public var date: String?
+        public var passage: Span
+        public var highlight: Span?
+    }
+    public struct Degraded: Decodable, Sendable, Hashable { public var reason: String }
+    public var results: [Hit]
+    /// The mode used: `hybrid`, `semantic` or `keyword`.
+    public var mode: String
+    /// How many of the owner's searchable records still wait for a vector.
+    public var pending: Int?
+    public var degraded: Degraded?
+    public var notes: [String]?
+}
+
+/// `search/query`: by `text`, by `vector`, or both.
+public struct SearchQuery: KindredRequest {
+    public static let method = "search/query"
+    public typealias Result = SearchResults
+    public var owner: String
+    public var text: String?
+    public var vector: [Float]?
+    public var limit: Int?
+    /// `hybrid` (default), `semantic` or `keyword`.
+    public var mode: String?
+    public var filters: SearchFilters?
+    public init(owner: String, text: String? = nil, vector: [Float]? = nil, limit: Int? = nil, mode: String? = nil, filters: SearchFilters? = nil) {
+        self.owner = owner; self.text = text; self.vector = vector; self.limit = limit; self.mode = mode; self.filters = filters
+    }
+}
+
+/// `search/similar`: the records nearest to one of the owner's records.
+public struct SearchSimilar: KindredRequest {
+    public static let method = "search/similar"
+    public typealias Result = SearchResults
+    public var owner: String
+    public var id: String
+    public var limit: Int?
+    public var filters: SearchFilters?
+    public init(owner: String, id: String, limit: Int? = nil, filters: SearchFilters? = nil) {
+        self.owner = owner; self.id = id; self.limit = limit; self.filters = filters
+    }
+}
