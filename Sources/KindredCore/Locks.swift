@@ -29,6 +29,23 @@ public final class ReadWriteLock: @unchecked Sendable {
     }
 }
 
+/// An object shared under a readers–writer lock: any number of `read`s run at once, a `write`
+/// runs alone. `Value` must be safe to read from several threads at once while nothing writes.
+public final class ReadWriteGuarded<Value: AnyObject>: @unchecked Sendable {
+    private let value: Value
+    private let lock = ReadWriteLock()
+
+    public init(_ value: Value) { self.value = value }
+
+    public func read<T>(_ body: (Value) throws -> T) rethrows -> T {
+        try lock.read { try body(value) }
+    }
+
+    public func write<T>(_ body: (Value) throws -> T) rethrows -> T {
+        try lock.write { try body(value) }
+    }
+}
+
 /// A value guarded by a mutex; lets a non-Sendable resource (a database connection) be shared safely.
 public final class Guarded<Value>: @unchecked Sendable {
     private var value: Value

@@ -16,8 +16,8 @@ public final class KindredService: Sendable {
     let paramRules: ParamRules
     let writer: Guarded<RecordStore>
     let readers: ReaderPool
-    let index: Guarded<VectorIndex>
-    let indexLock = ReadWriteLock()
+    /// Searches read it together; loading and removing vectors take it alone.
+    let index: ReadWriteGuarded<VectorIndex>
     let embedder: (any TextEmbedder)?
     /// Why the embedder is missing, when it is.
     let embedderProblem: String?
@@ -48,7 +48,7 @@ public final class KindredService: Sendable {
         for owner in rowids.keys.sorted() {
             vi.load(owner: owner, rowids: rowids.removeValue(forKey: owner)!, vectors: vectors.removeValue(forKey: owner)!)
         }
-        index = Guarded(vi)
+        index = ReadWriteGuarded(vi)
     }
 
     /// Closes every connection (call after the last request).
@@ -65,11 +65,11 @@ public final class KindredService: Sendable {
     // MARK: index access
 
     func readIndex<T>(_ body: (VectorIndex) throws -> T) rethrows -> T {
-        try indexLock.read { try index.with { try body($0) } }
+        try index.read(body)
     }
 
     func writeIndex<T>(_ body: (VectorIndex) throws -> T) rethrows -> T {
-        try indexLock.write { try index.with { try body($0) } }
+        try index.write(body)
     }
 
     func withWriter<T>(_ body: (RecordStore) throws -> T) throws(ResponseError) -> T {
