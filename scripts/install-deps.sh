@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Kindred builds against (no-op when they are all present).
 set -euo pipefail
-packages=(libsqlite3-dev libblas-dev libopenblas-dev liblapacke-dev libcurl4-openssl-dev pkg-config unzip)
+# librsvg2-bin: rsvg-convert, which the picture tests render the SVGs with.
+packages=(libsqlite3-dev libblas-dev libopenblas-dev liblapacke-dev libcurl4-openssl-dev pkg-config unzip librsvg2-bin)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

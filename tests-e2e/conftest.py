@@ -255,6 +255,14 @@ class Server:
             return ""
 
 
+@pytest.fixture(scope="session")
+def journal_db(tmp_path_factory):
+    """The bundled journal, ingested with the model and refreshed once per session (read-only: copy it to write)."""
+    import journal
+
+    return journal.build(tmp_path_factory.mktemp("journal"))
+
+
 @pytest.fixture
 def db(tmp_path):
     return tmp_path / "kindred.sqlite"

@@ -13,6 +13,9 @@ enum PatternsCommand {
                                     [--from DATE] [--to DATE] [--compare-from DATE] [--compare-to DATE]
                                     [--category NAME] [--no-related] [--json]
           kindred patterns show GROUP_ID --db PATH --owner OWNER [--json]
+          kindred patterns map --db PATH --owner OWNER [--out FILE.svg] [--category NAME] [--from DATE] [--to DATE] [--json]
+          kindred patterns timeline --db PATH --owner OWNER [--out FILE.svg] [--from DATE] [--to DATE]
+                                    [--compare-from DATE] [--compare-to DATE] [--category NAME] [--limit N] [--json]
 
         SUBCOMMANDS:
           refresh    group new and changed occurrences (all owners when --owner is absent);
@@ -21,25 +24,33 @@ enum PatternsCommand {
                      the first 10 findings with 3 evidence lines each (--limit N, --evidence N, --all for
                      everything); --kind counts only records of that kind (repeat it for several)
           show       one group: version, members and the corrections that name it
+          map        the groups as an SVG picture, placed by similarity (PCA of their centroids),
+                     circle area = distinct records, colour = category
+          timeline   the top recurring findings as an SVG picture: records per month over the
+                     month's eligible records; with --compare-from/--compare-to, both fractions
 
         OPTIONS:
           --db PATH        the database file (or KINDRED_DB); findings and show need it to exist
           --config PATH    configuration file; --set key=value overrides one key
           --json           print the JSON-RPC result instead of text
+          --out FILE       map, timeline: write the SVG to FILE (else to stdout)
+          --limit N        timeline: findings drawn, 1-24 (default 6); findings: see above
 
         Exit codes: 0 ok, 1 failure (no database at PATH for findings or show), 2 usage (a bad
         option value), 4 group not found.
         """
 
     static func run(_ argv: [String]) throws -> Int32 {
-        let valued = ServiceFactory.commonOptions.union(["owner", "from", "to", "compare-from", "compare-to", "category", "kind", "limit", "evidence"])
+        let valued = ServiceFactory.commonOptions.union(["owner", "from", "to", "compare-from", "compare-to", "category", "kind", "limit",
+                                                          "evidence", "out"])
         let args = try Arguments(argv, valued: valued, flags: ["help", "json", "rebuild", "no-related", "all"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
-        guard let sub = args.positionals.first else { throw Arguments.UsageError(description: "expected refresh, findings or show") }
+        guard let sub = args.positionals.first else { throw Arguments.UsageError(description: "expected refresh, findings, show, map or timeline") }
         switch sub {
-        case "refresh", "findings", "show": break
-        default: throw Arguments.UsageError(description: "unknown subcommand '\(sub)' (expected refresh, findings or show)")
+        case "refresh", "findings", "show", "map", "timeline": break
+        default: throw Arguments.UsageError(description: "unknown subcommand '\(sub)' (expected refresh, findings, show, map or timeline)")
         }
+        if sub == "map" || sub == "timeline" { return try PictureCommand.run(sub, args) }
         let owner = args.value("owner")
         if sub != "refresh", owner == nil { throw Arguments.UsageError(description: "--owner is required") }
         var params: JSONObject = [:]

@@ -12,7 +12,7 @@ let usage = """
       ingest     load records from a JSON Lines file
       search     natural-language search over one owner's records
       status     index counts, model and version
-      patterns   refresh, findings and show GROUP_ID (pattern discovery)
+      patterns   refresh, findings, show GROUP_ID, map and timeline (pattern discovery)
       tombstones purge the tombstones of deleted records older than a date
       embed      print embeddings of texts, one JSON array per line
       embed-bench  embedding throughput (used by bench/embedder)

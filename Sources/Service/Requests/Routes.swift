@@ -22,6 +22,8 @@ extension KindredService {
         Route(PatternsCorrections.self) { s, r, _ throws(ResponseError) in try s.corrections(r) },
         Route(PatternsUndoCorrection.self) { s, r, _ throws(ResponseError) in try s.undoCorrection(r) },
         Route(PatternsSetLabel.self) { s, r, _ throws(ResponseError) in try s.setLabel(r) },
+        Route(PatternsMap.self) { s, r, c throws(ResponseError) in try s.patternMap(r, c) },
+        Route(PatternsTimeline.self) { s, r, c throws(ResponseError) in try s.patternTimeline(r, c) },
     ]
 
     static func route(_ method: String) -> Route? { routes.first { $0.method == method } }

@@ -253,6 +253,8 @@ METHODS = {
     "patterns_corrections": "patterns/corrections",
     "patterns_undo_correction": "patterns/undoCorrection",
     "patterns_set_label": "patterns/setLabel",
+    "patterns_map": "patterns/map",
+    "patterns_timeline": "patterns/timeline",
 }
 
 

@@ -1,0 +1,62 @@
+import Grouping
+import KindredCore
+import JSONRPC
+import LinearAlgebra
+import Pictures
+
+/// `patterns/map`: the owner's groups (those reported as findings, related ones included) placed by
+/// PCA of their centroids, drawn as SVG.
+extension KindredService {
+    func patternMap(_ req: PatternsMap, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+        let data = try pictureData(owner: req.owner, query: req.query, withVectors: true, ctx)
+        let occurrences = data.patterns.occurrences
+        // Centroid: the mean of the unit vectors of the group's eligible members.
+        var findings: [Finding] = []
+        var points = Matrix(rows: 0, cols: indexVersion.dimension)
+        for f in data.report.findings {
+            guard let g = data.patterns.state.groups[f.groupID] else { continue }
+            var sum = [Double](repeating: 0, count: indexVersion.dimension)
+            var n = 0
+            for id in g.memberIDs.sorted() {
+                guard let v = occurrences[id]?.vector, v.count == sum.count else { continue }
+                for j in 0..<v.count { sum[j] += Double(v[j]) }
+                n += 1
+            }
+            guard n > 0 else { continue }
+            points.appendRow(sum.map { Float($0 / Double(n)) })
+            findings.append(f)
+        }
+        try ctx.checkCancelled()
+        let projection: PCA.Projection
+        do { projection = try PCA.project(points, components: 2) } catch {
+            throw ResponseError.internalError("the principal components could not be computed (\(error))")
+        }
+        var marks: [PatternMap.Mark] = []
+        for (i, f) in findings.enumerated() {
+            marks.append(PatternMap.Mark(
+                id: f.groupID, label: SVGText.shorten(PictureData.label(f), max: 28), detail: PictureData.detail(f),
+                category: f.category, records: f.fraction.count,
+                x: Double(projection.coordinates[i, 0]), y: Double(projection.coordinates[i, 1])))
+        }
+        let share = projection.variances.map { projection.totalVariance > 0 ? Double($0 / projection.totalVariance) : 0 }
+        let percent = share.map { "\(Int(($0 * 100).rounded()))%" }
+        let subtitle = "\(marks.count) group\(marks.count == 1 ? "" : "s") over \(data.report.denominator) eligible records "
+            + "(\(PictureData.describe(req.query.period))), placed by similarity: the two axes show "
+            + "\(percent[0]) and \(percent[1]) of the spread of their centroids."
+        let (svg, drawn) = PatternMap.render(marks, title: "Pattern map", subtitle: subtitle)
+        let byID = Dictionary(uniqueKeysWithValues: drawn.map { ($0.id, $0) })
+        return [
+            "svg": .string(svg),
+            "eligibleRecords": .from(data.report.denominator),
+            "explainedVariance": .array(share.map { .double(($0 * 1000).rounded() / 1000) }),
+            "groups": .array(marks.map { m in
+                let d = byID[m.id]
+                return [
+                    "groupId": .int(m.id), "label": .string(m.label), "category": .string(m.category), "records": .from(m.records),
+                    "x": .double((m.x * 10_000).rounded() / 10_000), "y": .double((m.y * 10_000).rounded() / 10_000),
+                    "labelBeside": .bool(d?.labelBeside ?? false),
+                ]
+            }),
+        ]
+    }
+}
