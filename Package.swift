@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Dependencies point down only:
-//   kindred, KindredKit -> Service -> {JSONRPC, Storage, VectorIndex, Embedding, Grouping, Pictures} -> LinearAlgebra -> KindredCore
-// (Pictures draws SVG from plain values and imports nothing of ours.)
+//   kindred, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, Embedding, Grouping, Pictures} -> LinearAlgebra -> KindredCore
+// (MCP sits on JSONRPC; Pictures draws SVG from plain values and imports nothing of ours.)
 // C libraries are wrapped by C* system-library targets, each imported by exactly one Swift module.
 let package = Package(
     name: "Kindred",
@@ -32,11 +32,12 @@ let package = Package(
         .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra"], exclude: ["README.md"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
         .target(name: "JSONRPC", dependencies: ["KindredCore"]),
+        .target(name: "MCP", dependencies: ["KindredCore", "JSONRPC"]),
         .target(name: "Pictures"),
         .target(name: "Service", dependencies: [
-            "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "Embedding", "Grouping", "JSONRPC", "Pictures",
+            "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "Embedding", "Grouping", "JSONRPC", "MCP", "Pictures",
         ]),
-        .executableTarget(name: "kindred", dependencies: ["Service", "KindredCore", "LinearAlgebra", "Embedding", "Grouping"]),
+        .executableTarget(name: "kindred", dependencies: ["Service", "MCP", "KindredCore", "LinearAlgebra", "Embedding", "Grouping"]),
         // Typed requests and results over Service, with Swift concurrency; its public API names no type of ours below it.
         // On Apple platforms CBLAS/CLAPACKE would be Accelerate instead of OpenBLAS/LAPACKE (docs/library.md); not built here.
         .target(name: "KindredKit", dependencies: ["Service", "KindredCore", "JSONRPC"]),
@@ -50,6 +51,7 @@ let package = Package(
         .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "LinearAlgebra"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GroupingTests", dependencies: ["Grouping", "LinearAlgebra"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
+        .testTarget(name: "MCPTests", dependencies: ["MCP", "JSONRPC", "KindredCore"]),
         .testTarget(name: "PicturesTests", dependencies: ["Pictures"]),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore"]),
         .testTarget(name: "KindredKitTests", dependencies: ["KindredKit"]),

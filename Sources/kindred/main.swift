@@ -9,6 +9,7 @@ let usage = """
 
     COMMANDS:
       serve      speak JSON-RPC 2.0 over stdio (for applications)
+      mcp        serve one owner's records as MCP tools over stdio (for assistants and agents)
       ingest     load records from a JSON Lines file
       search     natural-language search over one owner's records
       status     index counts, model and version
@@ -60,6 +61,7 @@ func runMain() -> Int32 {
 func run(_ command: String, _ argv: [String]) throws -> Int32 {
     switch command {
     case "serve": return try ServeCommand.run(argv)
+    case "mcp": return try MCPCommand.run(argv)
     case "ingest": return try IngestCommand.run(argv)
     case "search": return try SearchCommand.run(argv)
     case "status": return try StatusCommand.run(argv)

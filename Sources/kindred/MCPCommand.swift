@@ -1,0 +1,63 @@
+import Foundation
+import JSONRPC
+import KindredCore
+import MCP
+import Service
+
+enum MCPCommand {
+    static let help = """
+        kindred mcp — serve one owner's records to MCP clients (assistants, agents) over stdio
+
+        USAGE: kindred mcp --db PATH --owner OWNER [--config PATH] [--set key=value]...
+
+        Speaks the Model Context Protocol as newline-delimited JSON-RPC on stdin/stdout, for clients
+        of both protocol eras: the initialize handshake (2024-11-05 to 2025-11-25) and the stateless
+        2026-07-28 revision (server/discover, the envelope in every request's _meta). The first
+        request decides the era of the connection.
+
+        Tools: search, get_record, similar, findings, group, refresh_patterns, correct, index_status.
+        One server process acts for exactly one owner, given here: no tool takes an owner, so an
+        agent cannot reach another person's records. Start one process per person.
+
+        OPTIONS:
+          --db PATH          SQLite file (created if missing); KINDRED_DB also works
+          --owner OWNER      the person whose records every tool reads and corrects (required)
+          --config PATH      JSON configuration file; KINDRED_CONFIG also works
+          --set key=value    override one configuration key
+          --help             show this help
+
+        Logs go to stderr; stdout carries only protocol messages. Exit code 0 at end of input.
+        """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, valued: ServiceFactory.commonOptions.union(["owner"]), flags: ["help"])
+        if args.has("help") { Output.out(help); return ExitCode.ok }
+        guard args.positionals.isEmpty else { throw Arguments.UsageError(description: "unexpected argument '\(args.positionals[0])'") }
+        guard let owner = args.value("owner") else {
+            throw Arguments.UsageError(description: "--owner is required: one server process serves one person's records")
+        }
+        // Protect the protocol stream: keep the real stdout for the writer, point fd 1 at stderr.
+        signal(SIGPIPE, SIG_IGN)
+        let protocolFD = dup(1)
+        dup2(2, 1)
+
+        let service = try ServiceFactory.open(args)
+        defer { service.close() }
+        // The owner is read as every method reads it (non-empty, no NUL, NFC).
+        _ = try ServiceCall.call(service, "index/status", ["owner": .string(owner)], options: ["owner": "--owner"])
+        let server = MCPServer(
+            info: .init(name: "kindred", version: KindredService.version, instructions: KindredService.mcpInstructions),
+            tools: service.mcpTools(owner: owner), sink: FileDescriptorSink(fd: protocolFD),
+            maxMessageBytes: service.config.int("rpc.maxMessageBytes"))
+        service.startBackgroundEmbedding { message in Output.err("kindred mcp: \(message)") }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        return server.run {
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                if n > 0 { return Array(buffer[0..<n]) }
+                if n < 0 && errno == EINTR { continue }
+                return nil
+            }
+        }
+    }
+}
