@@ -187,7 +187,7 @@ struct Evaluation {
     var kth: (id: Int64, q: Int)?
 }
 
-/// Placing pending occurrences into existing groups (grouping.md, "Assignment").
+/// Placing pending occurrences into existing groups (docs/grouping-design.md, "Assignment").
 extension Workspace {
     /// Changed groups a certificate is checked against one by one; beyond this, evaluate in full.
     static let certificateLimit = 32

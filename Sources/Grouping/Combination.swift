@@ -1,6 +1,6 @@
 import LinearAlgebra
 
-/// Combining two groups that describe one situation (grouping.md, "Granularity").
+/// Combining two groups that describe one situation (docs/grouping-design.md, "Granularity").
 ///
 /// Seeding makes small groups from cliques, so one situation can start as several groups. Two
 /// active groups of one category are combined when they support each other both ways — every

@@ -1,6 +1,6 @@
 import LinearAlgebra
 
-/// Creating new groups from pending occurrences (grouping.md, "Seeding"): cliques only, so a
+/// Creating new groups from pending occurrences (docs/grouping-design.md, "Seeding"): cliques only, so a
 /// chain A–B–C with sim(A, C) low can never become one group.
 extension Workspace {
     /// Grows a clique from each fresh occurrence of `fresh` (ascending) over the pending pool of
