@@ -11,12 +11,13 @@ enum BenchGroupingCommand {
         kindred bench-grouping — pattern-engine bench helpers (used by bench/grouping)
 
         USAGE: kindred bench-grouping embed --texts FILE --out FILE.f32 [--batch N] [--threads T] [--model DIR]
-               kindred bench-grouping cluster --vectors FILE.f32 [--initial N] [--dismiss PAIRS.json | --dismiss-random K [--seed S]] [THRESHOLDS]
+               kindred bench-grouping cluster --vectors FILE.f32 [--records FILE] [--initial N] [--dismiss PAIRS.json | --dismiss-random K [--seed S]] [THRESHOLDS]
                kindred bench-grouping speed --vectors FILE.f32 --n N [--categories FILE] [--place P] [THRESHOLDS]
                kindred bench-grouping speed --synthetic --n N [--clusters C] [--place P]
 
         FILE.f32 holds little-endian float32 rows of --dim (384) floats. Every row is one occurrence of
-        its own record, in one category (or the category on the same line of --categories).
+        its own record (or of the record named on the same line of --records), in one category (or the
+        category on the same line of --categories).
 
         cluster: groups rows 0..<N (default all), then adds the rest with an incremental refresh on
           the existing state. Prints {"initial": [group per row of the first N, -1 = pending],
@@ -136,12 +137,24 @@ enum BenchGroupingCommand {
     // MARK: cluster
 
     static func cluster(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "initial", "dismiss", "dismiss-random", "seed", "dim", "threads"]), flags: ["help"])
+        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "records", "initial", "dismiss", "dismiss-random", "seed", "dim", "threads"]), flags: ["help"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         BLAS.setThreads(try args.int("threads") ?? 1)
         let rows = try readVectors(try args.required("vectors"), dim: try args.int("dim") ?? 384)
         let cfg = try config(args)
         let initial = min(rows.count, try args.int("initial") ?? rows.count)
+        var records: [String]?
+        if let file = args.value("records") {
+            let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init)
+            guard lines.count >= rows.count else { throw Arguments.UsageError(description: "--records names \(lines.count) rows, the vectors have \(rows.count)") }
+            records = lines
+        }
+        func occurrence(_ i: Int, _ v: [Float]) -> Occurrence {
+            var o = Self.occurrence(i, v)
+            if let records { o = Occurrence(id: o.id, owner: o.owner, category: o.category, description: o.description, excerpt: o.excerpt,
+                                            recordID: records[i], recordRevision: 1, recordDate: nil, vector: v) }
+            return o
+        }
         var occ: [Int64: Occurrence] = [:]
         for i in 0..<initial { occ[Int64(i + 1)] = occurrence(i, rows[i]) }
         let clock = ContinuousClock()

@@ -33,12 +33,10 @@ DIM = 384
 SPEED_SETS = ["banking", "clinc", "hwu", "stackoverflow", "TREC", "mcid", "X-Topic", "DBPedia", "Yahoo"]
 LOG = []
 # Kindred configurations: the shipped defaults (calibrated on `calibration_sets()`, see README.md),
-# and the engine's previous defaults without combining groups, for comparison.
+# and the previous seeding threshold, for comparison.
 KINDRED_CONFIGS = [
-    ("Kindred, defaults (τ_rep=τ_sup=0.40, τ_seed=0.55, δ=0, τ_stay=0.30, τ_combine=0.50)",
-     ["--delta", "0", "--tau-combine", "0.50"]),
-    ("Kindred, previous defaults, no combining (τ_rep=τ_sup=0.40, δ=0.02, τ_stay=0.30)",
-     ["--delta", "0.02", "--tau-combine", "2"]),
+    ("Kindred, defaults (τ_rep=τ_sup=0.40, τ_seed=0.68, δ=0, τ_stay=0.30, τ_combine=0.50)", []),
+    ("Kindred, previous seeding threshold (τ_seed=0.55)", ["--tau-seed", "0.55"]),
 ]
 
 
@@ -102,14 +100,17 @@ def embed(name, texts):
 
 
 def quality_sets():
-    """(name, description, texts, labels): BANKING77 test split; HWU64 3 000 random train texts."""
+    """(name, description, texts, labels): BANKING77 test split; HWU64 3 000 random train texts;
+    and the CLINC150 test split, a set never used for calibration (a check of generality)."""
     bank = read_tsv("banking", "test")
     hwu = read_tsv("hwu", "train")
     rng = random.Random(0)
     hwu = rng.sample(hwu, 3000)
+    clinc = read_tsv("clinc", "test")
     return [
         ("banking77", "BANKING77 test split", [short(t) for t, _ in bank], [l for _, l in bank]),
         ("hwu64", "HWU64 3 000 random train texts (seed 0)", [short(t) for t, _ in hwu], [l for _, l in hwu]),
+        ("clinc150", "CLINC150 test split (never used for calibration)", [short(t) for t, _ in clinc], [l for _, l in clinc]),
     ]
 
 
@@ -367,6 +368,97 @@ def journal(kindred_args=()):
     return "\n".join(out) + "\n"
 
 
+def sentences(text):
+    """Sentence spans as `Passages.sentences` (Sources/KindredCore/Passages.swift) finds them: a
+    sentence ends at . ! ? … 。 or a newline, with any closing . ! ? " ” ) after it."""
+    out, s, i, n = [], 0, 0, len(text)
+    while i < n:
+        if text[i] in ".!?…\n。":
+            e = i + 1
+            while e < n and text[e] in '.!?"”)':
+                e += 1
+            out.append(text[s:e].strip())
+            while e < n and text[e].isspace():
+                e += 1
+            s = i = e
+        else:
+            i += 1
+    if s < n:
+        out.append(text[s:].strip())
+    return [t for t in out if t]
+
+
+def passages(text, max_chars):
+    """Whole sentences packed into passages of at most `max_chars` (as `Passages.split`; a longer
+    sentence is its own passage here); max_chars = 0: one sentence per passage."""
+    out, cur = [], ""
+    for t in sentences(text):
+        if cur and max_chars and len(cur) + 1 + len(t) <= max_chars:
+            cur += " " + t
+        else:
+            if cur:
+                out.append(cur)
+            cur = t
+    if cur:
+        out.append(cur)
+    return out or [text]
+
+
+def journal_passages(sizes=(1000, 400, 200, 0), kindred_args=()):
+    """Passage occurrences of the bundled journal at several passage sizes (no client occurrences):
+    every passage one occurrence of its entry's record, one build with the shipped defaults. An
+    entry counts in every group holding one of its passages; for AMI its label is the group holding
+    most of its passages (ties: the lowest id), or none."""
+    recs = [json.loads(l) for l in (ROOT / "datasets" / "journal" / "records.jsonl").read_text().splitlines() if l.strip()]
+    key = json.loads((ROOT / "datasets" / "journal" / "situations.json").read_text())["situations"]
+    index = {r["id"]: i for i, r in enumerate(recs)}
+    truth = [-1 - i for i in range(len(recs))]
+    for k, sit in enumerate(key):
+        for e in sit["entries"]:
+            truth[index[e]] = k
+    out = [f"### Journal passages — {len(recs)} entries, {len(key)} recurring situations, shipped defaults\n",
+           "| passages | occurrences | AMI (entries) | coverage (entries) | groups | situations with one group holding most entries | mean share in that group | groups mixing ≥ 2 situations |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for size in sizes:
+        texts, owners = [], []
+        for i, r in enumerate(recs):
+            parts = passages(r["text"], size) if size != 1000 else [r["text"]]
+            texts += parts
+            owners += [i] * len(parts)
+        name = f"journal-passages-{size}"
+        x = embed(name, texts)
+        rf = DATA / f"{name}.records"
+        rf.write_text("".join(f"{recs[o]['id']}\n" for o in owners))
+        lab = kindred_cluster(x, extra=["--records", str(rf)] + list(kindred_args))["final"]
+        per_entry = [dict() for _ in recs]
+        for o, g in zip(owners, lab):
+            if g >= 0:
+                per_entry[o][g] = per_entry[o].get(g, 0) + 1
+        entry_label = [min(d, key=lambda g: (-d[g], g)) if d else -1 for d in per_entry]
+        m = metrics(truth, entry_label)
+        whole, shares = 0, []
+        for sit in key:
+            counts = {}
+            for e in sit["entries"]:
+                for g in per_entry[index[e]]:
+                    counts[g] = counts.get(g, 0) + 1
+            best = max(counts.values()) if counts else 0
+            shares.append(best / len(sit["entries"]))
+            whole += best * 2 > len(sit["entries"])
+        sits_of = {}
+        for i, d in enumerate(per_entry):
+            for g in d:
+                if truth[i] >= 0:
+                    sits_of.setdefault(g, {}).setdefault(truth[i], 0)
+                    sits_of[g][truth[i]] += 1
+        mixing = sum(1 for c in sits_of.values() if sum(1 for v in c.values() if v >= 2) >= 2)
+        label = "whole entry (≤ 1 000 chars, today)" if size == 1000 else ("one sentence each" if size == 0 else f"sentences packed to ≤ {size} chars")
+        out.append(f"| {label} | {len(texts)} | {m['AMI']:.3f} | {m['coverage']:.1%} | {len(set(g for g in lab if g >= 0))} | "
+                   f"{whole} of {len(key)} | {sum(shares) / len(shares):.0%} | {mixing} |")
+        say(out[-1])
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------- calibration
 
 def calibrate(grid_json):
@@ -483,7 +575,7 @@ def machine():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["prepare", "quality", "journal", "speed", "all", "calibrate"])
+    ap.add_argument("what", choices=["prepare", "quality", "journal", "passages", "speed", "all", "calibrate"])
     ap.add_argument("--grid", default="", help="calibrate: JSON list of [name, [kindred args…]]")
     ap.add_argument("--sizes", default="20000,100000")
     ap.add_argument("--hdbscan-speed", action="store_true")
@@ -506,6 +598,9 @@ def main():
     if a.what in ("journal", "all"):
         parts.append("## Journal\n")
         parts.append(journal())
+    if a.what in ("passages", "all"):
+        parts.append("## Journal passage size\n")
+        parts.append(journal_passages())
     if a.what in ("speed", "all"):
         parts.append("## Speed\n")
         total, rows = speed([int(s) for s in a.sizes.split(",") if s], a.hdbscan_speed, a.single_limit)
