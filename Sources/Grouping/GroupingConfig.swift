@@ -38,7 +38,7 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     public var keywordCount: Int
 
     public init(
-        tauRep: Float = 0.40, tauSup: Float = 0.40, tauSeed: Float = 0.55, delta: Float = 0.0,
+        tauRep: Float = 0.40, tauSup: Float = 0.40, tauSeed: Float = 0.68, delta: Float = 0.0,
         tauStay: Float = 0.30, tauCombine: Float = 0.50, candidateK: Int = 10, exemplars: Int = 3, scoreScale: Int = 10_000,
         recurringThreshold: Int = 3, relatedThreshold: Int = 2, minComparisonDenominator: Int = 5,
         maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3

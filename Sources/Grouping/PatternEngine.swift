@@ -141,11 +141,14 @@ extension Workspace {
         try certify(scope, isCancelled: isCancelled)
     }
 
-    /// Assignment, seeding and combination passes until one changes nothing (or `maxPasses`).
-    /// Combination looks at the groups changed since the previous sweep began (in this run).
+    /// Assignment and seeding passes; when one changes nothing (or in the last pass), a combination
+    /// sweep; until a pass changes nothing at all (or `maxPasses`). Groups are combined once they
+    /// have taken what assignment gives them, not while they are small seeds. A sweep looks at the
+    /// groups changed since the previous sweep began (in this run).
     private mutating func passes(_ scope: Scope, isCancelled: () -> Bool) throws {
         var combineSince = state.groupsVersion
-        for _ in 0..<max(1, config.maxPasses) {
+        let passes = max(1, config.maxPasses)
+        for pass in 0..<passes {
             let lastChange = scopeGroups(scope).lastChange
             recentlyEvicted = []
             // (The first pass's work was found while scanning the marks.)
@@ -165,6 +168,7 @@ extension Workspace {
             }.sorted()
             mayBeFresh = Set(fresh).union(recentlyEvicted)
             if !fresh.isEmpty { changed = try seed(fresh, in: scope, isCancelled: isCancelled) || changed }
+            if changed && pass < passes - 1 { continue }
             let sweep = state.groupsVersion
             if isCancelled() { throw GroupingError.cancelled }
             changed = combine(scope, since: combineSince) || changed

@@ -20,6 +20,8 @@ enum Stopwords {
         "you'd", "you'll", "you're", "you've", "your", "yours", "yourself", "yourselves", "was", "s", "t", "d", "ll",
         "m", "re", "ve", "something", "someone", "anything", "everything", "nothing", "maybe", "again", "two",
         "three", "lot", "lots", "way", "made", "make", "going", "gone", "came", "come", "said", "says", "say",
+        "without", "within", "across", "along", "among", "onto", "toward", "towards", "since", "unless", "whether",
+        "another", "else", "ago", "instead", "whole",
     ]
 
     static func contains(_ word: String) -> Bool { english.contains(word) }

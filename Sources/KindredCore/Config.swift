@@ -28,7 +28,7 @@ public struct Config: Sendable, Equatable {
         ("patterns.passageOccurrences", true, "Records without client occurrences contribute their passages as occurrences (category passage)."),
         ("patterns.tauRep", 0.40, "Minimum similarity of an occurrence to a group's representative (medoid)."),
         ("patterns.tauSup", 0.40, "Minimum mean similarity of an occurrence to a group's supporting examples."),
-        ("patterns.tauSeed", 0.55, "Minimum pairwise similarity inside the clique that seeds a new group."),
+        ("patterns.tauSeed", 0.68, "Minimum pairwise similarity inside the clique that seeds a new group."),
         ("patterns.delta", 0.0, "Margin by which the best group must beat the runner-up; otherwise the occurrence waits."),
         ("patterns.tauStay", 0.30, "Automatic members less similar than this to a new medoid leave the group."),
         ("patterns.tauCombine", 0.50, "Two groups of a category whose representatives and examples accept each other's examples are combined when the mean similarity of all their member pairs is at least this (the older id survives); above 1 never."),

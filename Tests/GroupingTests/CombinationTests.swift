@@ -36,6 +36,25 @@ import Testing
         #expect(later.groups[2]!.memberIDs.isEmpty)
     }
 
+    /// Two seeded pairs that would combine as seeds, and an occurrence that only one of them
+    /// accepts: groups are compared once assignment is done, so the grown group no longer
+    /// combines with the other (mean pair similarity 0.46 < 0.6), and the occurrence is placed.
+    @Test func groupsAreCombinedOnlyAfterAssignmentHasPlacedWhatItCan() throws {
+        let occ = Fixture.index([
+            Fixture.occ(1, record: "a", Fixture.vec(1, 0, 0.15)), Fixture.occ(2, record: "b", Fixture.vec(1, 0, -0.15)),
+            Fixture.occ(3, record: "c", Fixture.vec(0.7, 0.714, 0, 0.15)), Fixture.occ(4, record: "d", Fixture.vec(0.7, 0.714, 0, -0.15)),
+            Fixture.occ(5, record: "e", Fixture.vec(0, 0.84, 0, 0, 0.54)),
+        ])
+        let cfg = GroupingConfig(tauSeed: 0.9, tauCombine: 0.6)
+        // As seeds alone, the two pairs would combine.
+        let seeds = try Fixture.refresh(PatternState(), occ.filter { $0.key <= 4 }, config: cfg)
+        #expect(Fixture.memberSets(seeds.state) == [1: [1, 2, 3, 4], 2: []])
+        let out = try Fixture.refresh(PatternState(), occ, config: cfg)
+        #expect(Fixture.memberSets(out.state) == [1: [1, 2], 2: [3, 4, 5]])
+        #expect(out.stats.groupsCombined == 0 && out.state.pending.isEmpty)
+        #expect(Invariants.check(out.state, occ).isEmpty)
+    }
+
     @Test func groupsBelowTheCombineThresholdStayApart() throws {
         let out = try Fixture.refresh(PatternState(), Self.twoClosePairs(), config: GroupingConfig(tauSeed: 0.99, tauCombine: 0.99))
         #expect(Fixture.memberSets(out.state) == [1: [1, 2], 2: [3, 4]])

@@ -145,18 +145,21 @@ struct ReferenceEngine {
 
     func pendingIn(_ scope: Scope) -> [Int64] { pending.keys.filter { occurrences[$0]!.scope == scope }.sorted() }
 
-    /// Assignment, seeding and combination, until a pass changes nothing (at most `maxPasses`).
-    /// Occurrences evicted during a pass wait for the next one; combination looks at the groups
-    /// changed since the previous sweep began.
+    /// Assignment and seeding, until a pass changes nothing (at most `maxPasses`); then (or in the
+    /// last pass) a combination sweep, and again until a pass changes nothing at all. Occurrences
+    /// evicted during a pass wait for the next one; combination looks at the groups changed since
+    /// the previous sweep began.
     mutating func run(_ scope: Scope) {
         var since = version
-        for _ in 0..<max(1, config.maxPasses) {
+        let passes = max(1, config.maxPasses)
+        for pass in 0..<passes {
             recentlyEvicted = []
             let work = pendingIn(scope).filter { hasWork($0) }
             if work.isEmpty && lastChange(scope) <= since { return }
             var changed = assign(work, scope)
             let fresh = pendingIn(scope).filter { pending[$0]!.evaluatedAt == nil && !recentlyEvicted.contains($0) }
             if !fresh.isEmpty { changed = seed(fresh, scope) || changed }
+            if changed && pass < passes - 1 { continue }
             let sweep = version
             changed = combine(scope, since: since) || changed
             since = sweep
