@@ -38,12 +38,24 @@ def test_refresh_counts_add_up_and_say_what_they_count(server):
     assert r["occurrences"] == len(TEACHER) + len(TRAIN)
     assert r["occurrences"] == r["occurrencesInGroups"] + r["pending"]
     # Everything placed in this first refresh went into groups it created.
-    assert r["assigned"] == 0 and r["seeded"] == r["occurrencesInGroups"]
+    assert r["placed"] == r["seeded"] == r["occurrencesInGroups"]
     assert r["groupsCreated"] == r["activeGroups"] == 2
     assert r["recordsGrouped"] == len(TEACHER) + len(TRAIN)
     again = server.result("patterns/refresh", {"owner": "me"})
-    assert (again["groupsCreated"], again["groupsChanged"], again["seeded"], again["assigned"]) == (0, 0, 0, 0)
+    assert (again["groupsCreated"], again["groupsChanged"], again["placed"], again["seeded"]) == (0, 0, 0, 0)
     assert again["recordsGrouped"] == r["recordsGrouped"] and again["occurrences"] == r["occurrences"]
+    # A new record that joins an existing group: placed, not seeded; the distinct records grow by one.
+    server.result("records/upsert", {"owner": "me", "waitForIndex": True, "records": [
+        {"id": "t4", "revision": 1, "kind": "dream", "date": "2024-03-30", "text": "The train pulled out and I was still on the platform."}]})
+    server.result("occurrences/put", {"owner": "me", "recordId": "t4", "revision": 1, "occurrences": [
+        {"category": "action", "description": "missing a train", "excerpt": "train"}]})
+    third = server.result("patterns/refresh", {"owner": "me"})
+    assert (third["placed"], third["seeded"], third["groupsCreated"], third["groupsChanged"]) == (1, 0, 0, 1)
+    assert third["recordsGrouped"] == r["recordsGrouped"] + 1 and third["occurrences"] == third["occurrencesInGroups"] + third["pending"]
+    # Deleting a grouped record: counted again from the state (its groups changed outside a refresh).
+    server.result("records/delete", {"owner": "me", "ids": ["d1"]})
+    fourth = server.result("patterns/refresh", {"owner": "me"})
+    assert fourth["recordsGrouped"] == r["recordsGrouped"] and fourth["occurrences"] == r["occurrences"]
 
 
 def test_findings_by_kind_paged_with_evidence_limits(server):
@@ -98,6 +110,7 @@ def test_cli_findings_are_short_by_default_and_status_is_for_people(server, db):
     assert refresh.returncode == 0
     assert refresh.stdout.splitlines()[0].startswith("9 records grouped into 2 pattern groups (this refresh: 0 created, 0 changed")
     assert "9 occurrences: 9 in groups, 0 pending" in refresh.stdout
+    assert "placed by this refresh: 0 occurrences that were in no group, 0 of them in groups it created" in refresh.stdout
 
     status = run_cli("status", "--db", db, "--owner", "me")
     assert status.returncode == 0

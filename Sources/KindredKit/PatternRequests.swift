@@ -48,8 +48,11 @@ public struct RefreshSummary: Decodable, Sendable, Hashable {
     public var groupsDormant: Int
     public var occurrences: Int
     public var occurrencesInGroups: Int
-    public var assigned: Int
+    /// Occurrences in a group now that were in none before this refresh; `seeded` of them in groups it created.
+    public var placed: Int
     public var seeded: Int
+    /// The engine's placements into a group after it was created (groups created earlier in the same refresh included).
+    public var assigned: Int
     public var evicted: Int
     public var pending: Int
     public var owners: Int

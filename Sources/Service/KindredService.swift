@@ -26,6 +26,8 @@ public final class KindredService: Sendable {
     let patternStates = OwnerCache<PatternStateEntry>(capacity: 8)
     /// Owners' eligible occurrences, brought up to date from the store's input log.
     let occurrenceCopies = OwnerCache<OccurrencesEntry>(capacity: 4)
+    /// Owners' distinct grouped records as of their last refresh (see `RefreshTally`).
+    let recordCoverage = OwnerCache<RecordCoverage>(capacity: 8)
 
     public init(config: Config, databasePath: String, embedder: (any TextEmbedder)?, embedderProblem: String? = nil) throws {
         self.config = config

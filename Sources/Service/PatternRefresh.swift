@@ -22,23 +22,23 @@ extension KindredService {
         // One transaction: passage occurrences, occurrence vectors and every owner's groups commit
         // together, or — cancelled, interrupted or failed — not at all.
         let (prepared, owners, (total, tally)) = try withPatternWriter(owner: owner ?? "") { store in
-            var kept: [(owner: String, entry: PatternStateEntry)] = []
+            var kept: [(owner: String, entry: PatternStateEntry, coverage: RecordCoverage)] = []
             let run = try store.database.transaction { () throws -> ((passages: Int, vectors: Int, waiting: Int), [String], (RefreshStats, RefreshTally)) in
                 let prepared = try prepareOccurrences(store, owner: owner, ctx)
                 let owners = try owner.map { [$0] } ?? store.patternOwners()
                 var total = RefreshStats(), tally = RefreshTally()
                 for (i, o) in owners.enumerated() {
                     try ctx.checkCancelled()
-                    let (stats, entry, ownerTally): (RefreshStats, PatternStateEntry, RefreshTally)
+                    let (stats, entry, ownerTally, coverage): (RefreshStats, PatternStateEntry, RefreshTally, RecordCoverage)
                     do {
-                        (stats, entry, ownerTally) = try runEngine(store, owner: o, rebuild: rebuild, ctx) { fraction in
+                        (stats, entry, ownerTally, coverage) = try runEngine(store, owner: o, rebuild: rebuild, ctx) { fraction in
                             let done = (Double(i) + fraction) / Double(max(1, owners.count))
                             ctx.progress("report", message: "owner \(i + 1) of \(owners.count)", percentage: 10 + Int(done * 90))
                         }
                     } catch let e as GroupingError {
                         throw ResponseError.grouping(e, owner: o)
                     }
-                    kept.append((o, entry))
+                    kept.append((o, entry, coverage))
                     total.groupsCreated += stats.groupsCreated
                     total.groupsChanged += stats.groupsChanged
                     total.groupsDormant += stats.groupsDormant
@@ -52,7 +52,10 @@ extension KindredService {
             }
             // Committed: each saved state is what the store now holds at its revision; it is kept for
             // the next refresh.
-            for (o, entry) in kept { patternStates.store(o, entry) }
+            for (o, entry, coverage) in kept {
+                patternStates.store(o, entry)
+                recordCoverage.store(o, coverage)
+            }
             try pruneInputLog(store)
             return run
         }
@@ -65,7 +68,7 @@ extension KindredService {
             "groupsCreated": .from(total.groupsCreated), "groupsChanged": .from(total.groupsChanged),
             "groupsDormant": .from(total.groupsDormant),
             "occurrences": .from(tally.occurrences), "occurrencesInGroups": .from(tally.inGroups),
-            "assigned": .from(total.assigned), "seeded": .from(tally.seeded), "evicted": .from(total.evicted),
+            "placed": .from(tally.placed), "seeded": .from(tally.seeded), "assigned": .from(total.assigned), "evicted": .from(total.evicted),
             "pending": .from(tally.pending), "owners": .from(owners.count),
             "passageOccurrences": .from(prepared.passages), "vectorsComputed": .from(prepared.vectors),
             "waitingForEmbedder": .from(prepared.waiting), "durationMs": .int(ms),
@@ -75,7 +78,8 @@ extension KindredService {
     /// One owner, inside the refresh's transaction: load, run the engine (cancellable), save what
     /// changed. Returns the stats and the state to keep once the transaction commits.
     func runEngine(_ store: RecordStore, owner: String, rebuild: Bool, _ ctx: RequestContext,
-                   progress: (Double) -> Void) throws -> (RefreshStats, PatternStateEntry, RefreshTally) {
+                   progress: (Double) -> Void) throws -> (RefreshStats, PatternStateEntry, RefreshTally, RecordCoverage) {
+        let revisionBefore = try store.patternRevision(owner: owner)
         var data = try loadOwnerPatterns(store, owner: owner, withVectors: true, forUpdate: true)
         let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
         let config = patternConfig.grouping
@@ -85,7 +89,9 @@ extension KindredService {
         let rebuild = rebuild || data.stateIndexVersion.map { $0 != version.description } ?? false
         // Handed over, not copied: the refresh updates the only copy in place.
         let state = data.state
-        let groupsBefore = Set(state.groups.keys)
+        // A snapshot: it shares the engine's table until the engine changes it, then keeps the
+        // groups as they were (a changed group's storage is copied, the others are shared).
+        let groupsBefore = state.groups
         data.state = PatternState()
         let outcome = rebuild
             ? try PatternEngine.rebuild(state: state, occurrences: data.occurrences, constraints: constraints, config: config,
@@ -99,9 +105,13 @@ extension KindredService {
         // (Saving drops the label description of a group whose label was cleared.)
         var descriptions = data.labelDescriptions
         for id in outcome.changedGroups where outcome.state.groups[id]?.label == nil { descriptions[id] = nil }
-        let tally = RefreshTally(state: outcome.state, occurrences: data.occurrences, groupsBefore: groupsBefore)
+        // The kept coverage counts the state loaded only if it was kept at that state's revision.
+        var coverage = recordCoverage.take(owner).flatMap { $0.revision == revisionBefore ? $0 : nil } ?? RecordCoverage()
+        let tally = RefreshTally(before: groupsBefore, after: outcome.state, changed: outcome.changedGroups,
+                                 occurrences: data.occurrences, coverage: &coverage)
+        coverage.revision = revision
         return (outcome.stats, PatternStateEntry(revision: revision, state: outcome.state, labelDescriptions: descriptions,
-                                                 indexVersion: version.description), tally)
+                                                 indexVersion: version.description), tally, coverage)
     }
 
     /// Keeps the input log short: once it holds more than `inputLogKeep` positions past the last

@@ -10,7 +10,8 @@ enum RefreshSummary {
                 + " (this refresh: \(n("groupsCreated")) created, \(n("groupsChanged")) changed, \(n("groupsDormant")) now dormant)",
             "\(plural(n("occurrences"), "occurrence")): \(n("occurrencesInGroups")) in groups, \(n("pending")) pending"
                 + " (not close enough to a group or to other records yet)",
-            "placed by this refresh: \(n("assigned")) into existing groups, \(n("seeded")) into new ones; \(n("evicted")) left their group",
+            "placed by this refresh: \(plural(n("placed"), "occurrence")) that were in no group, \(n("seeded")) of them in groups it created;"
+                + " \(n("evicted")) left their group",
         ]
         if n("waitingForEmbedder") > 0 {
             out.append("\(plural(n("waitingForEmbedder"), "occurrence")) not counted above: waiting for the embedder (no vector yet)")
