@@ -42,7 +42,7 @@ struct LabelPlacer {
             let c = circles[i]
             let w = SVGText.width(labels[i], size: fontSize)
             var found: Placed?
-            search: for ring in 0..<8 {
+            search: for ring in 0..<5 {
                 let gap = 3 + Double(ring) * (h + 2)
                 let d = c.r + gap
                 // right, left, above, below, then the four diagonals.
