@@ -159,3 +159,14 @@ def test_picture_params_are_strict(server):
     assert e["data"]["field"] == "to"
     empty = server.result("patterns/map", {"owner": "nobody"})
     assert empty["groups"] == [] and "<svg" in empty["svg"]
+
+
+def test_picture_commands_refuse_bad_options_in_plain_words(journal_db, tmp_path):
+    r = run_cli("patterns", "timeline", "--db", journal_db, "--owner", OWNER, "--limit", "99")
+    assert r.returncode == 2 and "--limit: must be between 1 and 24" in r.stderr
+    r = run_cli("patterns", "map", "--db", journal_db, "--owner", OWNER, "--compare-from", "2025-01-01")
+    assert r.returncode == 2 and "--compare-from is an option of timeline" in r.stderr
+    r = run_cli("patterns", "map", "--db", tmp_path / "missing.sqlite", "--owner", OWNER)
+    assert r.returncode == 1 and "no database" in r.stderr and not (tmp_path / "missing.sqlite").exists()
+    r = run_cli("patterns", "map", "--db", journal_db, "--owner", OWNER, "--out", tmp_path / "no-such-dir" / "map.svg")
+    assert r.returncode == 1 and "cannot write" in r.stderr

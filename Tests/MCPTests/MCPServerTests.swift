@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import Testing
 import JSONRPC
@@ -22,12 +25,24 @@ final class CollectingSink: MessageSink {
             return .success(["text": .string(text)])
         }
 
+    /// Reports progress 10, 10, 50 and 100, then answers; or, with `wait`, waits until cancelled (5 s at most).
+    static let slow = Tool(
+        name: "slow", title: "Slow", description: "Takes its time.", inputSchema: ["type": "object"],
+        outputSchema: ["type": "object"], readOnly: false) { args, ctx in
+            if args["wait"] == true {
+                for _ in 0..<5000 where !ctx.isCancelled { usleep(1000) }
+                return .success(["cancelled": .bool(ctx.isCancelled)])
+            }
+            for p in [10, 10, 50, 100] { ctx.progress("report", message: "step", percentage: p) }
+            return .success(["done": true])
+        }
+
     static let modernMeta = #""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#
 
     /// Answers by request id (as JSON text), and every message in order.
     static func session(_ lines: [String]) throws -> (byID: [String: JSONValue], all: [JSONValue]) {
         let sink = CollectingSink()
-        let server = MCPServer(info: .init(name: "test", version: "1", instructions: "Use echo."), tools: [echo], sink: sink)
+        let server = MCPServer(info: .init(name: "test", version: "1", instructions: "Use echo."), tools: [echo, slow], sink: sink)
         var input: [[UInt8]] = [Array((lines.joined(separator: "\n") + "\n").utf8)]
         _ = server.run { input.isEmpty ? nil : input.removeFirst() }
         let all = try sink.lines.withLock { $0 }.map { try JSONParser.parse($0) }
@@ -123,5 +138,27 @@ final class CollectingSink: MessageSink {
         #expect(all.contains { $0["error"]?["code"] == JSONValue.int(-32600) && $0["id"] == JSONValue.null })
         #expect(r["3"]?["error"]?["data"]?["field"] == "name")
         #expect(r["4"]?["result"] == JSONValue.object([:]))
+    }
+
+    @Test func aCancelledCallIsNotAnsweredAndTheSessionGoesOn() throws {
+        let (r, _) = try Self.session([
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#,
+            #"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"slow","arguments":{"wait":true}}}"#,
+            #"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c","reason":"user"}}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"after"}}}"#,
+        ])
+        #expect(r[#""c""#] == nil)
+        #expect(r["2"]?["result"]?["structuredContent"] == JSONValue.object(["text": "after"]))
+    }
+
+    @Test func progressIsReportedWithTheClientsTokenAndAlwaysRises() throws {
+        let (r, all) = try Self.session([
+            #"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"p1",\#(Self.modernMeta.dropFirst(9))}}"#,
+        ])
+        let progress = all.filter { $0["method"] == "notifications/progress" }
+        #expect(progress.map { $0["params"]?["progress"] } == [JSONValue.int(10), .int(50), .int(100)])
+        #expect(progress.allSatisfy { $0["params"]?["progressToken"] == "p1" && $0["params"]?["total"] == JSONValue.int(100) })
+        #expect(r["1"]?["result"]?["structuredContent"] == JSONValue.object(["done": true]))
+        #expect(r["1"]?["result"]?["resultType"] == "complete")
     }
 }
