@@ -12,6 +12,8 @@ must answer. The answer must have the documented shape and values:
   holding `…`, which stands for any text;
 - an error answers the documented `code`.
 
+Every `json` block is run: a request, the response after it, or marked skipped with a reason.
+
 Directives, as HTML comments on their own line before a block:
 
 - `<!-- example-varies: durationMs createdAt -->` — before the first `##` heading, for the whole file;
@@ -264,6 +266,9 @@ def steps(doc):
             continue
         if is_response_block(b):
             raise AssertionError(f"{b.where()}: a response example with no request before it (add the request, or mark it `<!-- example: skip reason -->`)")
+        if b.lang == "json":
+            raise AssertionError(f"{b.where()}: a JSON example the test cannot run: write it as a JSON-RPC request (and the response "
+                                 "after it), or mark it `<!-- example: skip reason -->`")
         i += 1
     return out
 

@@ -83,6 +83,25 @@ import KindredKit
         await #expect { try await k.send(SetLabel(owner: "me", groupId: g.group.groupId, version: g.group.version - 1, label: nil)) } throws: { e in
             (e as? KindredError)?.code == .staleGroupVersion
         }
+        let map = try await k.send(PatternMap(owner: "me"))
+        #expect(map.groups.map(\.groupId) == [g.group.groupId] && map.svg.hasPrefix("<?xml"))
+        let timeline = try await k.send(PatternTimeline(owner: "me", limit: 1))
+        #expect(timeline.findings.first?.records == 4 && timeline.findings.first?.bins.map(\.records).reduce(0, +) == 4)
+    }
+
+    @Test func occurrencesOfManyRecordsInOneCall() async throws {
+        let (k, _) = try Self.open()
+        defer { k.close() }
+        _ = try await k.send(UpsertRecords(owner: "me", records: [RecordInput(id: "a", revision: 1, text: "The strict teacher.", vector: Self.axis(3))]))
+        let r = try await k.send(PutOccurrenceItems(owner: "me", items: [
+            .init(recordId: "a", revision: 1, occurrences: [OccurrenceInput(category: "person", description: "teacher", excerpt: "strict teacher")]),
+            .init(recordId: "zz", revision: 1, occurrences: []),
+        ]))
+        #expect(r.written == 1 && r.failed == 1)
+        #expect(r.items[0].occurrences?.first?.excerpt == "strict teacher" && r.items[1].error?.code == KindredError.Code.notFound.rawValue)
+        await #expect { try await k.send(PutOccurrenceItems(owner: "me", items: [])) } throws: { e in
+            (e as? KindredError)?.field == "items"
+        }
     }
 
     @Test func cancellingTheTaskCancelsTheRequest() async throws {

@@ -1,0 +1,63 @@
+/// `patterns/map`: the owner's groups placed by PCA of their centroids, as SVG.
+public struct PatternMap: KindredRequest {
+    public static let method = "patterns/map"
+    public struct Result: Decodable, Sendable, Hashable {
+        public struct Circle: Decodable, Sendable, Hashable {
+            public var groupId: Int
+            public var label: String
+            public var category: String
+            public var records: Int
+            public var x: Double
+            public var y: Double
+            /// False: numbered in its circle and listed under the legend.
+            public var labelBeside: Bool
+        }
+        /// Plain SVG 1.1.
+        public var svg: String
+        public var eligibleRecords: Int
+        public var explainedVariance: [Double]
+        public var groups: [Circle]
+    }
+    public var owner: String
+    public var category: String?
+    public var from: String?
+    public var to: String?
+    public init(owner: String, category: String? = nil, from: String? = nil, to: String? = nil) {
+        self.owner = owner; self.category = category; self.from = from; self.to = to
+    }
+}
+
+/// `patterns/timeline`: the top recurring findings as small multiples of monthly bars, as SVG.
+public struct PatternTimeline: KindredRequest {
+    public static let method = "patterns/timeline"
+    public struct Result: Decodable, Sendable, Hashable {
+        public struct Bin: Decodable, Sendable, Hashable { public var start: String; public var records: Int; public var eligible: Int }
+        public struct Panel: Decodable, Sendable, Hashable {
+            public var groupId: Int
+            public var label: String
+            public var category: String
+            public var records: Int
+            public var eligible: Int
+            public var bins: [Bin]
+            public var comparison: Findings.Result.Comparison?
+        }
+        public var svg: String
+        public var eligibleRecords: Int
+        public var binMonths: Int
+        public var undatedRecords: Int
+        public var findings: [Panel]
+    }
+    public var owner: String
+    public var from: String?
+    public var to: String?
+    public var compareFrom: String?
+    public var compareTo: String?
+    public var category: String?
+    /// 1 … 24, default 6.
+    public var limit: Int?
+    public init(owner: String, from: String? = nil, to: String? = nil, compareFrom: String? = nil, compareTo: String? = nil,
+                category: String? = nil, limit: Int? = nil) {
+        self.owner = owner; self.from = from; self.to = to; self.compareFrom = compareFrom; self.compareTo = compareTo
+        self.category = category; self.limit = limit
+    }
+}
