@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Dependencies point down only:
-//   kindred, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, Embedding, Grouping, Pictures} -> LinearAlgebra -> KindredCore
+//   kindred, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, Embedding, Remote, Grouping, Pictures} -> LinearAlgebra -> KindredCore
 // (MCP sits on JSONRPC; Pictures draws SVG from plain values and imports nothing of ours.)
 // C libraries are wrapped by C* system-library targets, each imported by exactly one Swift module.
 let package = Package(
@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"]),
         .target(name: "VectorIndex", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),
         .target(name: "Embedding", dependencies: ["KindredCore", "LinearAlgebra"]),
+        // HTTP over libcurl and the remote providers spoken over it (embeddings, chat completions).
+        .target(name: "Remote", dependencies: ["KindredCore", "LinearAlgebra", "CCurl"]),
         // Occurrences and groups keep their fields in copy-on-write boxes; run-time exclusivity checks
         // on every field read of those boxes cost more than the engine's own work in a placement.
         .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra"], exclude: ["README.md"],
@@ -35,7 +37,7 @@ let package = Package(
         .target(name: "MCP", dependencies: ["KindredCore", "JSONRPC"]),
         .target(name: "Pictures"),
         .target(name: "Service", dependencies: [
-            "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "Embedding", "Grouping", "JSONRPC", "MCP", "Pictures",
+            "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "Embedding", "Remote", "Grouping", "JSONRPC", "MCP", "Pictures",
         ]),
         .executableTarget(name: "kindred", dependencies: ["Service", "MCP", "KindredCore", "LinearAlgebra", "Embedding", "Grouping"]),
         // Typed requests and results over Service, with Swift concurrency; its public API names no type of ours below it.
@@ -55,5 +57,6 @@ let package = Package(
         .testTarget(name: "PicturesTests", dependencies: ["Pictures"]),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore"]),
         .testTarget(name: "KindredKitTests", dependencies: ["KindredKit"]),
+        .testTarget(name: "RemoteTests", dependencies: ["Remote", "KindredCore"]),
     ]
 )

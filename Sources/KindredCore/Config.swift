@@ -19,10 +19,21 @@ public struct Config: Sendable, Equatable {
         ("records.waitForIndexTimeoutMs", 30000, "Longest a records/upsert with waitForIndex waits for its records to reach the semantic index."),
         ("passages.maxChars", 1000, "Longest passage, in Unicode scalars, when texts are split for matching and display."),
         ("index.dimension", 384, "Vector dimension of the index (client vectors must match)."),
-        ("embedder.provider", "local", "Embedding provider: local (in-process model) or none."),
-        ("embedder.model", "all-MiniLM-L6-v2", "Model id; with the dimension it forms the index version."),
+        ("embedder.provider", "local", "Embedding provider: local (in-process model), none, openai (POST {url}/embeddings, also Ollama, llama.cpp, vLLM), ollama (POST {url}/api/embed) or gemini (batchEmbedContents). KINDRED_EMBEDDER also sets it."),
+        ("embedder.model", "all-MiniLM-L6-v2", "Model id sent to a remote provider, and for every provider the model part of the index version (with index.dimension); empty means the local model folder's name."),
+        ("embedder.url", "", "Base URL of a remote provider; empty means the provider's public endpoint (https://api.openai.com/v1, http://127.0.0.1:11434, https://generativelanguage.googleapis.com/v1beta)."),
+        ("embedder.apiKey", "", "API key of a remote provider, sent only in its header (Authorization: Bearer, or x-goog-api-key for gemini); never logged or reported. Prefer KINDRED_EMBEDDER_API_KEY."),
+        ("embedder.connectTimeoutMs", 5000, "Longest wait to connect to a remote provider (TCP and TLS), in milliseconds."),
+        ("embedder.timeoutMs", 30000, "Longest one HTTP exchange with a remote provider may take, connection included, in milliseconds."),
+        ("embedder.maxRetries", 3, "Retries of a remote call after a timeout, a refused connection, HTTP 408, 429 or 5xx (0 = none)."),
+        ("embedder.retryBaseMs", 500, "Wait before the first retry, doubled for each later one, with jitter; a Retry-After header replaces it."),
+        ("embedder.retryMaxMs", 30000, "Longest wait between two attempts; a Retry-After asking for longer ends the attempts."),
+        ("embedder.retryLaterMs", 60000, "After a remote provider failed, records waiting for a vector are tried again this many milliseconds later (or on the next write)."),
+        ("embedder.maxConcurrent", 2, "Remote calls in flight at once, across every request and background job."),
         ("embedder.modelDirectory", "", "Folder of a sentence-transformers BERT model; empty means KINDRED_MODEL_DIR or ~/.local/share/kindred/models/all-MiniLM-L6-v2."),
         ("embedder.batchSize", 32, "Texts embedded per forward pass."),
+        ("usage.dailyCallLimit", 0, "Remote provider calls one owner may cause per UTC day; 0 means no limit. Beyond it remote calls are refused (search falls back to keyword matching)."),
+        ("usage.dailyCharacterLimit", 0, "Characters one owner may send to remote providers per UTC day; 0 means no limit."),
         ("blas.threads", 0, "BLAS worker threads; 0 means one per core."),
         ("ingest.batchSize", 256, "Records per transaction when ingesting a file."),
         ("patterns.passageOccurrences", true, "Records without client occurrences contribute their passages as occurrences (category passage)."),
@@ -94,8 +105,14 @@ public struct Config: Sendable, Equatable {
         }
     }
 
+    /// Short names some keys also answer to in the environment (the longer name wins when both are set).
+    public static let environmentAliases: [(name: String, key: String)] = [("KINDRED_EMBEDDER", "embedder.provider")]
+
     /// Applies `KINDRED_*` variables whose names match a known key.
     public mutating func apply(environment: [String: String]) throws(ConfigError) {
+        for alias in Config.environmentAliases {
+            if let text = environment[alias.name] { try set(alias.key, text: text) }
+        }
         for d in Config.defaults {
             if let text = environment[Config.environmentName(d.key)] { try set(d.key, text: text) }
         }

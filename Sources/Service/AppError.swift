@@ -1,4 +1,5 @@
 import KindredCore
+import Remote
 public import JSONRPC
 
 /// Kindred's application error codes (-32099…-32000). Stable: documented in docs/methods.md.
@@ -18,6 +19,16 @@ extension ResponseError {
     }
     static func embedderUnavailable(_ reason: String) -> ResponseError {
         ResponseError(code: .embedderUnavailable, message: "embedder unavailable: \(reason)", data: ["reason": .string(reason)])
+    }
+    /// The embedder failed on this request's work; a remote provider's failure names the provider and HTTP status.
+    static func embedderFailed(_ error: any Error) -> ResponseError {
+        var data: JSONObject = ["reason": .string(String(describing: error))]
+        if let p = error as? ProviderError {
+            data["provider"] = .string(p.provider)
+            data["status"] = p.status.map { .from($0) } ?? .null
+            data["attempts"] = .from(p.attempts)
+        }
+        return ResponseError(code: .embedderUnavailable, message: "embedder unavailable: \(error)", data: .object(data))
     }
     static func limitExceeded(field: String, limit: Int) -> ResponseError {
         ResponseError(code: .limitExceeded, message: "\(field) exceeds the limit of \(limit)", data: ["field": .string(field), "limit": .int(Int64(limit))])

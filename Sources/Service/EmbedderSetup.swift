@@ -2,11 +2,13 @@ public import KindredCore
 import Embedding
 import Foundation
 import LinearAlgebra
+import Remote
 
-/// The in-process sentence-transformers model as Kindred's embedder.
+/// The in-process sentence-transformers model as Kindred's embedder. Its model id (and so the index
+/// version) is `embedder.model` when set, else the model folder's name.
 struct LocalEmbedder: TextEmbedder {
     let model: SentenceEmbedder
-    var modelID: String { model.modelID }
+    let modelID: String
     var dimension: Int { model.dimension }
     func embed(_ texts: [String], isCancelled: () -> Bool) throws -> [[Float]] {
         try model.embed(texts, isCancelled: isCancelled)
@@ -40,12 +42,39 @@ public enum EmbedderSetup {
                 return (nil, "model not found at \(dir); \(installHint)")
             }
             do {
-                return (LocalEmbedder(model: try SentenceEmbedder(modelDirectory: dir)), nil)
+                let model = try SentenceEmbedder(modelDirectory: dir)
+                let name = config.string("embedder.model")
+                return (LocalEmbedder(model: model, modelID: name.isEmpty ? model.modelID : name), nil)
             } catch {
                 return (nil, "model at \(dir) could not be loaded: \(error); \(installHint)")
             }
         case let other:
-            return (nil, "unknown embedder.provider '\(other)' (expected local or none)")
+            guard let kind = EmbeddingProviderKind(rawValue: other) else {
+                return (nil, "unknown embedder.provider '\(other)' (expected local, none, openai, ollama or gemini)")
+            }
+            guard !config.string("embedder.model").isEmpty else {
+                return (nil, "embedder.provider \(other) needs embedder.model (KINDRED_EMBEDDER_MODEL), the provider's model id")
+            }
+            return (remote(kind, config), nil)
         }
+    }
+
+    /// libcurl's global set-up, done once before the first remote call.
+    private static let curlReady: Bool = { HTTPClient.globalInit(); return true }()
+
+    /// A remote embedder from `embedder.*`: the model and `index.dimension` form its index version.
+    static func remote(_ kind: EmbeddingProviderKind, _ config: Config) -> RemoteTextEmbedder {
+        _ = curlReady
+        return RemoteTextEmbedder(remote: RemoteEmbedder(kind: kind, endpoint: endpoint(kind.rawValue, url: config.string("embedder.url"), defaultURL: kind.defaultURL, config),
+                                                         model: config.string("embedder.model"), dimension: config.int("index.dimension"),
+                                                         batchSize: config.int("embedder.batchSize"), maxConcurrent: config.int("embedder.maxConcurrent")))
+    }
+
+    /// Where and how patiently a provider is called, from the `embedder.*` timeouts and retries.
+    static func endpoint(_ provider: String, url: String, defaultURL: String, _ config: Config) -> ProviderEndpoint {
+        ProviderEndpoint(provider: provider, baseURL: url.isEmpty ? defaultURL : url, apiKey: Secret(config.string("embedder.apiKey")),
+                         connectTimeout: Double(config.int("embedder.connectTimeoutMs")) / 1000, totalTimeout: Double(config.int("embedder.timeoutMs")) / 1000,
+                         retry: RetryPolicy(maxAttempts: config.int("embedder.maxRetries") + 1, baseDelay: Double(config.int("embedder.retryBaseMs")) / 1000,
+                                            maxDelay: Double(config.int("embedder.retryMaxMs")) / 1000))
     }
 }

@@ -4,6 +4,7 @@ import Dispatch
 import JSONRPC
 import Storage
 import Synchronization
+import Remote
 
 /// Records upserted without a vector wait in the store until the embedder computes one. In `serve`
 /// this runs on a background queue so a long ingest never stalls other requests; the CLI runs it inline.
@@ -23,21 +24,40 @@ extension KindredService {
     /// Embeds, batch by batch in rowid order, the records waiting for a vector — or with
     /// `everything`, every record whose vector is not the client's own (re-embedding in place, so
     /// search keeps its entries while it runs).
-    func embedRecords(everything: Bool, isCancelled: () -> Bool, progress: (Int) -> Void) throws -> Int {
+    ///
+    /// A remote provider embeds on its own only records with no vector at all: vectors of another
+    /// index version wait for `index/rebuild` (every call counts against the owner's use). Records of
+    /// an owner past a daily limit are skipped (they wait); a provider failure stops the pass and
+    /// is thrown, the records not reached still waiting.
+    func embedRecords(everything: Bool, isCancelled: () -> Bool, log: (String) -> Void = { _ in }, progress: (Int) -> Void) throws -> Int {
         guard let embedder else { return 0 }
         let version = indexVersion
         let batch = max(1, config.int("embedder.batchSize"))
+        let missingOnly = !everything && embedder.remoteProvider != nil
         var done = 0
         var after: Int64 = 0
         while !isCancelled() {
-            let pending = try writer.with { store in
+            let fetched = try writer.with { store in
                 everything ? try store.reembedCandidates(indexVersion: version, limit: batch, after: after)
+                    : missingOnly ? try store.recordsWithoutVectors(limit: batch, after: after)
                     : try store.pendingEmbeddings(indexVersion: version, limit: batch, after: after)
             }
-            guard let last = pending.last else { break }
+            guard let last = fetched.last else { break }
             after = last.rowid
-            let vectors = try embedder.embed(pending.map(\.text), isCancelled: isCancelled)
-            guard vectors.count == pending.count else { break }
+            // One call per owner, so that each owner's use is counted and limited apart.
+            var pending: [RecordStore.EmbeddingWork] = []
+            var vectors: [[Float]] = []
+            for owner in Self.ownersInOrder(fetched.map(\.owner)) {
+                let part = fetched.filter { $0.owner == owner }
+                do {
+                    let out = try embedTexts(part.map(\.text), owner: owner, isCancelled: isCancelled, log: log)
+                    guard out.count == part.count else { continue }
+                    pending += part
+                    vectors += out
+                } catch let e as DailyLimitReached {
+                    log("records of one owner wait: \(e)")
+                }
+            }
             let items = zip(pending, vectors).map { (rowid: $0.rowid, revision: $0.revision, vector: $1) }
             // The store write and the index update happen under the writer lock together, so a
             // concurrent upsert cannot interleave between them (lock order: writer, then index).
@@ -52,6 +72,12 @@ extension KindredService {
             progress(done)
         }
         return done
+    }
+
+    /// Distinct owners in order of first appearance.
+    static func ownersInOrder(_ owners: [String]) -> [String] {
+        var seen = Set<String>()
+        return owners.filter { seen.insert($0).inserted }
     }
 
     /// Reports `$/progress` for the embedding of an upsert's records until nothing is pending.
@@ -93,12 +119,15 @@ extension KindredService {
         guard embedder != nil, worker.isEnabled else { return }
         worker.kick { [self] in
             do {
-                _ = try embedPending(isCancelled: { worker.isStopping }) { _ in
+                _ = try embedRecords(everything: false, isCancelled: { worker.isStopping }, log: { worker.report($0) }) { _ in
                     worker.notifyObservers(remaining: pendingEmbeddingCount())
                 }
                 worker.notifyObservers(remaining: pendingEmbeddingCount())
             } catch {
-                worker.report("embedding stopped: \(error)")
+                // Nothing is lost: the records not reached keep waiting, and are tried again later.
+                let later = Double(config.int("embedder.retryLaterMs")) / 1000
+                worker.report("embedding stopped: \(error); the waiting records are tried again in \(Int(later.rounded(.up)))s or on the next write")
+                worker.retryLater(after: later) { [self] in embeddingWorkDidArrive() }
             }
         }
     }
@@ -146,6 +175,16 @@ final class BackgroundWorker: @unchecked Sendable {
     }
 
     func report(_ message: String) { onProblem?(message) }
+
+    /// Runs `job` after `seconds` unless the worker is stopping by then (one retry timer at a time).
+    private let retryArmed = Mutex<Bool>(false)
+    func retryLater(after seconds: Double, _ job: @escaping @Sendable () -> Void) {
+        guard seconds > 0, retryArmed.withLock({ armed in defer { armed = true }; return !armed }) else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+            retryArmed.withLock { $0 = false }
+            if !isStopping { job() }
+        }
+    }
 
     /// Observers of embedding progress (an upsert that carried a `workDoneToken`); each returns false
     /// when it wants no more calls.

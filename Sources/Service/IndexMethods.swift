@@ -22,7 +22,7 @@ extension KindredService {
         } catch {
             ctx.progress("end", message: "stopped: \(error)")
             if ctx.isCancelled { throw ResponseError.cancelled }
-            throw ResponseError.embedderUnavailable(String(describing: error))
+            throw ResponseError.embedderFailed(error)
         }
         ctx.progress("end", message: "\(done) records re-embedded")
         if ctx.isCancelled {

@@ -120,7 +120,8 @@ public final class KindredService: Sendable {
     /// The `initialize` result.
     public func initializeResult(methods: [String]) -> JSONValue {
         var embedderInfo: JSONObject = ["model": .string(indexVersion.model), "dimension": .from(indexVersion.dimension),
-                                        "indexVersion": .string(indexVersion.description), "available": .bool(embedder != nil)]
+                                        "indexVersion": .string(indexVersion.description), "available": .bool(embedder != nil),
+                                        "provider": .string(config.string("embedder.provider"))]
         if let embedderProblem { embedderInfo["problem"] = .string(embedderProblem) }
         return [
             "serverInfo": ["name": "kindred", "version": .string(Self.version)],

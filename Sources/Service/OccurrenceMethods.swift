@@ -54,10 +54,12 @@ extension KindredService {
         }
         var vectors: [[Float]?] = Array(repeating: nil, count: descriptions.count)
         var waiting = embedderProblem
-        if let embedder, !descriptions.isEmpty {
+        if embedder != nil, !descriptions.isEmpty {
             do {
-                let out = try embedder.embed(descriptions, isCancelled: { ctx.isCancelled })
+                let out = try embedTexts(descriptions, owner: owner, isCancelled: { ctx.isCancelled }, log: { ctx.log(.warning, $0) })
                 if out.count == descriptions.count { vectors = out.map(Vectors.unit) } else { waiting = "the embedder returned \(out.count) vectors for \(descriptions.count) texts" }
+            } catch let e as DailyLimitReached {
+                waiting = "\(e)"
             } catch {
                 try ctx.checkCancelled()
                 waiting = "embedder failed: \(error)"

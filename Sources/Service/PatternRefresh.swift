@@ -146,26 +146,36 @@ extension KindredService {
         }
         ctx.progress("report", message: "occurrences ready", percentage: 5)
         var computed = 0
-        if let embedder {
+        if embedder != nil {
             let batch = max(1, config.int("embedder.batchSize"))
             var after: Int64 = 0
-            while true {
+            var limited = Set<String>()
+            batches: while true {
                 try ctx.checkCancelled()
-                let waiting = try store.occurrencesWaitingForVectors(owner: owner, indexVersion: version, limit: batch, after: after)
-                guard let last = waiting.last else { break }
+                let fetched = try store.occurrencesWaitingForVectors(owner: owner, indexVersion: version, limit: batch, after: after)
+                guard let last = fetched.last else { break }
                 after = last.id
-                let vectors: [[Float]]
-                do {
-                    vectors = try embedder.embed(waiting.map(\.text), isCancelled: { ctx.isCancelled })
-                } catch {
-                    try ctx.checkCancelled()
-                    ctx.log(.warning, "occurrence vectors wait: embedder failed: \(error)")
-                    break
+                // One call per owner, so that each owner's use is counted and limited apart.
+                for who in Self.ownersInOrder(fetched.map(\.owner)) where !limited.contains(who) {
+                    let waiting = fetched.filter { $0.owner == who }
+                    let vectors: [[Float]]
+                    do {
+                        vectors = try embedTexts(waiting.map(\.text), owner: who, store: store, isCancelled: { ctx.isCancelled },
+                                                 log: { ctx.log(.warning, $0) })
+                    } catch let e as DailyLimitReached {
+                        ctx.log(.warning, "occurrence vectors wait: \(e)")
+                        limited.insert(who)
+                        continue
+                    } catch {
+                        try ctx.checkCancelled()
+                        ctx.log(.warning, "occurrence vectors wait: embedder failed: \(error)")
+                        break batches
+                    }
+                    guard vectors.count == waiting.count else { break batches }
+                    let items = zip(waiting, vectors).compactMap { w, v in Vectors.unit(v).map { (id: w.id, vector: $0) } }
+                    try store.storeOccurrenceVectors(items, indexVersion: version)
+                    computed += items.count
                 }
-                guard vectors.count == waiting.count else { break }
-                let items = zip(waiting, vectors).compactMap { w, v in Vectors.unit(v).map { (id: w.id, vector: $0) } }
-                try store.storeOccurrenceVectors(items, indexVersion: version)
-                computed += items.count
             }
         }
         ctx.progress("report", message: "occurrence vectors ready", percentage: 10)

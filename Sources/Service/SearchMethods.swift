@@ -42,11 +42,17 @@ extension KindredService {
         var queryVector = req.vector
         var mode = req.mode
         if queryVector == nil, mode != .keyword, let text = req.text {
-            if let embedder {
+            if embedder != nil {
                 do {
-                    queryVector = try embedder.embed([text], isCancelled: { ctx.isCancelled }).first
+                    queryVector = try embedTexts([text], owner: req.owner, isCancelled: { ctx.isCancelled }, log: { ctx.log(.warning, $0) }).first
+                } catch let e as DailyLimitReached {
+                    if mode == .semantic { throw e.responseError }
+                    degraded = "\(e); keyword matching only"
+                } catch let e as ResponseError {
+                    throw e
                 } catch {
-                    if mode == .semantic { throw ResponseError.embedderUnavailable(String(describing: error)) }
+                    try ctx.checkCancelled()
+                    if mode == .semantic { throw ResponseError.embedderFailed(error) }
                     degraded = "embedder failed: \(error); keyword matching only"
                 }
             } else if mode == .semantic {

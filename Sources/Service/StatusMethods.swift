@@ -8,7 +8,7 @@ extension KindredService {
         let version = indexVersion
         let s = try withReader { try $0.status(owner: owner, indexVersion: version) }
         let indexed = readIndex { idx in owner.map { idx.count(owner: $0) } ?? idx.count }
-        var embedderInfo: JSONObject = ["available": .bool(embedder != nil)]
+        var embedderInfo: JSONObject = ["available": .bool(embedder != nil), "provider": .string(config.string("embedder.provider"))]
         if let embedderProblem { embedderInfo["problem"] = .string(embedderProblem) }
         return [
             "owner": .from(owner),

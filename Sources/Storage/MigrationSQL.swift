@@ -321,4 +321,18 @@ enum MigrationSQL {
             INSERT INTO records_fts(rowid, text) VALUES (new.rowid, new.text);
         END;
         """
+
+    /// Migration 9: what each owner asked of remote providers, per UTC day and provider.
+    static let v9 = """
+        CREATE TABLE usage_daily(
+            owner TEXT NOT NULL,
+            day TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            calls INTEGER NOT NULL DEFAULT 0,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            input_chars INTEGER NOT NULL DEFAULT 0,
+            tokens INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (owner, day, provider)
+        ) WITHOUT ROWID;
+        """
 }

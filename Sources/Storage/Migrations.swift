@@ -11,6 +11,7 @@ enum Migrations {
         (6, "one schema for every file at version 5", MigrationSQL.v6),
         (7, "record tombstones", MigrationSQL.v7),
         (8, "keyword index with stemming", MigrationSQL.v8),
+        (9, "remote provider usage per owner and day", MigrationSQL.v9),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -99,14 +99,14 @@ extension RecordStore {
     }
 
     /// Occurrences of records at their current revision that have no vector of `indexVersion`:
-    /// (id, text to embed), after `after`, in id order.
+    /// (id, owner, text to embed), after `after`, in id order.
     public func occurrencesWaitingForVectors(owner: String?, indexVersion: IndexVersion, limit: Int, after: Int64 = 0) throws
-        -> [(id: Int64, text: String)]
+        -> [(id: Int64, owner: String, text: String)]
     {
         // Candidates from the two indexes (no vector yet; another index version), then the checks
         // (CROSS JOIN keeps that order: the owner's index would visit every occurrence).
         return try database.query("""
-            SELECT o.id, CASE WHEN o.description != '' THEN o.description ELSE o.excerpt END
+            SELECT o.id, CASE WHEN o.description != '' THEN o.description ELSE o.excerpt END, o.owner
             FROM (SELECT id FROM occurrences WHERE vector IS NULL OR index_version IS NULL
                   UNION SELECT id FROM occurrences WHERE index_version < ?1
                   UNION SELECT id FROM occurrences WHERE index_version > ?1) w
@@ -114,7 +114,7 @@ extension RecordStore {
             WHERE o.record_revision = r.revision AND r.perm_patterns = 1 AND o.id > ?2 \(owner == nil ? "" : "AND o.owner = ?4")
             ORDER BY o.id LIMIT ?3
             """, [.text(indexVersion.description), .int(after), .from(limit)] + (owner.map { [.text($0)] } ?? [])) {
-            ($0.int(0), $0.text(1) ?? "")
+            ($0.int(0), $0.text(2) ?? "", $0.text(1) ?? "")
         }
     }
 

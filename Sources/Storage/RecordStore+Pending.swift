@@ -27,3 +27,24 @@ extension RecordStore {
         return waiting
     }
 }
+
+extension RecordStore {
+    /// Records with no vector row at all (new, or edited since their vector was made), oldest first:
+    /// what a remote provider embeds on its own. Records holding a vector of another index version
+    /// are left to `index/rebuild`.
+    public func recordsWithoutVectors(limit: Int, after: Int64 = 0) throws -> [EmbeddingWork] {
+        try database.query("""
+            SELECT r.rowid, r.owner, r.revision, r.text FROM records_without_vectors w
+            CROSS JOIN records r ON r.rowid = w.record LEFT JOIN vectors v ON v.record = r.rowid
+            WHERE v.record IS NULL AND r.rowid > ? ORDER BY r.rowid LIMIT ?
+            """, [.int(after), .from(limit)]) { ($0.int(0), $0.text(1) ?? "", $0.int(2), $0.text(3) ?? "") }
+    }
+
+    /// How many records have no vector row at all.
+    public func recordsWithoutVectorsCount() throws -> Int {
+        Int(try database.scalarInt("""
+            SELECT count(*) FROM records_without_vectors w LEFT JOIN vectors v ON v.record = w.record
+            WHERE v.record IS NULL AND EXISTS (SELECT 1 FROM records r WHERE r.rowid = w.record)
+            """) ?? 0)
+    }
+}

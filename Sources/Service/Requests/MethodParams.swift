@@ -29,6 +29,21 @@ struct Route: Sendable {
         method = R.method
         kind = R.kind
         keys = R.keys
-        run = { service, params, ctx throws(ResponseError) in try handler(service, try R.decode(params, rules: service.paramRules), ctx) }
+        run = { service, params, ctx throws(ResponseError) in
+            let request = try R.decode(params, rules: service.paramRules)
+            // Work that called a remote provider says so in `usage`.
+            let tally = UsageTally()
+            let result: JSONValue
+            do {
+                result = try UsageTally.$current.withValue(tally) { try handler(service, request, ctx) }
+            } catch let e as ResponseError {
+                throw e
+            } catch {
+                throw ResponseError.internalError(String(describing: error))
+            }
+            guard let usage = tally.json, case .object(var o) = result else { return result }
+            o["usage"] = usage
+            return .object(o)
+        }
     }
 }

@@ -24,6 +24,7 @@ extension KindredService {
         Route(PatternsSetLabel.self) { s, r, _ throws(ResponseError) in try s.setLabel(r) },
         Route(PatternsMap.self) { s, r, c throws(ResponseError) in try s.patternMap(r, c) },
         Route(PatternsTimeline.self) { s, r, c throws(ResponseError) in try s.patternTimeline(r, c) },
+        Route(UsageDaily.self) { s, r, _ throws(ResponseError) in try s.dailyUsage(r) },
     ]
 
     static func route(_ method: String) -> Route? { routes.first { $0.method == method } }
