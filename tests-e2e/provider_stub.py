@@ -37,6 +37,7 @@ class Provider:
         self.requests = []  # (path, headers dict, parsed body)
         self.lock = threading.Lock()
         self.down = False  # every request answers 503 while set
+        self.delay = 0.0  # seconds every embedding answer takes
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -98,6 +99,8 @@ class Provider:
             return self.send(h, 401, {"error": {"message": "invalid key " + h.headers.get("Authorization", "")}})
         if kind == "slow":
             time.sleep(action[1])
+        if self.delay:
+            time.sleep(self.delay)
         if kind == "malformed":
             return self.send(h, 200, b'{"data": [{"embedding": [0.1, ')
         texts = self.texts(h.path, body)

@@ -59,6 +59,17 @@ public enum EmbedderSetup {
         }
     }
 
+    /// The local model under its own name, to keep serving the vectors it made while a remote
+    /// provider's version is built (nil when the provider is local or the model is not installed).
+    public static func previousEmbedder(_ config: Config) -> (@Sendable () -> (any TextEmbedder)?)? {
+        guard EmbeddingProviderKind(rawValue: config.string("embedder.provider")) != nil else { return nil }
+        let dir = modelDirectory(config)
+        return {
+            guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"), let model = try? SentenceEmbedder(modelDirectory: dir) else { return nil }
+            return LocalEmbedder(model: model, modelID: model.modelID)
+        }
+    }
+
     /// libcurl's global set-up, done once before the first remote call.
     private static let curlReady: Bool = { HTTPClient.globalInit(); return true }()
 

@@ -44,20 +44,7 @@ extension KindredService {
             }
             guard let last = fetched.last else { break }
             after = last.rowid
-            // One call per owner, so that each owner's use is counted and limited apart.
-            var pending: [RecordStore.EmbeddingWork] = []
-            var vectors: [[Float]] = []
-            for owner in Self.ownersInOrder(fetched.map(\.owner)) {
-                let part = fetched.filter { $0.owner == owner }
-                do {
-                    let out = try embedTexts(part.map(\.text), owner: owner, isCancelled: isCancelled, log: log)
-                    guard out.count == part.count else { continue }
-                    pending += part
-                    vectors += out
-                } catch let e as DailyLimitReached {
-                    log("records of one owner wait: \(e)")
-                }
-            }
+            let (pending, vectors) = try embedWork(fetched, skipLimited: true, isCancelled: isCancelled, log: log)
             let items = zip(pending, vectors).map { (rowid: $0.rowid, revision: $0.revision, vector: $1) }
             // The store write and the index update happen under the writer lock together, so a
             // concurrent upsert cannot interleave between them (lock order: writer, then index).
@@ -72,6 +59,27 @@ extension KindredService {
             progress(done)
         }
         return done
+    }
+
+    /// Embeds a batch of records, one call per owner so that each owner's use is counted and
+    /// limited apart. With `skipLimited`, the records of an owner past a daily limit are left out
+    /// (they wait); otherwise the limit is thrown. Returns the records embedded and their vectors.
+    func embedWork(_ fetched: [RecordStore.EmbeddingWork], skipLimited: Bool, isCancelled: () -> Bool,
+                   log: (String) -> Void) throws -> (work: [RecordStore.EmbeddingWork], vectors: [[Float]]) {
+        var work: [RecordStore.EmbeddingWork] = []
+        var vectors: [[Float]] = []
+        for owner in Self.ownersInOrder(fetched.map(\.owner)) {
+            let part = fetched.filter { $0.owner == owner }
+            do {
+                let out = try embedTexts(part.map(\.text), owner: owner, isCancelled: isCancelled, log: log)
+                guard out.count == part.count else { continue }
+                work += part
+                vectors += out
+            } catch let e as DailyLimitReached where skipLimited {
+                log("records of one owner wait: \(e)")
+            }
+        }
+        return (work, vectors)
     }
 
     /// Distinct owners in order of first appearance.

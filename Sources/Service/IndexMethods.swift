@@ -4,34 +4,64 @@ import JSONRPC
 import Storage
 
 extension KindredService {
-    /// `index/rebuild`: re-embeds every record with the current embedder, replacing vectors in place
-    /// (search keeps its entries meanwhile), reporting `$/progress`. Cancellable: records not reached
-    /// keep their previous vectors. Client vectors are kept.
+    /// `index/rebuild`: brings every record to the current index version, batch by batch, with
+    /// `$/progress`. New vectors are staged beside the ones that serve today and put in the search
+    /// index as they come; once every record has one they are moved in together and the vectors of
+    /// other versions are deleted (then the file is vacuumed). Cancelled, failed or interrupted by a
+    /// crash, it keeps what it staged, and the next `index/rebuild` resumes from there.
+    ///
+    /// The local model re-embeds every record whose vector is not the client's own; a remote
+    /// provider only records without a vector of the current version (each call is paid for).
     func rebuildIndex(_ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        guard embedder != nil else { throw ResponseError.embedderUnavailable(embedderProblem ?? "no embedder") }
+        guard let embedder else { throw ResponseError.embedderUnavailable(embedderProblem ?? "no embedder") }
         let start = ContinuousClock.now
         let version = indexVersion
-        let candidates = try withReader { try $0.reembedCount(indexVersion: version) }
-        let total = max(1, candidates)
-        ctx.progress("begin", title: "Re-embedding records", message: "0/\(total)", percentage: 0)
+        let everything = embedder.remoteProvider == nil
+        let batch = max(1, config.int("embedder.batchSize"))
+        let resumed = try withReader { try $0.stagedCount(indexVersion: version) }
+        let remaining = try withReader { try $0.rebuildRemaining(indexVersion: version, everything: everything) }
+        let total = max(1, resumed + remaining)
+        ctx.progress("begin", title: "Re-embedding records", message: "\(resumed)/\(total)", percentage: resumed * 100 / total)
         var done = 0
+        var after: Int64 = 0
         do {
-            done = try embedRecords(everything: true, isCancelled: { ctx.isCancelled }) { n in
-                ctx.progress("report", message: "\(n)/\(total)", percentage: n * 100 / total)
+            while true {
+                try ctx.checkCancelled()
+                let fetched = try withWriter { try $0.rebuildCandidates(indexVersion: version, everything: everything, limit: batch, after: after) }
+                guard let last = fetched.last else { break }
+                after = last.rowid
+                let (work, vectors) = try embedWork(fetched, skipLimited: false, isCancelled: { ctx.isCancelled }, log: { ctx.log(.warning, $0) })
+                let items = zip(work, vectors).map { (rowid: $0.rowid, revision: $0.revision, vector: $1) }
+                // Staged vectors serve search at once (lock order: writer, then index).
+                try withWriter { store in
+                    let staged = Set(try store.stageVectors(items, indexVersion: version))
+                    let searchable = try store.searchableOwners(rowids: Array(staged))
+                    writeIndex { index in
+                        for item in items { if let owner = searchable[item.rowid] { index.put(owner: owner, rowid: item.rowid, vector: item.vector) } }
+                    }
+                }
+                done += items.count
+                ctx.progress("report", message: "\(resumed + done)/\(total)", percentage: (resumed + done) * 100 / total)
             }
         } catch {
-            ctx.progress("end", message: "stopped: \(error)")
+            let staged = (try? withReader { try $0.stagedCount(indexVersion: version) }) ?? resumed + done
+            ctx.progress("end", message: "stopped with \(staged) of \(total) re-embedded; index/rebuild resumes from there")
             if ctx.isCancelled { throw ResponseError.cancelled }
-            throw ResponseError.embedderFailed(error)
+            switch error {
+            case let e as ResponseError: throw e
+            case let e as DailyLimitReached: throw e.responseError
+            default: throw ResponseError.embedderFailed(error)
+            }
         }
-        ctx.progress("end", message: "\(done) records re-embedded")
-        if ctx.isCancelled {
-            embeddingWorkDidArrive()
-            throw ResponseError.cancelled
-        }
+        let swap = try withWriter { try $0.completeRebuild(indexVersion: version) }
+        previous?.retire()
+        let reclaimed = (try? withWriter { try $0.reclaimSpace() }) != nil
+        ctx.progress("end", message: "\(resumed + done) records re-embedded; \(swap.deleted) vectors of other versions deleted")
+        if everything { embeddingWorkDidArrive() }
         let elapsed = ContinuousClock.now - start
         return [
-            "reembedded": .from(done), "pending": .from(pendingEmbeddingCount()),
+            "reembedded": .from(done), "resumed": .from(resumed), "moved": .from(swap.moved), "deletedOtherVersions": .from(swap.deleted),
+            "spaceReclaimed": .bool(reclaimed), "pending": .from(pendingEmbeddingCount()),
             "indexVersion": .string(indexVersion.description),
             "durationMs": .from(Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)),
         ]

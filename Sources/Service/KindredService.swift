@@ -29,7 +29,13 @@ public final class KindredService: Sendable {
     /// Owners' distinct grouped records as of their last refresh (see `RefreshTally`).
     let recordCoverage = OwnerCache<RecordCoverage>(capacity: 8)
 
-    public init(config: Config, databasePath: String, embedder: (any TextEmbedder)?, embedderProblem: String? = nil) throws {
+    /// The version that served before a switch to a remote provider, while `index/rebuild` builds the new one.
+    let previous: PreviousVersion?
+
+    /// - Parameter previousEmbedder: makes the local model, asked for only when the store holds
+    ///   model vectors of another version and the current one is incomplete (see `PreviousVersion`).
+    public init(config: Config, databasePath: String, embedder: (any TextEmbedder)?, embedderProblem: String? = nil,
+                previousEmbedder: (() -> (any TextEmbedder)?)? = nil) throws {
         self.config = config
         self.databasePath = databasePath
         self.embedder = embedder
@@ -51,6 +57,12 @@ public final class KindredService: Sendable {
             vi.load(owner: owner, rowids: rowids.removeValue(forKey: owner)!, vectors: vectors.removeValue(forKey: owner)!)
         }
         index = ReadWriteGuarded(vi)
+        if let previousEmbedder, embedder?.remoteProvider != nil {
+            previous = try PreviousVersion.load(store: store, current: indexVersion, batchGemmThreshold: config.int("search.batchGemmThreshold"),
+                                                make: previousEmbedder)
+        } else {
+            previous = nil
+        }
     }
 
     /// Closes every connection (call after the last request).

@@ -41,7 +41,18 @@ extension KindredService {
         var degraded: String?
         var queryVector = req.vector
         var mode = req.mode
-        if queryVector == nil, mode != .keyword, let text = req.text {
+        // While index/rebuild builds the current version, the previous one may still serve.
+        let previous = queryVector == nil && mode != .keyword && req.text != nil ? servingPrevious(owner: req.owner) : nil
+        if let previous, let text = req.text {
+            do {
+                queryVector = try previous.embedder.embed([text], isCancelled: { ctx.isCancelled }).first
+                notes.append("index version \(indexVersion) is not complete yet (index/rebuild); semantic matching uses the previous version \(previous.version)")
+            } catch {
+                try ctx.checkCancelled()
+                if mode == .semantic { throw ResponseError.embedderFailed(error) }
+                degraded = "the previous model failed: \(error); keyword matching only"
+            }
+        } else if queryVector == nil, mode != .keyword, let text = req.text {
             if embedder != nil {
                 do {
                     queryVector = try embedTexts([text], owner: req.owner, isCancelled: { ctx.isCancelled }, log: { ctx.log(.warning, $0) }).first
@@ -72,22 +83,22 @@ extension KindredService {
         var ranked: [(Int64, Double)]
         switch mode {
         case .semantic:
-            let hits = readIndex { $0.search(owner: req.owner, query: queryVector!, k: req.limit, allowed: allowed) }
+            let hits = try semanticHits(previous, owner: req.owner, query: queryVector!, k: req.limit, allowed: allowed)
             ranked = hits.map { ($0.rowid, Double($0.score)) }
         case .keyword:
             ranked = try withReader { try $0.keywordSearch(owner: req.owner, terms: terms, filters: req.filters, limit: req.limit) }
                 .map { ($0.rowid, $0.score) }
         case .hybrid:
-            let semantic = readIndex { $0.search(owner: req.owner, query: queryVector!, k: pool, allowed: allowed) }
+            let semantic = try semanticHits(previous, owner: req.owner, query: queryVector!, k: pool, allowed: allowed)
             try ctx.checkCancelled()
             let keyword = try withReader { try $0.keywordSearch(owner: req.owner, terms: terms, filters: req.filters, limit: pool) }
             if config.string("search.fusion") == "rrf" {
                 ranked = Array(ReciprocalRankFusion.fuse([semantic.map(\.rowid), keyword.map(\.rowid)], k: Double(config.int("search.rrfK"))).prefix(req.limit))
             } else {
                 ranked = try fuseScores(semantic: semantic.map { ($0.rowid, Double($0.score)) }, keyword: keyword, terms: terms.terms,
-                                        query: queryVector!, limit: req.limit)
+                                        query: queryVector!, limit: req.limit, previous: previous)
             }
-            if semantic.isEmpty, !keyword.isEmpty, degraded == nil {
+            if semantic.isEmpty, !keyword.isEmpty, degraded == nil, previous == nil {
                 let waiting = try withReader { try $0.pendingSearchableCount(owner: req.owner, indexVersion: indexVersion) }
                 if waiting > 0 { degraded = "\(waiting) records wait for embedding; these results come from keyword matching only" }
             }
@@ -125,19 +136,22 @@ extension KindredService {
     /// Score fusion (`ScoreFusion`): the coverage of the best keyword hit is read from its text, and
     /// keyword-only candidates get their cosine from the index.
     func fuseScores(semantic: [(rowid: Int64, cosine: Double)], keyword: [(rowid: Int64, score: Double)], terms: [String],
-                    query: [Float], limit: Int) throws(ResponseError) -> [(Int64, Double)] {
+                    query: [Float], limit: Int, previous: PreviousVersion? = nil) throws(ResponseError) -> [(Int64, Double)] {
         var coverage = 0.0
         if let best = keyword.first, let text = try withReader({ try $0.records(rowids: [best.rowid]) })[best.rowid]?.record.text {
             coverage = TermCoverage.share(of: terms, in: text)
         }
         // The index keeps unit rows, so a cosine is one dot product with the unit query.
         let unitQuery = Vectors.normalized(query)
-        let fused = readIndex { index in
+        let weight = config.double("search.keywordWeight")
+        let fuse = { (index: VectorIndex) in
             ScoreFusion.fuse(semantic: semantic, keyword: keyword.map { ($0.rowid, $0.score) }, coverage: coverage,
-                             weight: config.double("search.keywordWeight")) { rowid in
+                             weight: weight) { rowid in
                 index.vector(rowid: rowid).map { Double(Vectors.dot(unitQuery, $0)) }
             }
         }
+        // A keyword-only candidate without a vector of the previous version gets no cosine.
+        let fused = previous.map { p in p.index.with { fuse($0) } } ?? readIndex { fuse($0) }
         return fused.prefix(limit).map { ($0.rowid, $0.score) }
     }
 }

@@ -7,6 +7,10 @@ extension KindredService {
         let owner = req.owner
         let version = indexVersion
         let s = try withReader { try $0.status(owner: owner, indexVersion: version) }
+        let (byVersion, staged, remaining) = try withReader { store in
+            (try store.vectorVersions(owner: owner), try store.stagedCount(indexVersion: version),
+             try store.rebuildRemaining(indexVersion: version, everything: false))
+        }
         let indexed = readIndex { idx in owner.map { idx.count(owner: $0) } ?? idx.count }
         var embedderInfo: JSONObject = ["available": .bool(embedder != nil), "provider": .string(config.string("embedder.provider"))]
         if let embedderProblem { embedderInfo["problem"] = .string(embedderProblem) }
@@ -22,6 +26,8 @@ extension KindredService {
             "model": .string(version.model),
             "dimension": .from(version.dimension),
             "embedder": .object(embedderInfo),
+            "vectorsByVersion": .array(byVersion.map { ["indexVersion": .string($0.version), "source": .string($0.source), "vectors": .from($0.count)] }),
+            "rebuild": ["staged": .from(staged), "remaining": .from(remaining)],
             "schemaVersion": .from(RecordStore.schemaVersion),
             "patterns": try patternStatus(owner: owner),
         ]

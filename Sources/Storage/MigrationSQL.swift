@@ -335,4 +335,15 @@ enum MigrationSQL {
             PRIMARY KEY (owner, day, provider)
         ) WITHOUT ROWID;
         """
+
+    /// Migration 10: vectors of the index version being built by `index/rebuild`, kept beside the
+    /// serving ones until every record has one.
+    static let v10 = """
+        CREATE TABLE vectors_next(
+            record INTEGER PRIMARY KEY REFERENCES records(rowid) ON DELETE CASCADE,
+            index_version TEXT NOT NULL,
+            revision INTEGER NOT NULL,
+            data BLOB NOT NULL
+        );
+        """
 }

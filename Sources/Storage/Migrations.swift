@@ -12,6 +12,7 @@ enum Migrations {
         (7, "record tombstones", MigrationSQL.v7),
         (8, "keyword index with stemming", MigrationSQL.v8),
         (9, "remote provider usage per owner and day", MigrationSQL.v9),
+        (10, "vectors staged by index/rebuild", MigrationSQL.v10),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

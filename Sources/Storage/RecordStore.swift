@@ -186,12 +186,17 @@ public final class RecordStore {
         return ok ? out : nil
     }
 
-    /// Streams every searchable vector of `indexVersion`: (rowid, owner, vector bytes), in no
+    /// Streams every searchable vector of `indexVersion` (those staged by an unfinished
+    /// `index/rebuild` included): (rowid, owner, vector bytes), in no
     /// particular order (sorting 1.5 KB rows would cost more than the scan).
     public func forEachSearchableVector(indexVersion: IndexVersion, _ body: (Int64, String, UnsafeRawBufferPointer) throws -> Void) throws {
         let s = try database.prepare("""
             SELECT r.rowid, r.owner, v.data FROM vectors v JOIN records r ON r.rowid = v.record
-            WHERE v.index_version = ? AND r.perm_search = 1
+            WHERE v.index_version = ?1 AND r.perm_search = 1
+            UNION ALL
+            SELECT r.rowid, r.owner, n.data FROM vectors_next n JOIN records r ON r.rowid = n.record
+            WHERE n.index_version = ?1 AND n.revision = r.revision AND r.perm_search = 1
+                AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.record = n.record AND v.index_version = ?1)
             """)
         try s.bind([.text(indexVersion.description)])
         while try s.step() {

@@ -29,6 +29,7 @@ enum ServiceFactory {
         }
         EmbedderSetup.configureThreads(config)
         let (embedder, problem) = EmbedderSetup.make(config)
-        return try KindredService(config: config, databasePath: path, embedder: embedder, embedderProblem: problem)
+        return try KindredService(config: config, databasePath: path, embedder: embedder, embedderProblem: problem,
+                                  previousEmbedder: EmbedderSetup.previousEmbedder(config))
     }
 }
