@@ -227,3 +227,21 @@ def test_key_never_in_status_or_initialize(remote, provider):
     s = remote("gemini")
     init = s.result("index/status", {})
     assert KEY not in json.dumps(init)
+
+
+def test_pattern_work_waits_for_a_failing_provider_and_reports_usage(remote, provider):
+    s = remote("openai", "embedder.maxRetries=0", "patterns.passageOccurrences=false")
+    upsert(s)
+    occ = [{"category": "action", "description": "missing a departing train", "excerpt": "missing the train"}]
+    provider.down = True
+    r = s.result("occurrences/put", {"owner": "me", "recordId": "train", "revision": 1, "occurrences": occ})
+    assert r["vectors"] == "waiting" and "openai HTTP 503" in r["waiting"]["reason"]
+    assert r["usage"][0]["attempts"] == 1
+    refreshed = s.result("patterns/refresh", {"owner": "me"})
+    assert refreshed["waitingForEmbedder"] == 1 and refreshed["groupsCreated"] == 0
+    # Once the provider answers, the next refresh computes the waiting vector (and says what it cost).
+    provider.down = False
+    refreshed = s.result("patterns/refresh", {"owner": "me"})
+    assert refreshed["waitingForEmbedder"] == 0 and refreshed["vectorsComputed"] == 1
+    assert refreshed["usage"][0]["calls"] == 1
+    assert KEY not in everything_said(s)
