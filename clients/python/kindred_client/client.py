@@ -255,6 +255,7 @@ METHODS = {
     "patterns_set_label": "patterns/setLabel",
     "patterns_map": "patterns/map",
     "patterns_timeline": "patterns/timeline",
+    "usage_daily": "usage/daily",
 }
 
 
