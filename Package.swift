@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Dependencies point down only:
-//   kindred, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, Embedding, Remote, Grouping, Pictures} -> LinearAlgebra -> KindredCore
+//   kindred, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, KeywordIndex, Embedding, Remote, Grouping, Pictures} -> LinearAlgebra -> KindredCore
 // (MCP sits on JSONRPC; Pictures draws SVG from plain values and imports nothing of ours.)
 // C libraries are wrapped by C* system-library targets, each imported by exactly one Swift module.
 let package = Package(
@@ -26,6 +26,7 @@ let package = Package(
         .target(name: "LinearAlgebra", dependencies: ["KindredCore", "CBLAS", "CLAPACKE"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"]),
         .target(name: "VectorIndex", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),
+        .target(name: "KeywordIndex"),
         .target(name: "Embedding", dependencies: ["KindredCore", "LinearAlgebra"]),
         // HTTP over libcurl and the remote providers spoken over it (embeddings, chat completions).
         .target(name: "Remote", dependencies: ["KindredCore", "LinearAlgebra", "CCurl"]),
@@ -37,7 +38,7 @@ let package = Package(
         .target(name: "MCP", dependencies: ["KindredCore", "JSONRPC"]),
         .target(name: "Pictures"),
         .target(name: "Service", dependencies: [
-            "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "Embedding", "Remote", "Grouping", "JSONRPC", "MCP", "Pictures",
+            "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "KeywordIndex", "Embedding", "Remote", "Grouping", "JSONRPC", "MCP", "Pictures",
         ]),
         .executableTarget(name: "kindred", dependencies: ["Service", "MCP", "KindredCore", "LinearAlgebra", "Embedding", "Grouping"]),
         // Typed requests and results over Service, with Swift concurrency; its public API names no type of ours below it.
@@ -50,6 +51,7 @@ let package = Package(
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "KindredCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex", "LinearAlgebra"]),
+        .testTarget(name: "KeywordIndexTests", dependencies: ["KeywordIndex"]),
         .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "LinearAlgebra"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GroupingTests", dependencies: ["Grouping", "LinearAlgebra"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),

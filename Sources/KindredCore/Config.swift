@@ -15,6 +15,7 @@ public struct Config: Sendable, Equatable {
         ("search.candidatePool", 100, "Candidates taken from each ranking before hybrid fusion."),
         ("search.maxQueryChars", 2000, "Longest search text in Unicode scalars; a longer one is cut at a word boundary and the answer says so in notes."),
         ("search.maxKeywordTerms", 32, "Informative query terms keyword search uses; later ones are dropped and the answer says so in notes."),
+        ("search.keywordIndex", true, "Keyword and hybrid search rank from an in-memory copy of the FTS5 index (the same BM25 ranking, without scoring every match; built when serve starts); false asks SQLite FTS5 for every search."),
         ("search.highlightChars", 240, "Longest highlight (the best-matching sentence of a hit's passage), in Unicode scalars."),
         ("records.waitForIndexTimeoutMs", 30000, "Longest a records/upsert with waitForIndex waits for its records to reach the semantic index."),
         ("passages.maxChars", 1000, "Longest passage, in Unicode scalars, when texts are split for matching and display."),

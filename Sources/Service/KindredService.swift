@@ -18,6 +18,8 @@ public final class KindredService: Sendable {
     let readers: ReaderPool
     /// Searches read it together; loading and removing vectors take it alone.
     let index: ReadWriteGuarded<VectorIndex>
+    /// The in-memory copy of the keyword index (built by `startKeywordIndex`).
+    let keywords = KeywordMirror()
     let embedder: (any TextEmbedder)?
     /// Why the embedder is missing, when it is.
     let embedderProblem: String?

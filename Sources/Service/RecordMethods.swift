@@ -56,6 +56,11 @@ extension KindredService {
                     if let vector { index.put(owner: owner, rowid: rowid, vector: vector) } else { index.remove(rowid: rowid) }
                 }
             }
+            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+            keywords.didWrite(owner: owner, outcomes.compactMap { o in
+                guard o.status == .created || o.status == .updated, let rowid = o.rowid, let r = byID[o.id] else { return nil }
+                return (rowid, r.text, r.permissions.search)
+            })
             return outcomes
         }
     }
@@ -86,6 +91,7 @@ extension KindredService {
         let result = try withWriter { store in
             let r = try withPatternInvalidation(store, owner: owner, recordIDs: ids) { try store.delete(owner: owner, ids: ids) }
             writeIndex { index in for d in r.deleted { index.remove(rowid: d.rowid) } }
+            keywords.didDelete(rowids: r.deleted.map(\.rowid))
             return r
         }
         return ["deleted": .from(result.deleted.map(\.id)), "missing": .from(result.missing)]
@@ -144,6 +150,7 @@ extension KindredService {
             writeIndex { index in
                 if s.record.permissions.search, let vector { index.put(owner: owner, rowid: s.rowid, vector: vector) } else { index.remove(rowid: s.rowid) }
             }
+            keywords.didSetSearch(rowid: s.rowid, s.record.permissions.search)
             return s
         }
         guard let stored else { throw .notFound("record", id: id, owner: owner) }

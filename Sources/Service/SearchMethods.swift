@@ -86,12 +86,12 @@ extension KindredService {
             let hits = try semanticHits(previous, owner: req.owner, query: queryVector!, k: req.limit, allowed: allowed)
             ranked = hits.map { ($0.rowid, Double($0.score)) }
         case .keyword:
-            ranked = try withReader { try $0.keywordSearch(owner: req.owner, terms: terms, filters: req.filters, limit: req.limit) }
+            ranked = try keywordHits(owner: req.owner, terms: terms, filters: req.filters, allowed: allowed, limit: req.limit)
                 .map { ($0.rowid, $0.score) }
         case .hybrid:
             let semantic = try semanticHits(previous, owner: req.owner, query: queryVector!, k: pool, allowed: allowed)
             try ctx.checkCancelled()
-            let keyword = try withReader { try $0.keywordSearch(owner: req.owner, terms: terms, filters: req.filters, limit: pool) }
+            let keyword = try keywordHits(owner: req.owner, terms: terms, filters: req.filters, allowed: allowed, limit: pool)
             if config.string("search.fusion") == "rrf" {
                 ranked = Array(ReciprocalRankFusion.fuse([semantic.map(\.rowid), keyword.map(\.rowid)], k: Double(config.int("search.rrfK"))).prefix(req.limit))
             } else {

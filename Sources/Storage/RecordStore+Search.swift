@@ -36,6 +36,13 @@ extension RecordStore {
             """, [.text(match)] + args + [.from(limit)]) { ($0.int(0), -$0.double(1)) }
     }
 
+    /// Every record's rowid, owner, text and search permission, in rowid order: what the keyword
+    /// index holds (it indexes every record; search permission only hides a record from results).
+    public func forEachKeywordRow(_ body: (Int64, String, String, Bool) throws -> Void) throws {
+        let s = try database.prepare("SELECT rowid, owner, text, perm_search FROM records ORDER BY rowid")
+        while try s.step() { try body(s.int(0), s.text(1) ?? "", s.text(2) ?? "", s.int(3) != 0) }
+    }
+
     /// `keywordSearch` over the informative terms of a natural-language query.
     public func keywordSearch(owner: String, query: String, filters: SearchFilters, limit: Int) throws -> [(rowid: Int64, score: Double)] {
         try keywordSearch(owner: owner, terms: KeywordTerms(query: query), filters: filters, limit: limit)

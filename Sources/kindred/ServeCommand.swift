@@ -48,6 +48,7 @@ enum ServeCommand {
         service.register(on: server)
         holder.methods = server.registeredMethods
         service.startBackgroundEmbedding { message in server.log(.warning, message) }
+        service.startKeywordIndex()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         let code = server.run {
             while true {

@@ -15,6 +15,8 @@ final class ServiceFixture {
         var config = Config()
         try config.set("index.dimension", .int(Int64(dimension)))
         service = try KindredService(config: config, databasePath: dir.appendingPathComponent("k.sqlite").path, embedder: embedder)
+        // As in serve: keyword search ranks from the in-memory copy of the keyword index.
+        try service.buildKeywordIndex()
     }
 
     deinit {
