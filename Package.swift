@@ -19,7 +19,7 @@ let package = Package(
         .systemLibrary(name: "CLAPACKE", pkgConfig: "lapacke", providers: [.apt(["liblapacke-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // Hand-vectorised scan kernels (AVX2/FMA/F16C with run-time dispatch, portable C fallback).
+        // Hand-vectorised scan and small matrix kernels (AVX2/FMA/F16C with run-time dispatch, portable C fallback).
         .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3"])]),
 
         .target(name: "KindredCore"),
@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"]),
         .target(name: "VectorIndex", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),
         .target(name: "KeywordIndex"),
-        .target(name: "Embedding", dependencies: ["KindredCore", "LinearAlgebra"]),
+        .target(name: "Embedding", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),
         // HTTP over libcurl and the remote providers spoken over it (embeddings, chat completions).
         .target(name: "Remote", dependencies: ["KindredCore", "LinearAlgebra", "CCurl"]),
         // Occurrences and groups keep their fields in copy-on-write boxes; run-time exclusivity checks

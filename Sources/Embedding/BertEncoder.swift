@@ -1,3 +1,4 @@
+import CKernels
 import LinearAlgebra
 
 /// The BERT encoder forward pass plus pooling, for a batch of token-id sequences.
@@ -33,8 +34,13 @@ struct BertEncoder: Sendable {
         var running = 0
         for t in lengths { offsets.append(running); running += t }
 
-        // Non-GEMM work is spread over as many threads as BLAS may use (short inputs stay on one).
-        let workers = n >= 64 ? max(1, min(BLAS.threads, 8)) : 1
+        // Short inputs (a search query) run wholly on the calling thread, their products with the
+        // small kernels below: waking BLAS worker threads for a product of a few rows costs more
+        // than it saves, and on a busy machine far more. Longer inputs use BLAS for the dense
+        // layers and spread the rest over as many threads as BLAS may use. BLAS's thread count is
+        // never changed here (it is set once at start, `blas.threads`).
+        let short = n < Self.shortInput
+        let workers = short ? 1 : max(1, min(BLAS.threads, 8))
         let hidden = FloatBuffer(count: n * h), qkv = FloatBuffer(count: n * 3 * h)
         let context = FloatBuffer(count: n * h), scratch = FloatBuffer(count: n * h)
         let innerBuf = FloatBuffer(count: n * inner)
@@ -61,42 +67,39 @@ struct BertEncoder: Sendable {
             if isCancelled() { throw CancellationError() }
             // qkv = x · Wqkvᵀ + b
             Kernels.fillRows(qkv.pointer, with: layer.qkvBias, rows: n, cols: 3 * h)
-            BLAS.gemm(x, layer.qkvWeight, qkv.pointer, m: n, n: 3 * h, k: h, transB: true, beta: 1)
+            dense(x, layer.qkvWeight, qkv.pointer, rows: n, outputs: 3 * h, inputs: h, short: short)
 
-            // context = softmax(Q·Kᵀ/√d) · V per sequence and head; with several workers each
-            // takes every workers-th (sequence, head) pair with its own scores buffer, and BLAS runs
-            // single-threaded inside them.
+            // context = softmax(Q·Kᵀ/√d) · V per sequence and head, with the small kernels (never
+            // BLAS, so the workers do not compete with BLAS threads); with several workers each
+            // takes every workers-th (sequence, head) pair with its own scores buffer.
             let pairs = lengths.count * heads
-            if workers > 1 { BLAS.setThreads(1) }
             Parallel.run(workers: min(workers, pairs)) { worker, count in
                 let sc = scores[worker].pointer
                 for pair in stride(from: worker, to: pairs, by: count) {
                     let s = pair / heads, head = pair % heads, t = lengths[s]
                     let q = qkv.pointer + offsets[s] * 3 * h + head * d, k = q + h, v = q + 2 * h
-                    BLAS.gemm(q, k, sc, m: t, n: t, k: d, transB: true, alpha: scale, lda: 3 * h, ldb: 3 * h, ldc: t)
+                    kindred_gemm_nt(q, 3 * h, k, 3 * h, sc, t, t, t, d, scale, 0)
                     Kernels.softmaxRows(sc, rows: t, cols: t)
-                    BLAS.gemm(sc, v, context.pointer + offsets[s] * h + head * d, m: t, n: d, k: t, lda: t, ldb: 3 * h, ldc: h)
+                    kindred_gemm_nn(sc, t, v, 3 * h, context.pointer + offsets[s] * h + head * d, h, t, d, t)
                 }
             }
-            if workers > 1 { BLAS.setThreads(workers) }
 
             // x = LayerNorm(x + context · Woᵀ + bo)
             Kernels.addRowBias(x, layer.attentionOutBias, into: y, rows: n, cols: h)
-            BLAS.gemm(context.pointer, layer.attentionOutWeight, y, m: n, n: h, k: h, transB: true, beta: 1)
+            dense(context.pointer, layer.attentionOutWeight, y, rows: n, outputs: h, inputs: h, short: short)
             layerNorm(y, rows: n, cols: h, gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta,
                       eps: c.layerNormEps, workers: workers)
             swap(&x, &y)
 
             // x = LayerNorm(x + GELU(x · W1ᵀ + b1) · W2ᵀ + b2)
             Kernels.fillRows(innerBuf.pointer, with: layer.intermediateBias, rows: n, cols: inner)
-            BLAS.gemm(x, layer.intermediateWeight, innerBuf.pointer, m: n, n: inner, k: h,
-                      transB: true, beta: 1)
+            dense(x, layer.intermediateWeight, innerBuf.pointer, rows: n, outputs: inner, inputs: h, short: short)
             let act = innerBuf.pointer
             Parallel.chunks(n, workers: workers) { rows in
                 Kernels.gelu(act + rows.lowerBound * inner, count: rows.count * inner)
             }
             Kernels.addRowBias(x, layer.outputBias, into: y, rows: n, cols: h)
-            BLAS.gemm(innerBuf.pointer, layer.outputWeight, y, m: n, n: h, k: inner, transB: true, beta: 1)
+            dense(innerBuf.pointer, layer.outputWeight, y, rows: n, outputs: h, inputs: inner, short: short)
             layerNorm(y, rows: n, cols: h, gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
                       eps: c.layerNormEps, workers: workers)
             swap(&x, &y)
@@ -123,6 +126,21 @@ struct BertEncoder: Sendable {
                 Vectors.normalize(v, count: h)
             }
             return out
+        }
+    }
+
+    /// Inputs of fewer tokens than this (all of a batch together) run on the calling thread alone.
+    static let shortInput = 64
+
+    /// y[rows × outputs] += x[rows × inputs] · Wᵀ (W stored outputs × inputs, as in the checkpoint).
+    private func dense(
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>,
+        rows: Int, outputs: Int, inputs: Int, short: Bool
+    ) {
+        if short {
+            kindred_gemm_nt(x, inputs, w, inputs, y, outputs, rows, outputs, inputs, 1, 1)
+        } else {
+            BLAS.gemm(x, w, y, m: rows, n: outputs, k: inputs, transB: true, beta: 1)
         }
     }
 

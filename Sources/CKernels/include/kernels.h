@@ -15,6 +15,14 @@ void kindred_dots_f16(const float *q, const uint16_t *rows, size_t n, size_t d, 
 /// Converts n floats to IEEE half floats (round to nearest even).
 void kindred_f32_to_f16(const float *src, uint16_t *dst, size_t n);
 
+/// y[i, j] = (accumulate ? y[i, j] : 0) + alpha · Σₚ x[i, p] · w[j, p] for i < m, j < n: x times the
+/// transpose of w, every matrix row-major with its own row stride (ld*). On the calling thread.
+void kindred_gemm_nt(const float *x, size_t ldx, const float *w, size_t ldw, float *y, size_t ldy, size_t m, size_t n, size_t k,
+                     float alpha, int accumulate);
+
+/// y[i, j] = Σₚ a[i, p] · b[p, j] for i < m, j < n (row-major, own row strides). On the calling thread.
+void kindred_gemm_nn(const float *a, size_t lda, const float *b, size_t ldb, float *y, size_t ldy, size_t m, size_t n, size_t k);
+
 /// 1 when the vector instruction path is in use (for reports).
 int kindred_kernels_vectorized(void);
 #endif
