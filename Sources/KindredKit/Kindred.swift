@@ -45,6 +45,7 @@ public final class Kindred: Sendable {
             throw KindredError(code: .storageFailure, message: "cannot open \(databasePath): \(error)")
         }
         service.startBackgroundEmbedding { message in log?(message) }
+        service.startKeywordIndex()
     }
 
     /// Finishes background work and closes the database. Call it once, after the last request.
