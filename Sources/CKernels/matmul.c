@@ -50,20 +50,32 @@ __attribute__((target("avx2,fma"))) static void gemm_nt_avx2(const float *x, siz
     }
 }
 
-// One row of y at a time, its n ≤ 64 columns held in registers; n a multiple of 8.
+// One row of y at a time, 64 columns at a time held in registers, then 8 at a time, then the rest.
 __attribute__((target("avx2,fma"))) static void gemm_nn_avx2(const float *a, size_t lda, const float *b, size_t ldb, float *y,
-                                                            size_t ldy, size_t m, size_t n, size_t k) {
+                                                            size_t ldy, size_t m, size_t n, size_t k, float alpha) {
+    __m256 scale = _mm256_set1_ps(alpha);
     for (size_t i = 0; i < m; i++) {
-        __m256 acc[8];
-        size_t lanes = n / 8;
-        for (size_t l = 0; l < lanes; l++) acc[l] = _mm256_setzero_ps();
         const float *ai = a + i * lda;
-        for (size_t p = 0; p < k; p++) {
-            __m256 s = _mm256_broadcast_ss(ai + p);
-            const float *bp = b + p * ldb;
-            for (size_t l = 0; l < lanes; l++) acc[l] = _mm256_fmadd_ps(s, _mm256_loadu_ps(bp + 8 * l), acc[l]);
+        float *yi = y + i * ldy;
+        size_t j = 0;
+        for (; j + 8 <= n;) {
+            size_t lanes = (n - j) / 8;
+            if (lanes > 8) lanes = 8;
+            __m256 acc[8];
+            for (size_t l = 0; l < lanes; l++) acc[l] = _mm256_setzero_ps();
+            for (size_t p = 0; p < k; p++) {
+                __m256 s = _mm256_broadcast_ss(ai + p);
+                const float *bp = b + p * ldb + j;
+                for (size_t l = 0; l < lanes; l++) acc[l] = _mm256_fmadd_ps(s, _mm256_loadu_ps(bp + 8 * l), acc[l]);
+            }
+            for (size_t l = 0; l < lanes; l++) _mm256_storeu_ps(yi + j + 8 * l, _mm256_mul_ps(scale, acc[l]));
+            j += 8 * lanes;
         }
-        for (size_t l = 0; l < lanes; l++) _mm256_storeu_ps(y + i * ldy + 8 * l, acc[l]);
+        for (; j < n; j++) {
+            float s = 0;
+            for (size_t p = 0; p < k; p++) s += ai[p] * b[p * ldb + j];
+            yi[j] = alpha * s;
+        }
     }
 }
 
@@ -91,9 +103,10 @@ void kindred_gemm_nt(const float *x, size_t ldx, const float *w, size_t ldw, flo
     }
 }
 
-void kindred_gemm_nn(const float *a, size_t lda, const float *b, size_t ldb, float *y, size_t ldy, size_t m, size_t n, size_t k) {
+void kindred_gemm_nn(const float *a, size_t lda, const float *b, size_t ldb, float *y, size_t ldy, size_t m, size_t n, size_t k,
+                     float alpha) {
 #if defined(__x86_64__)
-    if (n % 8 == 0 && n <= 64 && matmul_avx2()) { gemm_nn_avx2(a, lda, b, ldb, y, ldy, m, n, k); return; }
+    if (matmul_avx2()) { gemm_nn_avx2(a, lda, b, ldb, y, ldy, m, n, k, alpha); return; }
 #endif
     for (size_t i = 0; i < m; i++) {
         for (size_t j = 0; j < n; j++) y[i * ldy + j] = 0;
@@ -101,5 +114,6 @@ void kindred_gemm_nn(const float *a, size_t lda, const float *b, size_t ldb, flo
             float s = a[i * lda + p];
             for (size_t j = 0; j < n; j++) y[i * ldy + j] += s * b[p * ldb + j];
         }
+        for (size_t j = 0; j < n; j++) y[i * ldy + j] *= alpha;
     }
 }

@@ -35,16 +35,17 @@ struct BertEncoder: Sendable {
         for t in lengths { offsets.append(running); running += t }
 
         // Short inputs (a search query) run wholly on the calling thread, their products with the
-        // small kernels below: waking BLAS worker threads for a product of a few rows costs more
-        // than it saves, and on a busy machine far more. Longer inputs use BLAS for the dense
-        // layers and spread the rest over as many threads as BLAS may use. BLAS's thread count is
-        // never changed here (it is set once at start, `blas.threads`).
+        // small kernels below and never through BLAS: waking BLAS worker threads for a product of
+        // a few rows costs more than it saves, and on a busy machine far more. Longer inputs use
+        // BLAS for the dense layers and spread the rest over as many threads as BLAS may use.
         let short = n < Self.shortInput
         let workers = short ? 1 : max(1, min(BLAS.threads, 8))
         let hidden = FloatBuffer(count: n * h), qkv = FloatBuffer(count: n * 3 * h)
         let context = FloatBuffer(count: n * h), scratch = FloatBuffer(count: n * h)
         let innerBuf = FloatBuffer(count: n * inner)
         let scores = (0..<workers).map { _ in FloatBuffer(count: longest * longest) }
+        // One head's keys transposed (d × T), so Q·Kᵀ runs as a product with long rows (short inputs).
+        let keys = short ? [FloatBuffer(count: d * longest)] : []
         // `x` is the residual stream; each sub-layer writes into `y` and the two are swapped.
         var x = hidden.pointer, y = scratch.pointer
 
@@ -69,19 +70,37 @@ struct BertEncoder: Sendable {
             Kernels.fillRows(qkv.pointer, with: layer.qkvBias, rows: n, cols: 3 * h)
             dense(x, layer.qkvWeight, qkv.pointer, rows: n, outputs: 3 * h, inputs: h, short: short)
 
-            // context = softmax(Q·Kᵀ/√d) · V per sequence and head, with the small kernels (never
-            // BLAS, so the workers do not compete with BLAS threads); with several workers each
-            // takes every workers-th (sequence, head) pair with its own scores buffer.
+            // context = softmax(Q·Kᵀ/√d) · V per sequence and head. Short inputs: with the small
+            // kernels on this thread. Longer ones: with several workers each takes every workers-th
+            // (sequence, head) pair with its own scores buffer, and BLAS runs single-threaded
+            // inside them (the background embedding of records; a search query never gets here).
             let pairs = lengths.count * heads
-            Parallel.run(workers: min(workers, pairs)) { worker, count in
-                let sc = scores[worker].pointer
-                for pair in stride(from: worker, to: pairs, by: count) {
+            if short {
+                let sc = scores[0].pointer, kt = keys[0].pointer
+                for pair in 0..<pairs {
                     let s = pair / heads, head = pair % heads, t = lengths[s]
                     let q = qkv.pointer + offsets[s] * 3 * h + head * d, k = q + h, v = q + 2 * h
-                    kindred_gemm_nt(q, 3 * h, k, 3 * h, sc, t, t, t, d, scale, 0)
+                    for r in 0..<t {
+                        let row = k + r * 3 * h
+                        for c in 0..<d { kt[c * t + r] = row[c] }
+                    }
+                    kindred_gemm_nn(q, 3 * h, kt, t, sc, t, t, t, d, scale)
                     Kernels.softmaxRows(sc, rows: t, cols: t)
-                    kindred_gemm_nn(sc, t, v, 3 * h, context.pointer + offsets[s] * h + head * d, h, t, d, t)
+                    kindred_gemm_nn(sc, t, v, 3 * h, context.pointer + offsets[s] * h + head * d, h, t, d, t, 1)
                 }
+            } else {
+                if workers > 1 { BLAS.setThreads(1) }
+                Parallel.run(workers: min(workers, pairs)) { worker, count in
+                    let sc = scores[worker].pointer
+                    for pair in stride(from: worker, to: pairs, by: count) {
+                        let s = pair / heads, head = pair % heads, t = lengths[s]
+                        let q = qkv.pointer + offsets[s] * 3 * h + head * d, k = q + h, v = q + 2 * h
+                        BLAS.gemm(q, k, sc, m: t, n: t, k: d, transB: true, alpha: scale, lda: 3 * h, ldb: 3 * h, ldc: t)
+                        Kernels.softmaxRows(sc, rows: t, cols: t)
+                        BLAS.gemm(sc, v, context.pointer + offsets[s] * h + head * d, m: t, n: d, k: t, lda: t, ldb: 3 * h, ldc: h)
+                    }
+                }
+                if workers > 1 { BLAS.setThreads(workers) }
             }
 
             // x = LayerNorm(x + context · Woᵀ + bo)

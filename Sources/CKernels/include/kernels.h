@@ -20,8 +20,9 @@ void kindred_f32_to_f16(const float *src, uint16_t *dst, size_t n);
 void kindred_gemm_nt(const float *x, size_t ldx, const float *w, size_t ldw, float *y, size_t ldy, size_t m, size_t n, size_t k,
                      float alpha, int accumulate);
 
-/// y[i, j] = Σₚ a[i, p] · b[p, j] for i < m, j < n (row-major, own row strides). On the calling thread.
-void kindred_gemm_nn(const float *a, size_t lda, const float *b, size_t ldb, float *y, size_t ldy, size_t m, size_t n, size_t k);
+/// y[i, j] = alpha · Σₚ a[i, p] · b[p, j] for i < m, j < n (row-major, own row strides). On the calling thread.
+void kindred_gemm_nn(const float *a, size_t lda, const float *b, size_t ldb, float *y, size_t ldy, size_t m, size_t n, size_t k,
+                     float alpha);
 
 /// 1 when the vector instruction path is in use (for reports).
 int kindred_kernels_vectorized(void);
