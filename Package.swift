@@ -30,10 +30,7 @@ let package = Package(
         .target(name: "Embedding", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),
         // HTTP over libcurl and the remote providers spoken over it (embeddings, chat completions).
         .target(name: "Remote", dependencies: ["KindredCore", "LinearAlgebra", "CCurl"]),
-        // Occurrences and groups keep their fields in copy-on-write boxes; run-time exclusivity checks
-        // on every field read of those boxes cost more than the engine's own work in a placement.
-        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra"], exclude: ["README.md"],
-                swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra"], exclude: ["README.md"]),
         .target(name: "JSONRPC", dependencies: ["KindredCore"]),
         .target(name: "MCP", dependencies: ["KindredCore", "JSONRPC"]),
         .target(name: "Pictures"),

@@ -45,8 +45,8 @@ public enum GroupingBenchmark {
         var current = state
         var times: [Double] = []
         var joined = 0
-        for var extra in extras {
-            extra.recordID = "new-record-\(extra.id)"
+        for placed in extras {
+            let extra = placed.withRecord("new-record-\(placed.id)")
             occ[extra.id] = extra
             let start = clock.now
             current = try PatternEngine.refresh(state: consume current, occurrences: occ, constraints: Constraints(), config: config).state

@@ -1,89 +1,99 @@
-/// An element of a record that may recur. Immutable; a new record revision brings new occurrences.
-/// Its fields live in copy-on-write storage shared by its copies (`SharedFields`).
+/// An element of a record that may recur. Immutable: a new record revision brings new occurrences
+/// (with new ids). Its fields live in one immutable box shared by its copies, so reading an
+/// occurrence out of a large dictionary costs one reference count, and reading a field needs no
+/// exclusivity check (the box has only `let` fields).
 public struct Occurrence: Sendable, Hashable, Codable {
     /// The stored fields (their names are the JSON keys).
-    private struct Fields: Hashable, Codable {
-        var id: Int64
-        var owner: String
-        var category: String
-        var description: String
-        var excerpt: String
-        var recordID: String
-        var recordRevision: Int
-        var recordDate: String?
-        var tags: [String]
-        var vector: [Float]
+    private final class Fields: Sendable, Hashable, Codable {
+        let id: Int64
+        let owner: String
+        let category: String
+        let description: String
+        let excerpt: String
+        let recordID: String
+        let recordRevision: Int
+        let recordDate: String?
+        let tags: [String]
+        let vector: [Float]
+
+        init(id: Int64, owner: String, category: String, description: String, excerpt: String, recordID: String,
+             recordRevision: Int, recordDate: String?, tags: [String], vector: [Float]) {
+            self.id = id
+            self.owner = owner
+            self.category = category
+            self.description = description
+            self.excerpt = excerpt
+            self.recordID = recordID
+            self.recordRevision = recordRevision
+            self.recordDate = recordDate
+            self.tags = tags
+            self.vector = vector
+        }
+
+        static func == (a: Fields, b: Fields) -> Bool {
+            a === b || (a.id == b.id && a.owner == b.owner && a.category == b.category && a.description == b.description
+                && a.excerpt == b.excerpt && a.recordID == b.recordID && a.recordRevision == b.recordRevision
+                && a.recordDate == b.recordDate && a.tags == b.tags && a.vector == b.vector)
+        }
+
+        func hash(into h: inout Hasher) {
+            h.combine(id)
+            h.combine(owner)
+            h.combine(category)
+            h.combine(description)
+            h.combine(excerpt)
+            h.combine(recordID)
+            h.combine(recordRevision)
+            h.combine(recordDate)
+            h.combine(tags)
+            h.combine(vector)
+        }
     }
 
-    private var box: SharedFields<Fields>
+    private let box: Fields
 
     /// Stable id assigned by storage.
-    public var id: Int64 {
-        get { box.fields.id }
-        set { SharedFields.unique(&box).fields.id = newValue }
-    }
-    public var owner: String {
-        get { box.fields.owner }
-        set { SharedFields.unique(&box).fields.owner = newValue }
-    }
-    public var category: String {
-        get { box.fields.category }
-        set { SharedFields.unique(&box).fields.category = newValue }
-    }
+    public var id: Int64 { box.id }
+    public var owner: String { box.owner }
+    public var category: String { box.category }
     /// Normalised description (used for labels).
-    public var description: String {
-        get { box.fields.description }
-        set { SharedFields.unique(&box).fields.description = newValue }
-    }
+    public var description: String { box.description }
     /// Exact excerpt of the record text (shown as evidence).
-    public var excerpt: String {
-        get { box.fields.excerpt }
-        set { SharedFields.unique(&box).fields.excerpt = newValue }
-    }
-    public var recordID: String {
-        get { box.fields.recordID }
-        set { SharedFields.unique(&box).fields.recordID = newValue }
-    }
-    public var recordRevision: Int {
-        get { box.fields.recordRevision }
-        set { SharedFields.unique(&box).fields.recordRevision = newValue }
-    }
+    public var excerpt: String { box.excerpt }
+    public var recordID: String { box.recordID }
+    public var recordRevision: Int { box.recordRevision }
     /// ISO-8601 date or timestamp; compared by its first 10 characters.
-    public var recordDate: String? {
-        get { box.fields.recordDate }
-        set { SharedFields.unique(&box).fields.recordDate = newValue }
-    }
-    public var tags: [String] {
-        get { box.fields.tags }
-        set { SharedFields.unique(&box).fields.tags = newValue }
-    }
+    public var recordDate: String? { box.recordDate }
+    public var tags: [String] { box.tags }
     /// Unit-length embedding; all occurrences passed to one call share its dimension.
-    public var vector: [Float] {
-        get { box.fields.vector }
-        set { SharedFields.unique(&box).fields.vector = newValue }
-    }
+    public var vector: [Float] { box.vector }
 
     public init(
         id: Int64, owner: String, category: String, description: String, excerpt: String,
         recordID: String, recordRevision: Int, recordDate: String?, tags: [String] = [], vector: [Float]
     ) {
-        box = SharedFields(Fields(
+        box = Fields(
             id: id, owner: owner, category: category, description: description, excerpt: excerpt, recordID: recordID,
-            recordRevision: recordRevision, recordDate: recordDate, tags: tags, vector: vector))
+            recordRevision: recordRevision, recordDate: recordDate, tags: tags, vector: vector)
     }
 
-    public init(from decoder: Decoder) throws { box = SharedFields(try Fields(from: decoder)) }
+    /// The same occurrence of another record (for benchmarks and tests that place a copy elsewhere).
+    public func withRecord(_ recordID: String) -> Occurrence {
+        Occurrence(id: id, owner: owner, category: category, description: description, excerpt: excerpt, recordID: recordID,
+                   recordRevision: recordRevision, recordDate: recordDate, tags: tags, vector: vector)
+    }
 
-    public func encode(to encoder: Encoder) throws { try box.fields.encode(to: encoder) }
+    public init(from decoder: Decoder) throws { box = try Fields(from: decoder) }
 
-    public static func == (a: Self, b: Self) -> Bool { a.box === b.box || a.box.fields == b.box.fields }
+    public func encode(to encoder: Encoder) throws { try box.encode(to: encoder) }
 
-    public func hash(into h: inout Hasher) { box.fields.hash(into: &h) }
+    public static func == (a: Self, b: Self) -> Bool { a.box == b.box }
+
+    public func hash(into h: inout Hasher) { box.hash(into: &h) }
 
     /// The comparison scope: grouping only ever compares within one owner and one category.
     public var scope: Scope { Scope(owner: owner, category: category) }
 }
-
 /// One owner and one category.
 public struct Scope: Sendable, Hashable, Codable, Comparable {
     public var owner: String

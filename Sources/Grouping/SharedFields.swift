@@ -1,6 +1,6 @@
 /// Copy-on-write storage for a value type's fields: copies of the value share one box, so reading
 /// a value out of a large dictionary costs one reference count, not one per string and array field.
-/// `Occurrence` and `Group` keep their fields in one.
+/// `Group` keeps its fields in one (`Occurrence`, immutable, in a box of `let` fields).
 final class SharedFields<Fields>: @unchecked Sendable {
     /// Read in place through the box; written only while the box is uniquely referenced
     /// (`SharedFields.unique`), so no two values ever see each other's writes.

@@ -152,9 +152,10 @@ import Testing
                 state = PatternEngine.removeOccurrences(Set(gone.map(\.id)), from: state, occurrences: occ).state
                 if Bool.random(using: &rng) {
                     for o in gone {
-                        var n = o
-                        n.id = nextOcc; nextOcc += 1
-                        n.recordRevision += 1
+                        let n = Occurrence(id: nextOcc, owner: o.owner, category: o.category, description: o.description, excerpt: o.excerpt,
+                                           recordID: o.recordID, recordRevision: o.recordRevision + 1, recordDate: o.recordDate,
+                                           tags: o.tags, vector: o.vector)
+                        nextOcc += 1
                         occ[n.id] = n
                     }
                 }
