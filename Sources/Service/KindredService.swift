@@ -48,7 +48,7 @@ public final class KindredService: Sendable {
         let store = try RecordStore(path: databasePath)
         writer = Guarded(store)
         readers = ReaderPool(path: databasePath)
-        let vi = VectorIndex(dimension: dimension, batchGemmThreshold: config.int("search.batchGemmThreshold"))
+        let vi = VectorIndex(dimension: dimension, batchGemmThreshold: config.int("search.batchGemmThreshold"), scanThreads: config.int("search.scanThreads"))
         // Gather each owner's rows, then load them in one go (no per-row index work).
         var rowids: [String: [Int64]] = [:]
         var vectors: [String: [Float]] = [:]

@@ -1,3 +1,4 @@
+import Dispatch
 import CKernels
 import LinearAlgebra
 
@@ -19,6 +20,12 @@ public final class VectorIndex {
     /// Query blocks of at least this many rows are scored with one `cblas_sgemm` per row block.
     public var batchGemmThreshold: Int
     public var singleKernel: ScanKernel
+    /// Threads that share the half-float first pass of one query over a large block (the float32
+    /// re-scoring of the few candidates stays on the calling thread). Each row's score is computed the
+    /// same way whichever thread does it, so results do not depend on this.
+    public var scanThreads: Int
+    /// Blocks below this many rows are scanned on the calling thread alone.
+    public var parallelScanRows: Int
     private var blocks: [String: OwnerBlock] = [:]
     private var ownerOf: [Int64: String] = [:]
 
@@ -27,10 +34,12 @@ public final class VectorIndex {
     /// Database rows per gemm block in batched search.
     static let gemmRows = 4096
 
-    public init(dimension: Int, batchGemmThreshold: Int = 8, singleKernel: ScanKernel = .half) {
+    public init(dimension: Int, batchGemmThreshold: Int = 8, singleKernel: ScanKernel = .half, scanThreads: Int = 1, parallelScanRows: Int = 32_768) {
         self.dimension = dimension
         self.batchGemmThreshold = batchGemmThreshold
         self.singleKernel = singleKernel
+        self.scanThreads = max(1, scanThreads)
+        self.parallelScanRows = parallelScanRows
     }
 
     public var count: Int { ownerOf.count }
@@ -122,9 +131,23 @@ public final class VectorIndex {
     private func searchHalf(block: OwnerBlock, query q: [Float], k: Int, mask: [Bool]?, exclude: Int64?) -> [ScoredRow] {
         let n = block.count, d = dimension
         var approx = [Float](repeating: 0, count: n)
+        let parts = n >= parallelScanRows ? min(scanThreads, n) : 1
         q.withUnsafeBufferPointer { qp in
             block.half.withUnsafeBufferPointer { hp in
-                approx.withUnsafeMutableBufferPointer { kindred_dots_f16(qp.baseAddress!, hp.baseAddress!, n, d, $0.baseAddress!) }
+                approx.withUnsafeMutableBufferPointer { ap in
+                    let qb = qp.baseAddress!, hb = hp.baseAddress!, out = ap.baseAddress!
+                    if parts == 1 {
+                        kindred_dots_f16(qb, hb, n, d, out)
+                    } else {
+                        // Contiguous row ranges, one per thread; each writes only its own scores.
+                        let per = (n + parts - 1) / parts
+                        nonisolated(unsafe) let (q, h, o) = (qb, hb, out)
+                        DispatchQueue.concurrentPerform(iterations: parts) { part in
+                            let start = part * per, count = min(per, n - start)
+                            if count > 0 { kindred_dots_f16(q, h + start * d, count, d, o + start) }
+                        }
+                    }
+                }
             }
         }
         // The approximate k-th best among eligible rows.

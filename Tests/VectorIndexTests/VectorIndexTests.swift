@@ -71,6 +71,29 @@ func bruteForce(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<I
         #expect(half.search(owner: "o", query: base, k: 10, allowed: allowed) == full.search(owner: "o", query: base, k: 10, allowed: allowed))
     }
 
+    /// The first pass shared by several threads gives exactly the one-thread ranking, filters and
+    /// exclusions included (row ranges that do not divide evenly, more threads than needed).
+    @Test(arguments: [2, 3, 8])
+    func sharedFirstPassEqualsOneThread(threads: Int) {
+        var rng = SplitMix(state: UInt64(threads))
+        let d = 64
+        let one = VectorIndex(dimension: d, singleKernel: .half)
+        let many = VectorIndex(dimension: d, singleKernel: .half, scanThreads: threads, parallelScanRows: 100)
+        for i in 0..<3001 {
+            let v = rng.vector(d)
+            one.put(owner: "o", rowid: Int64(i), vector: v)
+            many.put(owner: "o", rowid: Int64(i), vector: v)
+        }
+        let allowed = Set((0..<3001).filter { $0 % 5 == 0 }.map { Int64($0) })
+        for _ in 0..<10 {
+            let q = rng.vector(d)
+            let best = one.search(owner: "o", query: q, k: 10)
+            #expect(many.search(owner: "o", query: q, k: 10) == best)
+            #expect(many.search(owner: "o", query: q, k: 10, exclude: best[0].rowid) == one.search(owner: "o", query: q, k: 10, exclude: best[0].rowid))
+            #expect(many.search(owner: "o", query: q, k: 7, allowed: allowed) == one.search(owner: "o", query: q, k: 7, allowed: allowed))
+        }
+    }
+
     @Test func batchedGemmEqualsSingleScans() {
         var rng = SplitMix(state: 7)
         let index = VectorIndex(dimension: 64, batchGemmThreshold: 2)
