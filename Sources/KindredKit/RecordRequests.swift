@@ -163,6 +163,12 @@ public struct RebuildIndex: KindredRequest {
     public static let method = "index/rebuild"
     public struct Result: Decodable, Sendable, Hashable {
         public var reembedded: Int
+        /// Records whose new vector an earlier, interrupted rebuild had already staged.
+        public var resumed: Int?
+        /// Staged vectors moved in when the new version was complete.
+        public var moved: Int?
+        public var deletedOtherVersions: Int?
+        public var spaceReclaimed: Bool?
         public var pending: Int
         public var indexVersion: String
         public var durationMs: Int

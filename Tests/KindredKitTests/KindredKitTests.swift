@@ -21,6 +21,17 @@ import KindredKit
         return v
     }
 
+    @Test func usageIsTypedAndEmptyWithoutARemoteProvider() async throws {
+        let (k, _) = try Self.open(["usage.dailyCallLimit": "3"])
+        defer { k.close() }
+        let usage = try await k.send(UsageDaily(owner: "me", from: "2026-01-01"))
+        #expect(usage.owner == "me")
+        #expect(usage.days.isEmpty)
+        #expect(usage.limits.dailyCallLimit == 3)
+        #expect(usage.limits.dailyCharacterLimit == nil)
+        await #expect(throws: KindredError.self) { try await k.send(UsageDaily(owner: "me", from: "January")) }
+    }
+
     @Test func typedRequestsAndResults() async throws {
         let (k, _) = try Self.open()
         defer { k.close() }
