@@ -6,38 +6,12 @@ so that nothing but the occurrence descriptions is embedded. Each record gets on
 sentence (up to three), the sentence being both excerpt and description, as an extractor would send.
 The real model embeds the descriptions in both runs.
 """
-import argparse, datetime, json, os, random, re, subprocess, sys, tempfile, time
+import argparse, datetime, json, os, random, re, sys, tempfile, time
+
+from place_one import Server
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DIM = 384
-
-
-class Server:
-    def __init__(self, kindred, db, config=None):
-        extra = ["--config", config] if config else []
-        self.p = subprocess.Popen([kindred, "serve", "--db", db, "--framing", "ndjson"] + extra, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.n = 0
-        self.call("initialize", {"processId": None, "capabilities": {}})
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "initialized", "params": {}}) + "\n")
-        self.p.stdin.flush()
-
-    def call(self, method, params):
-        self.n += 1
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params}) + "\n")
-        self.p.stdin.flush()
-        while True:
-            m = json.loads(self.p.stdout.readline())
-            if m.get("id") == self.n:
-                if "error" in m:
-                    raise RuntimeError(f"{method}: {m['error']}")
-                return m["result"]
-
-    def close(self):
-        self.call("shutdown", {})
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "exit"}) + "\n")
-        self.p.stdin.flush()
-        self.p.wait()
 
 
 def corpus(n):
@@ -61,6 +35,7 @@ def run(kindred, rows, batch, embed):
             config = os.path.join(d, "config.json")
             json.dump({"embedder": {"provider": "none"}}, open(config, "w"))
         s = Server(kindred, os.path.join(d, "k.sqlite"), config)
+        s.call("initialize", {})
         for i in range(0, len(rows), 500):
             s.call("records/upsert", {"owner": "b", "records": [r for r, _ in rows[i:i + 500]]})
         t = time.perf_counter()

@@ -24,8 +24,9 @@ def records(start, n, prefix):
 
 
 class Server:
-    def __init__(self, kindred, db):
-        self.p = subprocess.Popen([kindred, "serve", "--db", db, "--framing", "ndjson"], stdin=subprocess.PIPE,
+    def __init__(self, kindred, db, config=None):
+        extra = ["--config", config] if config else []
+        self.p = subprocess.Popen([kindred, "serve", "--db", db, "--framing", "ndjson"] + extra, stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
         self.n = 0
 
