@@ -2,8 +2,10 @@
 import PackageDescription
 
 // Dependencies point down only:
-//   kindred, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, KeywordIndex, Embedding, Remote, Grouping, Pictures} -> LinearAlgebra -> KindredCore
+//   kindred, kindred-bench, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, KeywordIndex, Embedding, Remote, Grouping, Pictures} -> LinearAlgebra -> KindredCore
 // (MCP sits on JSONRPC; Pictures draws SVG from plain values and imports nothing of ours.)
+// Benchmarks and synthetic data live outside the product modules: in kindred-bench (an executable
+// that bench/*/run.sh build) and KindredTestSupport (shared by it and the tests).
 // C libraries are wrapped by C* system-library targets, each imported by exactly one Swift module.
 let package = Package(
     name: "Kindred",
@@ -12,6 +14,8 @@ let package = Package(
         .executable(name: "kindred", targets: ["kindred"]),
         // Kindred in-process, for apps that cannot start a child process (docs/library.md).
         .library(name: "KindredKit", targets: ["KindredKit"]),
+        // The measurements behind bench/ (not shipped with kindred).
+        .executable(name: "kindred-bench", targets: ["kindred-bench"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -37,7 +41,14 @@ let package = Package(
         .target(name: "Service", dependencies: [
             "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "KeywordIndex", "Embedding", "Remote", "Grouping", "JSONRPC", "MCP", "Pictures",
         ]),
-        .executableTarget(name: "kindred", dependencies: ["Service", "MCP", "KindredCore", "LinearAlgebra", "Embedding", "Grouping"]),
+        // Argument parsing, exit codes and terminal output of the two command-line programs.
+        .target(name: "KindredCLI", dependencies: ["KindredCore"]),
+        .executableTarget(name: "kindred", dependencies: ["Service", "MCP", "KindredCore", "KindredCLI", "LinearAlgebra"]),
+        // Synthetic data (seeded generator, clustered occurrences) and the pattern engine's synthetic speed run.
+        .target(name: "KindredTestSupport", dependencies: ["Grouping", "LinearAlgebra"]),
+        .executableTarget(name: "kindred-bench", dependencies: [
+            "Service", "VectorIndex", "Embedding", "Grouping", "KindredCore", "KindredCLI", "KindredTestSupport", "LinearAlgebra",
+        ]),
         // Typed requests and results over Service, with Swift concurrency; its public API names no type of ours below it.
         // On Apple platforms CBLAS/CLAPACKE would be Accelerate instead of OpenBLAS/LAPACKE (docs/library.md); not built here.
         .target(name: "KindredKit", dependencies: ["Service", "KindredCore", "JSONRPC"]),
@@ -50,7 +61,7 @@ let package = Package(
         .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex", "LinearAlgebra"]),
         .testTarget(name: "KeywordIndexTests", dependencies: ["KeywordIndex"]),
         .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "LinearAlgebra"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "GroupingTests", dependencies: ["Grouping", "LinearAlgebra"]),
+        .testTarget(name: "GroupingTests", dependencies: ["Grouping", "LinearAlgebra", "KindredTestSupport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "JSONRPC", "KindredCore"]),
         .testTarget(name: "PicturesTests", dependencies: ["Pictures"]),

@@ -1,5 +1,6 @@
 public import KindredCore
 public import JSONRPC
+public import VectorIndex
 
 extension KindredService {
     /// Calls a method in-process, without a server (the CLI uses this). Same validation, same results.
@@ -48,5 +49,17 @@ extension KindredService {
         } catch {
             return error
         }
+    }
+
+    /// Writes records that are already valid (as `records/upsert` would accept them) without going
+    /// through JSON: the same transaction, index update and follow-ups as `records/upsert`. For
+    /// loading many raw vectors in-process; returns how many records were written or settled.
+    public func upsert(owner: String, records: [Record]) throws(ResponseError) -> Int {
+        try apply(owner: owner, records: records).count
+    }
+
+    /// Runs `body` on the in-memory vector index under its read lock, as a search does.
+    public func withVectorIndex<T>(_ body: (VectorIndex) throws -> T) rethrows -> T {
+        try readIndex(body)
     }
 }

@@ -1,8 +1,7 @@
 import Foundation
-import Embedding
+import KindredCLI
 import KindredCore
 import Service
-import LinearAlgebra
 
 enum EmbedCommand {
     static let help = """
@@ -42,69 +41,6 @@ enum EmbedCommand {
             for v in try embedder.embed(Array(texts[start..<end]), isCancelled: { false }) { Output.json(.from(v)) }
             start = end
         }
-        return ExitCode.ok
-    }
-}
-
-enum EmbedBenchCommand {
-    static let help = """
-        kindred embed-bench — embedding throughput on a file of texts (used by bench/embedder)
-
-        USAGE: kindred embed-bench --texts FILE [--batch N] [--threads T] [--model DIR]
-
-        Prints {"sentences", "seconds", "sentences_per_second", "peak_rss_kb"} as JSON.
-        """
-
-    static func run(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, valued: ["texts", "batch", "threads", "model"], flags: ["help"])
-        if args.has("help") { Output.out(help); return ExitCode.ok }
-        let file = try args.required("texts")
-        let dir = args.value("model") ?? ModelLocation.defaultDirectory()
-        let r = try EmbedBenchmark.run(modelDirectory: dir, textsFile: file, batch: try args.int("batch") ?? 32, threads: try args.int("threads") ?? 1)
-        Output.json([
-            "sentences": .from(r.sentences), "seconds": .double(r.seconds),
-            "sentences_per_second": .double(Double(r.sentences) / max(r.seconds, 1e-9)), "peak_rss_kb": .from(PeakMemory.kilobytes()),
-        ])
-        return ExitCode.ok
-    }
-}
-
-/// Peak resident set size of this process (VmHWM), in kB.
-enum PeakMemory {
-    static func kilobytes() -> Int {
-        guard let s = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in s.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return Int(line.split(separator: " ").dropFirst().first { Int($0) != nil } ?? "0") ?? 0
-        }
-        return 0
-    }
-}
-
-enum BenchSearchCommand {
-    static let help = """
-        kindred bench-search — exact top-k search timings on raw float32 vectors (used by bench/search)
-
-        USAGE: kindred bench-search --base FILE.f32 --queries FILE.f32 --db PATH [--dim 384] [--k 10]
-                                    [--kernel half|simd|gemv] [--batch-threshold N] [--threads T]
-
-        FILE.f32 holds little-endian float32 rows. Ingests the base vectors into a fresh SQLite file,
-        reopens it, times each query alone and the whole set as one batch, and prints JSON with the
-        timings, peak memory and the top-k row numbers of every query.
-        """
-
-    static func run(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, valued: ["base", "queries", "db", "dim", "k", "kernel", "batch-threshold", "threads"], flags: ["help"])
-        if args.has("help") { Output.out(help); return ExitCode.ok }
-        BLAS.setThreads(try args.int("threads") ?? 1)
-        var result = try SearchBenchmark.run(SearchBenchmark.Options(
-            base: try args.required("base"), queries: try args.required("queries"), dimension: try args.int("dim") ?? 384,
-            k: try args.int("k") ?? 10, database: try args.required("db"), kernel: args.value("kernel") ?? "half",
-            batchThreshold: try args.int("batch-threshold") ?? 8))
-        if case .object(var o) = result {
-            o["peak_rss_kb"] = .from(PeakMemory.kilobytes())
-            result = .object(o)
-        }
-        Output.json(result)
         return ExitCode.ok
     }
 }

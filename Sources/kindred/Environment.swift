@@ -1,4 +1,5 @@
 import Foundation
+import KindredCLI
 import KindredCore
 import Service
 

@@ -1,5 +1,6 @@
 import Foundation
 import JSONRPC
+import KindredCLI
 import KindredCore
 import Service
 

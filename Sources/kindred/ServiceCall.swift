@@ -1,4 +1,5 @@
 import JSONRPC
+import KindredCLI
 import KindredCore
 import Service
 

@@ -1,4 +1,5 @@
 import Foundation
+import KindredCLI
 import KindredCore
 import LinearAlgebra
 
@@ -16,9 +17,6 @@ let usage = """
       patterns   refresh, findings, show GROUP_ID, map and timeline (pattern discovery)
       tombstones purge the tombstones of deleted records older than a date
       embed      print embeddings of texts, one JSON array per line
-      embed-bench  embedding throughput (used by bench/embedder)
-      bench-search exact search timings on raw vectors (used by bench/search)
-      bench-grouping pattern-engine embed/cluster/speed helpers (used by bench/grouping)
       help       show this help, or `kindred help COMMAND`
 
     Run `kindred COMMAND --help` for a command's options.
@@ -68,9 +66,6 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
     case "patterns": return try PatternsCommand.run(argv)
     case "tombstones": return try TombstonesCommand.run(argv)
     case "embed": return try EmbedCommand.run(argv)
-    case "embed-bench": return try EmbedBenchCommand.run(argv)
-    case "bench-search": return try BenchSearchCommand.run(argv)
-    case "bench-grouping": return try BenchGroupingCommand.run(argv)
     default:
         Output.err("kindred: unknown command '\(command)'\n\n\(usage)")
         return ExitCode.usage

@@ -1,4 +1,5 @@
 import Grouping
+import KindredTestSupport
 import Testing
 
 /// Runs the benchmark at a small size to check that it works (no timing assertions).

@@ -1,4 +1,5 @@
 import Grouping
+import KindredTestSupport
 import Testing
 
 @Suite struct CorrectionTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Grouping
+import KindredTestSupport
 import LinearAlgebra
 import Testing
 

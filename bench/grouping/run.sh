@@ -19,9 +19,10 @@ fi
 if ! "$VENV/bin/python" -c "import sklearn, hdbscan, numpy" 2>/dev/null; then
     "$VENV/bin/pip" install -q -r bench/grouping/requirements.txt
 fi
-export KINDRED_BIN="${KINDRED_BIN:-/tmp/kb-gb/release/kindred}"
+# The Swift side is kindred-bench (the benchmarks' program, not shipped with kindred).
+export KINDRED_BENCH_BIN="${KINDRED_BENCH_BIN:-/tmp/kb-gb/release/kindred-bench}"
 if [ -z "${SKIP_BUILD:-}" ]; then
-    swift build -c release --scratch-path "$(dirname "$(dirname "$KINDRED_BIN")")" --product kindred
+    swift build -c release --scratch-path "$(dirname "$(dirname "$KINDRED_BENCH_BIN")")" --product kindred-bench
 fi
 what="${1:-all}"
 shift || true

@@ -413,7 +413,7 @@ def bench_size(n: int, a, skips: set, kindred_bin: str) -> dict:
             os.remove(jpath)
         env = child_env(engine)
         if engine == "kindred":
-            cmd = [kindred_bin, "bench-search", "--base", os.path.join(data, "base.f32"),
+            cmd = [kindred_bin, "search", "--base", os.path.join(data, "base.f32"),
                    "--queries", os.path.join(data, "queries.f32"), "--db", os.path.join(work, "kindred.sqlite"),
                    "--dim", str(a.dim), "--k", str(a.k), "--threads", "1"]
             for x in a.kindred_arg:  # "--kernel=gemv" -> "--kernel", "gemv"
@@ -510,9 +510,9 @@ def render(n: int, results: dict, a) -> str:
 
 
 def parent(a) -> None:
-    kindred_bin = os.environ.get("KINDRED_BIN") or os.path.join(REPO, ".build", "release", "kindred")
+    kindred_bin = os.environ.get("KINDRED_BENCH_BIN") or os.path.join(REPO, ".build", "release", "kindred-bench")
     if "kindred" in a.engines and not os.access(kindred_bin, os.X_OK):
-        raise SystemExit(f"Kindred binary not found: {kindred_bin} (build it or set KINDRED_BIN)")
+        raise SystemExit(f"kindred-bench not found: {kindred_bin} (build it or set KINDRED_BENCH_BIN)")
     skips = set(a.skip)
     now = _dt.datetime.now()
     all_results = {}
@@ -581,7 +581,7 @@ def main() -> None:
     p.add_argument("--skip", action="append", default=[], metavar="ENGINE[@N]",
                    help="skip an engine (at one size with @N), e.g. --skip sqlite-vec@1000000")
     p.add_argument("--kindred-arg", action="append", default=[],
-                   help="extra argument passed to kindred bench-search (repeat), e.g. --kindred-arg=--kernel=gemv")
+                   help="extra argument passed to kindred-bench search (repeat), e.g. --kindred-arg=--kernel=gemv")
     p.add_argument("--loop-budget", type=float, default=300.0,
                    help="seconds a query loop may take before timing only 100 queries (default 300)")
     p.add_argument("--sqlite-vec-metric", default="cosine", choices=["cosine", "l2"])

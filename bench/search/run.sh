@@ -22,16 +22,15 @@ if [ ! -x "$venv/bin/python" ] || ! can_load_ext "$venv/bin/python"; then
 fi
 "$venv/bin/pip" install --quiet -r "$here/requirements.txt"
 
-kindred_bin="${KINDRED_BIN:-$repo/.build/release/kindred}"
-if [ ! -x "$kindred_bin" ]; then
-    case "$kindred_bin" in
-        */release/kindred) scratch="${kindred_bin%/release/kindred}" ;;
-        *) echo "KINDRED_BIN=$kindred_bin does not exist and is not a <scratch>/release/kindred path" >&2; exit 1 ;;
-    esac
-    echo "building Kindred (release) into $scratch" >&2
-    (cd "$repo" && swift build -c release --scratch-path "$scratch" --product kindred)
+# Kindred's side runs in kindred-bench (the benchmarks' program, not shipped with kindred): built
+# here into <repo>/.build unless KINDRED_BENCH_BIN names one already built.
+if [ -n "${KINDRED_BENCH_BIN:-}" ]; then
+    [ -x "$KINDRED_BENCH_BIN" ] || { echo "KINDRED_BENCH_BIN=$KINDRED_BENCH_BIN is not an executable" >&2; exit 1; }
+else
+    echo "building kindred-bench (release)" >&2
+    (cd "$repo" && swift build -c release --product kindred-bench)
+    export KINDRED_BENCH_BIN="$repo/.build/release/kindred-bench"
 fi
-export KINDRED_BIN="$kindred_bin"
 
 # One thread for everyone. (bench.py also sets these per engine and unsets OPENBLAS_CORETYPE /
 # OPENBLAS_L2_SIZE for the numpy process only.)

@@ -1,20 +1,21 @@
-public import KindredCore
 import Foundation
+import KindredCore
 import LinearAlgebra
+import Service
 import VectorIndex
 
 /// The Kindred side of `bench/search`: ingest raw float32 vectors into a real store, reopen it, and
-/// time exact top-k search single and batched. Used by `kindred bench-search`.
-public enum SearchBenchmark {
-    public struct Options: Sendable {
-        public var base: String
-        public var queries: String
-        public var dimension: Int
-        public var k: Int
-        public var database: String
-        public var kernel: String
-        public var batchThreshold: Int
-        public init(base: String, queries: String, dimension: Int, k: Int, database: String, kernel: String, batchThreshold: Int) {
+/// time exact top-k search single and batched. Used by `kindred-bench search`.
+enum SearchBenchmark {
+    struct Options: Sendable {
+        var base: String
+        var queries: String
+        var dimension: Int
+        var k: Int
+        var database: String
+        var kernel: String
+        var batchThreshold: Int
+        init(base: String, queries: String, dimension: Int, k: Int, database: String, kernel: String, batchThreshold: Int) {
             self.base = base
             self.queries = queries
             self.dimension = dimension
@@ -38,7 +39,7 @@ public enum SearchBenchmark {
     }
 
     /// Runs the benchmark and returns its measurements (and the top-k row numbers for recall).
-    public static func run(_ o: Options) throws -> JSONValue {
+    static func run(_ o: Options) throws -> JSONValue {
         let clock = ContinuousClock()
         let queries = try readFloats(o.queries, dimension: o.dimension)
         var config = Config()
@@ -65,7 +66,7 @@ public enum SearchBenchmark {
                         })
                     }
                 }
-                _ = try service.apply(owner: "bench", records: records)
+                _ = try service.upsert(owner: "bench", records: records)
                 i = end
             }
             service.close()
@@ -82,7 +83,7 @@ public enum SearchBenchmark {
         // Single queries, one at a time.
         var latencies: [Double] = []
         var topk: [JSONValue] = []
-        service.readIndex { index in
+        service.withVectorIndex { index in
             index.singleKernel = kernel
             _ = index.search(owner: "bench", query: queries[0], k: o.k)  // warm-up
             for q in queries {
@@ -95,7 +96,7 @@ public enum SearchBenchmark {
         // The whole query set as one batch.
         var batchSeconds = 0.0
         var batchAgrees = true
-        service.readIndex { index in
+        service.withVectorIndex { index in
             let t = clock.now
             let results = index.searchBatch(owner: "bench", queries: queries, k: o.k)
             batchSeconds = seconds(clock.now - t)
@@ -103,7 +104,7 @@ public enum SearchBenchmark {
         }
         // Where one sgemm per row block beats per-query scans: per-query cost for small blocks.
         var sweep: [JSONValue] = []
-        service.readIndex { index in
+        service.withVectorIndex { index in
             let saved = index.batchGemmThreshold
             for nq in [1, 2, 4, 8, 16, 32, 64] where nq <= queries.count {
                 let block = Array(queries.prefix(nq))

@@ -1,5 +1,7 @@
-/// Speed check on synthetic data (the only file of this module that reads a clock; nothing else
-/// depends on it). Wire it to a CLI; keep timing assertions out of unit tests.
+import Grouping
+
+/// The pattern engine's speed on synthetic data: a full build, then one placement at a time. Behind
+/// `kindred-bench grouping speed --synthetic`; a unit test runs it small (no timing assertions).
 public enum GroupingBenchmark {
     public struct Timings: Sendable, Hashable, Codable {
         public var occurrences: Int

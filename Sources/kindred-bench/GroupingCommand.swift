@@ -1,19 +1,21 @@
 import Foundation
 import Embedding
 import Grouping
+import KindredCLI
 import KindredCore
+import KindredTestSupport
 import LinearAlgebra
 
-/// `kindred bench-grouping`: the Swift side of bench/grouping (embedding texts to raw float32,
+/// `kindred-bench grouping`: the Swift side of bench/grouping (embedding texts to raw float32,
 /// grouping labelled vectors, and timing builds and placements).
-enum BenchGroupingCommand {
+enum GroupingCommand {
     static let help = """
-        kindred bench-grouping — pattern-engine bench helpers (used by bench/grouping)
+        kindred-bench grouping — pattern-engine bench helpers (used by bench/grouping)
 
-        USAGE: kindred bench-grouping embed --texts FILE --out FILE.f32 [--batch N] [--threads T] [--model DIR]
-               kindred bench-grouping cluster --vectors FILE.f32 [--records FILE] [--initial N] [--dismiss PAIRS.json | --dismiss-random K [--seed S]] [THRESHOLDS]
-               kindred bench-grouping speed --vectors FILE.f32 --n N [--categories FILE] [--place P] [THRESHOLDS]
-               kindred bench-grouping speed --synthetic --n N [--clusters C] [--place P]
+        USAGE: kindred-bench grouping embed --texts FILE --out FILE.f32 [--batch N] [--threads T] [--model DIR]
+               kindred-bench grouping cluster --vectors FILE.f32 [--records FILE] [--initial N] [--dismiss PAIRS.json | --dismiss-random K [--seed S]] [THRESHOLDS]
+               kindred-bench grouping speed --vectors FILE.f32 --n N [--categories FILE] [--place P] [THRESHOLDS]
+               kindred-bench grouping speed --synthetic --n N [--clusters C] [--place P]
 
         FILE.f32 holds little-endian float32 rows of --dim (384) floats. Every row is one occurrence of
         its own record (or of the record named on the same line of --records), in one category (or the

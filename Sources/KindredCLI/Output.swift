@@ -1,36 +1,36 @@
 import Foundation
-import KindredCore
+public import KindredCore
 
 /// Writing to stdout/stderr for the CLI (never used by `serve`, whose stdout is the protocol).
-enum Output {
-    static func out(_ s: String) {
+public enum Output {
+    public static func out(_ s: String) {
         FileHandle.standardOutput.write(Data((s + "\n").utf8))
     }
 
-    static func err(_ s: String) {
+    public static func err(_ s: String) {
         FileHandle.standardError.write(Data((s + "\n").utf8))
     }
 
-    static func json(_ v: JSONValue) { out(JSONWriter.string(v)) }
+    public static func json(_ v: JSONValue) { out(JSONWriter.string(v)) }
 }
 
 /// A progress bar on stderr, redrawn at most ten times a second; silent when stderr is not a terminal.
-final class ProgressBar {
-    let title: String
-    let total: Int
+public final class ProgressBar {
+    public let title: String
+    public let total: Int
     /// Shows `57%` rather than `done/total` (when the count is a percentage).
-    let percent: Bool
+    public let percent: Bool
     private var last = Date.distantPast
     private let enabled: Bool
 
-    init(title: String, total: Int, percent: Bool = false) {
+    public init(title: String, total: Int, percent: Bool = false) {
         self.title = title
         self.total = total
         self.percent = percent
         enabled = isatty(2) != 0 || ProcessInfo.processInfo.environment["KINDRED_PROGRESS"] == "1"
     }
 
-    func update(_ done: Int, force: Bool = false) {
+    public func update(_ done: Int, force: Bool = false) {
         guard enabled else { return }
         let now = Date()
         guard force || now.timeIntervalSince(last) > 0.1 else { return }
@@ -43,7 +43,7 @@ final class ProgressBar {
         FileHandle.standardError.write(Data("\r\(title) [\(bar)] \(count)".utf8))
     }
 
-    func finish() {
+    public func finish() {
         guard enabled else { return }
         update(total, force: true)
         FileHandle.standardError.write(Data("\n".utf8))

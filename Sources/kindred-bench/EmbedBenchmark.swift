@@ -1,10 +1,11 @@
+import Embedding
 import Foundation
 import LinearAlgebra
 
-/// Throughput measurement behind `kindred embed-bench`: embeds every non-empty line of a text file
+/// Throughput measurement behind `kindred-bench embedder`: embeds every non-empty line of a text file
 /// in batches and reports the wall time of the embedding calls (model loading excluded).
-public enum EmbedBenchmark {
-    public static func run(
+enum EmbedBenchmark {
+    static func run(
         modelDirectory: String, textsFile: String, batch: Int, threads: Int
     ) throws -> (sentences: Int, seconds: Double) {
         let content: String

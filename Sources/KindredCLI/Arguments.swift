@@ -1,15 +1,18 @@
 /// A small command-line parser: `--flag value`, `--flag=value`, boolean `--switch`, positionals.
-struct Arguments {
-    var options: [String: [String]] = [:]
-    var switches: Set<String> = []
-    var positionals: [String] = []
+public struct Arguments {
+    public var options: [String: [String]] = [:]
+    public var switches: Set<String> = []
+    public var positionals: [String] = []
 
-    struct UsageError: Error, CustomStringConvertible { let description: String }
+    public struct UsageError: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
+    }
 
     /// - Parameters:
     ///   - valued: option names that take a value (without `--`).
     ///   - flags: boolean switches.
-    init(_ args: [String], valued: Set<String>, flags: Set<String>) throws {
+    public init(_ args: [String], valued: Set<String>, flags: Set<String>) throws {
         var i = 0
         var onlyPositionals = false
         while i < args.count {
@@ -43,16 +46,16 @@ struct Arguments {
         }
     }
 
-    func value(_ name: String) -> String? { options[name]?.last }
-    func values(_ name: String) -> [String] { options[name] ?? [] }
-    func has(_ name: String) -> Bool { switches.contains(name) }
+    public func value(_ name: String) -> String? { options[name]?.last }
+    public func values(_ name: String) -> [String] { options[name] ?? [] }
+    public func has(_ name: String) -> Bool { switches.contains(name) }
 
-    func required(_ name: String) throws -> String {
+    public func required(_ name: String) throws -> String {
         guard let v = value(name) else { throw UsageError(description: "--\(name) is required") }
         return v
     }
 
-    func int(_ name: String) throws -> Int? {
+    public func int(_ name: String) throws -> Int? {
         guard let v = value(name) else { return nil }
         guard let i = Int(v) else { throw UsageError(description: "--\(name) must be an integer, got '\(v)'") }
         return i
@@ -60,11 +63,11 @@ struct Arguments {
 }
 
 /// Process exit codes.
-enum ExitCode {
-    static let ok: Int32 = 0
-    static let failure: Int32 = 1
-    static let usage: Int32 = 2
+public enum ExitCode {
+    public static let ok: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let usage: Int32 = 2
     /// Some input lines were refused (ingest).
-    static let partial: Int32 = 3
-    static let notFound: Int32 = 4
+    public static let partial: Int32 = 3
+    public static let notFound: Int32 = 4
 }

@@ -1,0 +1,27 @@
+import Embedding
+import KindredCLI
+import KindredCore
+
+/// `kindred-bench embedder`: the Kindred side of bench/embedder.
+enum EmbedderCommand {
+    static let help = """
+        kindred-bench embedder — embedding throughput on a file of texts (used by bench/embedder)
+
+        USAGE: kindred-bench embedder --texts FILE [--batch N] [--threads T] [--model DIR]
+
+        Prints {"sentences", "seconds", "sentences_per_second", "peak_rss_kb"} as JSON.
+        """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, valued: ["texts", "batch", "threads", "model"], flags: ["help"])
+        if args.has("help") { Output.out(help); return ExitCode.ok }
+        let file = try args.required("texts")
+        let dir = args.value("model") ?? ModelLocation.defaultDirectory()
+        let r = try EmbedBenchmark.run(modelDirectory: dir, textsFile: file, batch: try args.int("batch") ?? 32, threads: try args.int("threads") ?? 1)
+        Output.json([
+            "sentences": .from(r.sentences), "seconds": .double(r.seconds),
+            "sentences_per_second": .double(Double(r.sentences) / max(r.seconds, 1e-9)), "peak_rss_kb": .from(PeakMemory.kilobytes()),
+        ])
+        return ExitCode.ok
+    }
+}

@@ -1,0 +1,12 @@
+import Foundation
+
+/// Peak resident set size of this process (VmHWM), in kB.
+enum PeakMemory {
+    static func kilobytes() -> Int {
+        guard let s = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in s.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.split(separator: " ").dropFirst().first { Int($0) != nil } ?? "0") ?? 0
+        }
+        return 0
+    }
+}
