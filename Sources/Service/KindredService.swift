@@ -48,23 +48,39 @@ public final class KindredService: Sendable {
         let store = try RecordStore(path: databasePath)
         writer = Guarded(store)
         readers = ReaderPool(path: databasePath)
-        let vi = VectorIndex(dimension: dimension, batchGemmThreshold: config.int("search.batchGemmThreshold"), scanThreads: config.int("search.scanThreads"))
-        // Gather each owner's rows, then load them in one go (no per-row index work).
-        var rowids: [String: [Int64]] = [:]
-        var vectors: [String: [Float]] = [:]
-        try store.forEachSearchableVector(indexVersion: indexVersion) { rowid, owner, bytes in
-            if VectorBlob.decode(bytes, dimension: dimension, into: &vectors[owner, default: []]) { rowids[owner, default: []].append(rowid) }
-        }
-        for owner in rowids.keys.sorted() {
-            vi.load(owner: owner, rowids: rowids.removeValue(forKey: owner)!, vectors: vectors.removeValue(forKey: owner)!)
-        }
+        let vi = VectorIndex(dimension: dimension, rows: StoredRows(readers: readers, version: indexVersion),
+                             batchGemmThreshold: config.int("search.batchGemmThreshold"), scanThreads: config.int("search.scanThreads"))
+        try Self.loadVectors(store, version: indexVersion, into: vi)
         index = ReadWriteGuarded(vi)
         if let previousEmbedder, embedder?.remoteProvider != nil {
-            previous = try PreviousVersion.load(store: store, current: indexVersion, batchGemmThreshold: config.int("search.batchGemmThreshold"),
+            previous = try PreviousVersion.load(store: store, readers: readers, current: indexVersion, batchGemmThreshold: config.int("search.batchGemmThreshold"),
                                                 make: previousEmbedder)
         } else {
             previous = nil
         }
+    }
+
+    /// Codes every searchable vector of `version` into `index`, owner by owner in bounded batches
+    /// (the float32 rows stay in SQLite).
+    static func loadVectors(_ store: RecordStore, version: IndexVersion, into index: VectorIndex) throws {
+        let d = version.dimension
+        var rowids: [String: [Int64]] = [:]
+        var vectors: [String: [Float]] = [:]
+        var held = 0
+        func flush() {
+            for owner in rowids.keys.sorted() { index.load(owner: owner, rowids: rowids[owner]!, vectors: vectors[owner]!) }
+            rowids.removeAll(keepingCapacity: true)
+            vectors.removeAll(keepingCapacity: true)
+            held = 0
+        }
+        try store.forEachSearchableVector(indexVersion: version) { rowid, owner, bytes in
+            if VectorBlob.decode(bytes, dimension: d, into: &vectors[owner, default: []]) {
+                rowids[owner, default: []].append(rowid)
+                held += 1
+                if held == 16_384 { flush() }
+            }
+        }
+        flush()
     }
 
     /// Closes every connection (call after the last request).

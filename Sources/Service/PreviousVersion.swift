@@ -25,7 +25,7 @@ final class PreviousVersion: Sendable {
 
     /// Loads the previous version's searchable vectors, when the store holds model vectors of it
     /// and the current version is not complete; nil otherwise (`make` is only called then).
-    static func load(store: RecordStore, current: IndexVersion, batchGemmThreshold: Int,
+    static func load(store: RecordStore, readers: ReaderPool, current: IndexVersion, batchGemmThreshold: Int,
                      make: () -> (any TextEmbedder)?) throws -> PreviousVersion? {
         let versions = try store.vectorVersions(owner: nil)
         guard versions.contains(where: { $0.source == "model" && $0.version != current.description }),
@@ -33,15 +33,8 @@ final class PreviousVersion: Sendable {
               let embedder = make() else { return nil }
         let version = IndexVersion(model: embedder.modelID, dimension: embedder.dimension)
         guard version != current, versions.contains(where: { $0.version == version.description && $0.source == "model" }) else { return nil }
-        let index = VectorIndex(dimension: version.dimension, batchGemmThreshold: batchGemmThreshold)
-        var rowids: [String: [Int64]] = [:]
-        var vectors: [String: [Float]] = [:]
-        try store.forEachSearchableVector(indexVersion: version) { rowid, owner, bytes in
-            if VectorBlob.decode(bytes, dimension: version.dimension, into: &vectors[owner, default: []]) { rowids[owner, default: []].append(rowid) }
-        }
-        for owner in rowids.keys.sorted() {
-            index.load(owner: owner, rowids: rowids.removeValue(forKey: owner)!, vectors: vectors.removeValue(forKey: owner)!)
-        }
+        let index = VectorIndex(dimension: version.dimension, rows: StoredRows(readers: readers, version: version), batchGemmThreshold: batchGemmThreshold)
+        try KindredService.loadVectors(store, version: version, into: index)
         return PreviousVersion(embedder: embedder, version: version, index: index)
     }
 }

@@ -84,6 +84,13 @@ public final class Database {
         if cache.count < 64 { cache[s.sql] = s }
     }
 
+    /// Lends the cached prepared statement of `sql` to `body` (for many bind–step rounds in a row).
+    public func reusing<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
+        let s = try cachedStatement(sql)
+        defer { giveBack(s) }
+        return try body(s)
+    }
+
     /// Runs `sql` with `arguments`, stepping to completion.
     public func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
         let s = try cachedStatement(sql)

@@ -186,6 +186,35 @@ public final class RecordStore {
         return ok ? out : nil
     }
 
+    /// The stored vectors of `rowids` for `indexVersion`, in order: the current one, else one staged by
+    /// an unfinished `index/rebuild` for the record's revision; nil for a record with neither.
+    public func vectors(rowids: [Int64], indexVersion: IndexVersion) throws -> [[Float]?] {
+        let version = SQLValue.text(indexVersion.description)
+        let d = indexVersion.dimension
+        func decoded(_ s: Statement) -> [Float]? {
+            var out: [Float] = []
+            out.reserveCapacity(d)
+            return s.withBlob(0) { VectorBlob.decode($0, dimension: d, into: &out) } ? out : nil
+        }
+        var out = try database.reusing("SELECT data FROM vectors WHERE record = ?1 AND index_version = ?2") { s in
+            try rowids.map { rowid -> [Float]? in
+                try s.bind([.int(rowid), version])
+                return try s.step() ? decoded(s) : nil
+            }
+        }
+        guard out.contains(where: { $0 == nil }) else { return out }
+        try database.reusing("""
+            SELECT n.data FROM vectors_next n JOIN records r ON r.rowid = n.record
+            WHERE n.record = ?1 AND n.index_version = ?2 AND n.revision = r.revision
+            """) { s in
+            for (i, rowid) in rowids.enumerated() where out[i] == nil {
+                try s.bind([.int(rowid), version])
+                if try s.step() { out[i] = decoded(s) }
+            }
+        }
+        return out
+    }
+
     /// Streams every searchable vector of `indexVersion` (those staged by an unfinished
     /// `index/rebuild` included): (rowid, owner, vector bytes), in no
     /// particular order (sorting 1.5 KB rows would cost more than the scan).

@@ -15,10 +15,18 @@ public enum VectorBlob {
     /// Decodes into `out` (appending); returns false when the size is not `dimension` floats.
     public static func decode(_ bytes: UnsafeRawBufferPointer, dimension: Int, into out: inout [Float]) -> Bool {
         guard bytes.count == dimension * 4 else { return false }
+        guard dimension > 0 else { return true }
+        #if _endian(little)
+        // The stored bytes are the host's floats: one copy.
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: dimension))
+        out.withUnsafeMutableBytes { dst in (dst.baseAddress! + start * 4).copyMemory(from: bytes.baseAddress!, byteCount: dimension * 4) }
+        #else
         for i in 0..<dimension {
             let bits = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))
             out.append(Float(bitPattern: bits))
         }
+        #endif
         return true
     }
 }

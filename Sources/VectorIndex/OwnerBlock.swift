@@ -1,51 +1,76 @@
 import CKernels
 
-/// One owner's vectors of one index version: a contiguous row-major [count × d] float32 matrix,
-/// unit-normalised, with the record rowid of each slot, and the same rows as IEEE half floats for the
-/// fast first pass of single-query search. Deletes swap the last row in (O(d)).
+/// One owner's rows of one index version as int8 codes (`kindred_i8_encode`): per row a scale, an
+/// upper bound of the coding error's norm and the codes' sum, with the record rowid of each slot.
+/// The float32 rows are not kept here (see `ExactRows`). Deletes move the last row in (O(d)).
 struct OwnerBlock {
     let dimension: Int
-    var vectors: [Float] = []
-    var half: [UInt16] = []
+    /// The dimension padded to a multiple of 4 (the codes' width).
+    let padded: Int
+    /// 16 · groups · padded codes (see kernels.h for the layout).
+    var codes: [Int8] = []
+    var scales: [Float] = []
+    var errors: [Float] = []
+    var sums: [Int32] = []
     var rowids: [Int64] = []
     var slotOf: [Int64: Int] = [:]
 
-    init(dimension: Int) { self.dimension = dimension }
+    init(dimension: Int) {
+        self.dimension = dimension
+        padded = (dimension + 3) / 4 * 4
+    }
 
     var count: Int { rowids.count }
+    /// Groups of 16 slots allocated.
+    var groups: Int { scales.count / 16 }
 
-    /// Inserts or replaces the vector of `rowid` (already normalised).
-    mutating func put(rowid: Int64, unit v: UnsafeBufferPointer<Float>) {
-        precondition(v.count == dimension, "dimension mismatch")
-        var h = [UInt16](repeating: 0, count: dimension)
-        h.withUnsafeMutableBufferPointer { kindred_f32_to_f16(v.baseAddress!, $0.baseAddress!, dimension) }
-        if let slot = slotOf[rowid] {
-            vectors.withUnsafeMutableBufferPointer { buf in
-                for j in 0..<dimension { buf[slot * dimension + j] = v[j] }
+    /// Makes room for `rows` slots (whole groups; new slots are zero).
+    private mutating func reserve(rows: Int) {
+        let need = (rows + 15) / 16
+        guard need > groups else { return }
+        let add = need - groups
+        codes.append(contentsOf: repeatElement(0, count: add * 16 * padded))
+        scales.append(contentsOf: repeatElement(0, count: add * 16))
+        errors.append(contentsOf: repeatElement(0, count: add * 16))
+        sums.append(contentsOf: repeatElement(0, count: add * 16))
+    }
+
+    private mutating func encode(_ v: UnsafePointer<Float>, slot: Int) {
+        let (d, dp) = (dimension, padded)
+        codes.withUnsafeMutableBufferPointer { c in
+            scales.withUnsafeMutableBufferPointer { s in
+                errors.withUnsafeMutableBufferPointer { e in
+                    sums.withUnsafeMutableBufferPointer { m in
+                        kindred_i8_encode(v, d, dp, c.baseAddress!, slot, s.baseAddress! + slot, e.baseAddress! + slot, m.baseAddress! + slot)
+                    }
+                }
             }
-            half.replaceSubrange((slot * dimension)..<((slot + 1) * dimension), with: h)
-        } else {
-            slotOf[rowid] = rowids.count
-            rowids.append(rowid)
-            vectors.append(contentsOf: v)
-            half.append(contentsOf: h)
         }
     }
 
-    /// Appends many new rows at once (`units` holds rowids.count unit vectors back to back).
-    mutating func appendMany(rowids new: [Int64], units: consuming [Float]) {
+    /// Inserts or replaces the codes of `rowid` (`v` already normalised).
+    mutating func put(rowid: Int64, unit v: UnsafeBufferPointer<Float>) {
+        precondition(v.count == dimension, "dimension mismatch")
+        if let slot = slotOf[rowid] {
+            encode(v.baseAddress!, slot: slot)
+        } else {
+            let slot = rowids.count
+            reserve(rows: slot + 1)
+            slotOf[rowid] = slot
+            rowids.append(rowid)
+            encode(v.baseAddress!, slot: slot)
+        }
+    }
+
+    /// Appends many new rows at once (`units` holds `new.count` unit vectors back to back).
+    mutating func appendMany(rowids new: [Int64], units: UnsafeBufferPointer<Float>) {
         precondition(units.count == new.count * dimension, "size mismatch")
         let first = rowids.count
+        reserve(rows: first + new.count)
         slotOf.reserveCapacity(first + new.count)
         for (i, r) in new.enumerated() { slotOf[r] = first + i }
         rowids.append(contentsOf: new)
-        let start = half.count
-        let count = new.count * dimension
-        if vectors.isEmpty { vectors = units } else { vectors.append(contentsOf: units) }
-        half.append(contentsOf: repeatElement(0, count: count))
-        vectors.withUnsafeBufferPointer { u in
-            half.withUnsafeMutableBufferPointer { h in kindred_f32_to_f16(u.baseAddress! + first * dimension, h.baseAddress! + start, count) }
-        }
+        for i in 0..<new.count { encode(units.baseAddress! + i * dimension, slot: first + i) }
     }
 
     /// Removes `rowid`; returns whether it was present.
@@ -53,26 +78,32 @@ struct OwnerBlock {
     mutating func remove(rowid: Int64) -> Bool {
         guard let slot = slotOf.removeValue(forKey: rowid) else { return false }
         let last = rowids.count - 1
+        let dp = padded
+        codes.withUnsafeMutableBufferPointer { c in
+            if slot != last { kindred_i8_move(c.baseAddress!, last, slot, dp) }
+            kindred_i8_clear(c.baseAddress!, last, dp)
+        }
         if slot != last {
             let moved = rowids[last]
             rowids[slot] = moved
             slotOf[moved] = slot
-            vectors.withUnsafeMutableBufferPointer { buf in
-                for j in 0..<dimension { buf[slot * dimension + j] = buf[last * dimension + j] }
-            }
-            half.withUnsafeMutableBufferPointer { buf in
-                for j in 0..<dimension { buf[slot * dimension + j] = buf[last * dimension + j] }
-            }
+            scales[slot] = scales[last]
+            errors[slot] = errors[last]
+            sums[slot] = sums[last]
         }
+        scales[last] = 0
+        errors[last] = 0
+        sums[last] = 0
         rowids.removeLast()
-        vectors.removeLast(dimension)
-        half.removeLast(dimension)
+        // Give back whole groups that no longer hold a row.
+        let keep = (rowids.count + 15) / 16
+        if keep < groups {
+            codes.removeLast((groups - keep) * 16 * dp)
+            scales.removeLast((groups - keep) * 16)
+            errors.removeLast((groups - keep) * 16)
+            sums.removeLast((groups - keep) * 16)
+        }
         return true
-    }
-
-    func vector(rowid: Int64) -> [Float]? {
-        guard let slot = slotOf[rowid] else { return nil }
-        return Array(vectors[(slot * dimension)..<((slot + 1) * dimension)])
     }
 
     /// A slot mask from a set of allowed rowids.

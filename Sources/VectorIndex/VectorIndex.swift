@@ -2,42 +2,44 @@ import Dispatch
 import CKernels
 import LinearAlgebra
 
-/// How a single query is scored against an owner's block. Every kernel returns the exact float32 top-k.
-public enum ScanKernel: String, Sendable {
-    /// First pass over the half-float copy (half the memory traffic), then the few rows that could
-    /// still be in the top k are re-scored in float32. Exact: see `VectorIndex.halfWindow`.
-    case half
-    /// Float32 dot products, four rows at a time (AVX2/FMA when available).
-    case simd
-    /// `cblas_sgemv` over the block.
-    case gemv
-}
-
-/// Exact cosine top-k over in-memory float32 matrices, one per owner, for one index version.
+/// Exact cosine top-k over one index version, one block of int8 codes per owner (`OwnerBlock`).
+///
+/// A search scans every code of the owner (a quarter of the float32 bytes) and computes, per row,
+/// an approximate score and a proven bound of its distance to the float32 score (`bound`). Only the
+/// rows whose upper bound reaches the k-th best lower bound can be in the top k; those few are read
+/// from `rows` and scored in float32, so the result is exactly what a float32 scan returns.
 /// Not thread-safe: callers serialise writes and may run reads concurrently under a read lock.
 public final class VectorIndex {
     public let dimension: Int
-    /// Query blocks of at least this many rows are scored with one `cblas_sgemm` per row block.
+    /// Where the float32 rows are read back from for the final scores.
+    public let rows: any ExactRows
+    /// Query blocks of at least this many queries share each pass over the codes (the many-query
+    /// kernel); smaller ones are scanned query by query.
     public var batchGemmThreshold: Int
-    public var singleKernel: ScanKernel
-    /// Threads that share the half-float first pass of one query over a large block (the float32
-    /// re-scoring of the few candidates stays on the calling thread). Each row's score is computed the
-    /// same way whichever thread does it, so results do not depend on this.
+    /// Threads that share the first pass of one query over a large block (the float32 re-scoring of
+    /// the few candidates stays on the calling thread). Each row's figures are computed the same way
+    /// whichever thread does it, so results do not depend on this.
     public var scanThreads: Int
     /// Blocks below this many rows are scanned on the calling thread alone.
     public var parallelScanRows: Int
     private var blocks: [String: OwnerBlock] = [:]
     private var ownerOf: [Int64: String] = [:]
 
-    /// Rows scored per pass of the single-query scan (keeps the score buffer in L1/L2).
-    static let chunkRows = 1024
-    /// Database rows per gemm block in batched search.
-    static let gemmRows = 4096
+    /// Rows whose bounds are checked per call of the bounds kernel.
+    static let chunkRows = 4096
+    /// Rows per pass of the many-query kernel (their codes stay in L2 while a query block runs over them).
+    static let batchRows = 4096
+    /// Queries per call of the many-query kernel.
+    static let batchQueries = 64
+    /// Added to every bound: float32 rounding of the approximate score and of the exact score the
+    /// result is ranked by (≤ d · 2⁻²⁴ for unit vectors; 2.3 · 10⁻⁵ at d = 384), with room to spare.
+    static func roundingSlack(dimension: Int) -> Float { 1e-4 + Float(dimension) * 1.2e-7 }
 
-    public init(dimension: Int, batchGemmThreshold: Int = 8, singleKernel: ScanKernel = .half, scanThreads: Int = 1, parallelScanRows: Int = 32_768) {
+    public init(dimension: Int, rows: any ExactRows = MemoryRows(), batchGemmThreshold: Int = 8, scanThreads: Int = 1,
+                parallelScanRows: Int = 32_768) {
         self.dimension = dimension
+        self.rows = rows
         self.batchGemmThreshold = batchGemmThreshold
-        self.singleKernel = singleKernel
         self.scanThreads = max(1, scanThreads)
         self.parallelScanRows = parallelScanRows
     }
@@ -50,27 +52,28 @@ public final class VectorIndex {
     public func put(owner: String, rowid: Int64, vector: [Float]) {
         precondition(vector.count == dimension, "dimension mismatch")
         if let old = ownerOf[rowid], old != owner { remove(rowid: rowid) }
-        var v = vector
-        v.withUnsafeMutableBufferPointer { Vectors.normalize($0.baseAddress!, count: dimension) }
+        let v = Vectors.normalized(vector)
         v.withUnsafeBufferPointer { blocks[owner, default: OwnerBlock(dimension: dimension)].put(rowid: rowid, unit: $0) }
         ownerOf[rowid] = owner
+        rows.didPut(rowid: rowid, vector: vector)
     }
 
     /// Adds many rows of one owner at once (loading from storage). `vectors` holds `rowids.count`
     /// vectors back to back; they are normalised here. Rowids already present are replaced.
     public func load(owner: String, rowids: [Int64], vectors: consuming [Float]) {
         precondition(vectors.count == rowids.count * dimension, "size mismatch")
-        if rowids.contains(where: { ownerOf[$0] != nil }) {
-            for (i, r) in rowids.enumerated() { put(owner: owner, rowid: r, vector: Array(vectors[(i * dimension)..<((i + 1) * dimension)])) }
+        let d = dimension
+        if rowids.contains(where: { ownerOf[$0] != nil }) || !(rows is StoredElsewhere) {
+            for (i, r) in rowids.enumerated() { put(owner: owner, rowid: r, vector: Array(vectors[(i * d)..<((i + 1) * d)])) }
             return
         }
         var units = vectors
         units.withUnsafeMutableBufferPointer { buf in
-            for i in 0..<rowids.count { Vectors.normalize(buf.baseAddress! + i * dimension, count: dimension) }
+            for i in 0..<rowids.count { Vectors.normalize(buf.baseAddress! + i * d, count: d) }
         }
         ownerOf.reserveCapacity(ownerOf.count + rowids.count)
         for r in rowids { ownerOf[r] = owner }
-        blocks[owner, default: OwnerBlock(dimension: dimension)].appendMany(rowids: rowids, units: units)
+        units.withUnsafeBufferPointer { blocks[owner, default: OwnerBlock(dimension: d)].appendMany(rowids: rowids, units: $0) }
     }
 
     @discardableResult
@@ -78,12 +81,38 @@ public final class VectorIndex {
         guard let owner = ownerOf.removeValue(forKey: rowid) else { return false }
         blocks[owner]?.remove(rowid: rowid)
         if blocks[owner]?.count == 0 { blocks[owner] = nil }
+        rows.didRemove(rowid: rowid)
         return true
     }
 
+    /// The unit vector of `rowid`, read from `rows`.
     public func vector(rowid: Int64) -> [Float]? {
-        guard let owner = ownerOf[rowid] else { return nil }
-        return blocks[owner]?.vector(rowid: rowid)
+        guard ownerOf[rowid] != nil, let v = rows.vectors([rowid]).first ?? nil, v.count == dimension else { return nil }
+        return Vectors.normalized(v)
+    }
+
+    /// A query coded for the int8 kernels, with what its bounds need.
+    struct CodedQuery {
+        var unit: [Float]
+        var codes: [UInt8]
+        var scale: Float
+        /// ‖q̂‖, rounded up.
+        var norm: Float
+        /// ‖q − q̂‖ plus the rounding slack.
+        var slack: Float
+    }
+
+    func coded(_ query: [Float]) -> CodedQuery {
+        precondition(query.count == dimension, "dimension mismatch")
+        let unit = Vectors.normalized(query)
+        let dp = (dimension + 3) / 4 * 4
+        var codes = [UInt8](repeating: 128, count: dp)
+        var scale: Float = 0
+        var norm = 0.0
+        let residual = codes.withUnsafeMutableBufferPointer { c in kindred_i8_query(unit, dimension, dp, c.baseAddress!, &scale, &norm) }
+        // For a unit row x = x̂ + e and q = q̂ + r: q·x − q̂·x̂ = q̂·e + r·x, so |q·x − q̂·x̂| ≤ ‖q̂‖‖e‖ + ‖r‖.
+        return CodedQuery(unit: unit, codes: codes, scale: scale, norm: Float(norm).nextUp,
+                          slack: Float(residual).nextUp + Self.roundingSlack(dimension: dimension))
     }
 
     /// The best `k` rows of `owner` by cosine with `query`. When `allowed` is given, only those rowids
@@ -91,133 +120,238 @@ public final class VectorIndex {
     public func search(owner: String, query: [Float], k: Int, allowed: Set<Int64>? = nil, exclude: Int64? = nil) -> [ScoredRow] {
         precondition(query.count == dimension, "dimension mismatch")
         guard let block = blocks[owner], k > 0 else { return [] }
-        let q = Vectors.normalized(query)
+        let q = coded(query)
         let mask = allowed.map { block.mask(allowing: $0) }
-        if singleKernel == .half { return searchHalf(block: block, query: q, k: k, mask: mask, exclude: exclude) }
-        var top = TopK(k: k)
-        let d = dimension
-        let chunk = Self.chunkRows
-        var scores = [Float](repeating: 0, count: chunk)
-        q.withUnsafeBufferPointer { qp in
-            block.vectors.withUnsafeBufferPointer { vp in
-                scores.withUnsafeMutableBufferPointer { sp in
-                    var start = 0
-                    while start < block.count {
-                        let n = min(chunk, block.count - start)
-                        let rows = vp.baseAddress! + start * d
-                        switch singleKernel {
-                        case .gemv: BLAS.gemv(rows, qp.baseAddress!, sp.baseAddress!, rows: n, cols: d)
-                        default: kindred_dots_f32(qp.baseAddress!, rows, n, d, sp.baseAddress!)
+        var dots = [Int32](repeating: 0, count: block.groups * 16)
+        firstPass(block: block, query: q, into: &dots)
+        var missing: Set<Int64> = []
+        var scratch = Scratch()
+        var rounds = 0
+        while true {
+            var pick = Candidates(k: k)
+            dots.withUnsafeBufferPointer { dp in
+                Self.collect(dots: dp.baseAddress!, rows: 0..<block.count, block: block, query: q, mask: mask, exclude: exclude,
+                             missing: missing, scratch: &scratch, into: &pick)
+            }
+            let (top, gone) = rescore([pick.final()], block: block, queries: [q.unit], k: k)
+            // A row deleted from the source meanwhile: its bound counted, so look again without it
+            // (a few times at most: a source that cannot be read gives what it could).
+            rounds += 1
+            if gone.isEmpty || rounds == 4 { return top[0] }
+            missing.formUnion(gone)
+        }
+    }
+
+    /// The first pass's figures for one row, computed as the kernels do (for tests of the bound).
+    func searchApprox(owner: String, query: [Float], rowid: Int64) -> (approx: Float, bound: Float)? {
+        guard let block = blocks[owner], let slot = block.slotOf[rowid] else { return nil }
+        let q = coded(query)
+        var row = [Int8](repeating: 0, count: block.padded)
+        block.codes.withUnsafeBufferPointer { kindred_i8_decode($0.baseAddress!, slot, block.padded, &row) }
+        var dot: Int32 = 0
+        for (a, c) in zip(q.codes, row) { dot += Int32(a) * Int32(c) }
+        let approx = block.scales[slot] * q.scale * Float(dot - 128 * block.sums[slot])
+        return (approx, q.norm * block.errors[slot] + q.slack)
+    }
+
+    /// Integer dot products of the coded query with every slot, shared by `scanThreads` threads on large blocks.
+    private func firstPass(block: OwnerBlock, query q: CodedQuery, into dots: inout [Int32]) {
+        let groups = block.groups, dp = block.padded
+        let parts = block.count >= parallelScanRows ? min(scanThreads, groups) : 1
+        q.codes.withUnsafeBufferPointer { qp in
+            block.codes.withUnsafeBufferPointer { cp in
+                dots.withUnsafeMutableBufferPointer { op in
+                    if parts <= 1 {
+                        kindred_i8_dots(qp.baseAddress!, cp.baseAddress!, groups, dp, op.baseAddress!)
+                    } else {
+                        // Contiguous group ranges, one per thread; each writes only its own figures.
+                        let per = (groups + parts - 1) / parts
+                        nonisolated(unsafe) let (qb, cb, ob) = (qp.baseAddress!, cp.baseAddress!, op.baseAddress!)
+                        DispatchQueue.concurrentPerform(iterations: parts) { part in
+                            let start = part * per, count = min(per, groups - start)
+                            if count > 0 { kindred_i8_dots(qb, cb + start * 16 * dp, count, dp, ob + start * 16) }
                         }
-                        Self.collect(scores: sp.baseAddress!, count: n, start: start, block: block, mask: mask, exclude: exclude, into: &top)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Candidate slots of one query: the k best lower bounds seen so far, and every slot whose upper
+    /// bound reached the k-th of them when it was seen.
+    struct Candidates {
+        var lower: LowerBounds
+        var slots: [Int32] = []
+        var uppers: [Float] = []
+        init(k: Int) { lower = LowerBounds(k: k) }
+
+        /// The slots whose upper bound reaches the final k-th lower bound.
+        func final() -> [Int32] {
+            let floor = lower.kth
+            return zip(slots, uppers).compactMap { $1 >= floor ? $0 : nil }
+        }
+    }
+
+    /// Buffers of the bounds kernel, reused across calls.
+    struct Scratch {
+        var idx = [UInt32](repeating: 0, count: VectorIndex.chunkRows)
+        var up = [Float](repeating: 0, count: VectorIndex.chunkRows)
+        var lo = [Float](repeating: 0, count: VectorIndex.chunkRows)
+    }
+
+    /// Feeds the bounds of `rows` (slots of `block`; `dots` starts at slot `rows.lowerBound`) into `pick`.
+    static func collect(dots: UnsafePointer<Int32>, rows: Range<Int>, block: OwnerBlock, query q: CodedQuery, mask: [Bool]?,
+                        exclude: Int64?, missing: Set<Int64>, scratch: inout Scratch, into pick: inout Candidates) {
+        block.scales.withUnsafeBufferPointer { s in
+            block.sums.withUnsafeBufferPointer { m in
+                block.errors.withUnsafeBufferPointer { e in
+                    var start = rows.lowerBound
+                    while start < rows.upperBound {
+                        let n = min(chunkRows, rows.upperBound - start)
+                        let off = start - rows.lowerBound
+                        let found = kindred_i8_bounds(dots + off, n, s.baseAddress! + start, m.baseAddress! + start, e.baseAddress! + start,
+                                                      q.scale, q.norm, q.slack, pick.lower.kth, &scratch.idx, &scratch.up, &scratch.lo)
+                        for f in 0..<found {
+                            let slot = start + Int(scratch.idx[f])
+                            if let mask, !mask[slot] { continue }
+                            let rowid = block.rowids[slot]
+                            if rowid == exclude || (!missing.isEmpty && missing.contains(rowid)) { continue }
+                            pick.lower.offer(scratch.lo[f])
+                            if scratch.up[f] >= pick.lower.kth {
+                                pick.slots.append(Int32(slot))
+                                pick.uppers.append(scratch.up[f])
+                            }
+                        }
                         start += n
                     }
                 }
             }
         }
-        return top.sorted()
     }
 
-    /// How far a half-float score can be from the float32 one, doubled (both the k-th score and a
-    /// candidate's may be off). For unit vectors: rounding each component to half precision changes it
-    /// by at most 2⁻¹¹ of itself, so ‖x − x̃‖ ≤ 2⁻¹¹ and |q·x − q·x̃| ≤ 2⁻¹¹; float32 accumulation over
-    /// d terms adds at most d·2⁻²⁴. A margin of 1.5 on top.
-    func halfWindow() -> Float {
-        1.5 * 2 * (Float(0.00048828125) + Float(dimension) * Float(5.9604645e-8))
-    }
-
-    /// Half-float first pass over every row, then exact float32 scores for the rows within
-    /// `halfWindow` of the approximate k-th best. Returns exactly what a float32 scan returns.
-    private func searchHalf(block: OwnerBlock, query q: [Float], k: Int, mask: [Bool]?, exclude: Int64?) -> [ScoredRow] {
-        let n = block.count, d = dimension
-        var approx = [Float](repeating: 0, count: n)
-        let parts = n >= parallelScanRows ? min(scanThreads, n) : 1
-        q.withUnsafeBufferPointer { qp in
-            block.half.withUnsafeBufferPointer { hp in
-                approx.withUnsafeMutableBufferPointer { ap in
-                    let qb = qp.baseAddress!, hb = hp.baseAddress!, out = ap.baseAddress!
-                    if parts == 1 {
-                        kindred_dots_f16(qb, hb, n, d, out)
-                    } else {
-                        // Contiguous row ranges, one per thread; each writes only its own scores.
-                        let per = (n + parts - 1) / parts
-                        nonisolated(unsafe) let (q, h, o) = (qb, hb, out)
-                        DispatchQueue.concurrentPerform(iterations: parts) { part in
-                            let start = part * per, count = min(per, n - start)
-                            if count > 0 { kindred_dots_f16(q, h + start * d, count, d, o + start) }
-                        }
-                    }
-                }
+    /// Float32 scores of each query's candidate slots, read from `rows` once for all the queries;
+    /// returns the top k of each and the rowids the source no longer holds.
+    private func rescore(_ picks: [[Int32]], block: OwnerBlock, queries: [[Float]], k: Int) -> ([[ScoredRow]], Set<Int64>) {
+        var wanted: [Int64] = []
+        var seen: Set<Int32> = []
+        for p in picks { for s in p where seen.insert(s).inserted { wanted.append(block.rowids[Int(s)]) } }
+        let fetched = rows.vectors(wanted)
+        var unit: [Int64: [Float]] = [:]
+        unit.reserveCapacity(wanted.count)
+        var gone: Set<Int64> = []
+        for (r, v) in zip(wanted, fetched) {
+            if let v, v.count == dimension { unit[r] = Vectors.normalized(v) } else { gone.insert(r) }
+        }
+        let d = dimension
+        var out: [[ScoredRow]] = []
+        out.reserveCapacity(picks.count)
+        for (p, q) in zip(picks, queries) {
+            var top = TopK(k: k)
+            var one: Float = 0
+            for s in p {
+                let rowid = block.rowids[Int(s)]
+                guard let v = unit[rowid] else { continue }
+                kindred_dots_f32(q, v, 1, d, &one)
+                top.offer(ScoredRow(rowid: rowid, score: one))
             }
+            out.append(top.sorted())
         }
-        // The approximate k-th best among eligible rows.
-        var coarse = TopK(k: k)
-        approx.withUnsafeBufferPointer { Self.collect(scores: $0.baseAddress!, count: n, start: 0, block: block, mask: mask, exclude: exclude, into: &coarse) }
-        let floor = coarse.threshold - halfWindow()
-        var top = TopK(k: k)
-        var one: Float = 0
-        q.withUnsafeBufferPointer { qp in
-            block.vectors.withUnsafeBufferPointer { vp in
-                approx.withUnsafeBufferPointer { ap in
-                    for slot in 0..<n where ap[slot] >= floor {
-                        if let mask, !mask[slot] { continue }
-                        let rowid = block.rowids[slot]
-                        if rowid == exclude { continue }
-                        kindred_dots_f32(qp.baseAddress!, vp.baseAddress! + slot * d, 1, d, &one)
-                        top.offer(ScoredRow(rowid: rowid, score: one))
-                    }
-                }
-            }
-        }
-        return top.sorted()
+        return (out, gone)
     }
 
-    @inline(__always)
-    private static func collect(scores: UnsafePointer<Float>, count n: Int, start: Int, block: OwnerBlock, mask: [Bool]?, exclude: Int64?, into top: inout TopK) {
-        var threshold = top.threshold
-        for i in 0..<n where scores[i] >= threshold {
-            let slot = start + i
-            if let mask, !mask[slot] { continue }
-            let rowid = block.rowids[slot]
-            if rowid == exclude { continue }
-            top.offer(ScoredRow(rowid: rowid, score: scores[i]))
-            threshold = top.threshold
-        }
-    }
-
-    /// Top-k for many queries. From `batchGemmThreshold` queries on, scores come from one
-    /// `cblas_sgemm` per block of database rows; below it, each query is scanned on its own.
+    /// Top-k for many queries. From `batchGemmThreshold` queries on, blocks of queries share each
+    /// pass over the codes (`kindred_i8_dots_many`); below it, each query is scanned on its own.
     public func searchBatch(owner: String, queries: [[Float]], k: Int, allowed: Set<Int64>? = nil) -> [[ScoredRow]] {
         guard let block = blocks[owner], k > 0, !queries.isEmpty else { return queries.map { _ in [] } }
         if queries.count < batchGemmThreshold {
             return queries.map { search(owner: owner, query: $0, k: k, allowed: allowed) }
         }
-        let d = dimension, nq = queries.count
-        var qm = [Float]()
-        qm.reserveCapacity(nq * d)
-        for q in queries {
-            precondition(q.count == d, "dimension mismatch")
-            qm.append(contentsOf: Vectors.normalized(q))
-        }
+        let coded = queries.map { self.coded($0) }
+        let dp = block.padded, nq = coded.count
+        var qm = [UInt8]()
+        qm.reserveCapacity(nq * dp)
+        for q in coded { qm.append(contentsOf: q.codes) }
         let mask = allowed.map { block.mask(allowing: $0) }
-        var tops = (0..<nq).map { _ in TopK(k: k) }
-        let rowsPerBlock = Self.gemmRows
-        var scores = [Float](repeating: 0, count: nq * rowsPerBlock)
+        var picks = (0..<nq).map { _ in Candidates(k: k) }
+        let rowsPer = Self.batchRows, perCall = Self.batchQueries
+        var dots = [Int32](repeating: 0, count: perCall * rowsPer)
+        var scratch = Scratch()
         qm.withUnsafeBufferPointer { qp in
-            block.vectors.withUnsafeBufferPointer { vp in
-                scores.withUnsafeMutableBufferPointer { sp in
+            block.codes.withUnsafeBufferPointer { cp in
+                dots.withUnsafeMutableBufferPointer { op in
                     var start = 0
                     while start < block.count {
-                        let n = min(rowsPerBlock, block.count - start)
-                        BLAS.gemm(qp.baseAddress!, vp.baseAddress! + start * d, sp.baseAddress!, m: nq, n: n, k: d, transB: true, ldc: n)
-                        for qi in 0..<nq {
-                            Self.collect(scores: sp.baseAddress! + qi * n, count: n, start: start, block: block, mask: mask, exclude: nil, into: &tops[qi])
+                        let n = min(rowsPer, block.count - start)
+                        let groups = (n + 15) / 16
+                        var q0 = 0
+                        while q0 < nq {
+                            let m = min(perCall, nq - q0)
+                            kindred_i8_dots_many(qp.baseAddress! + q0 * dp, m, cp.baseAddress! + start * dp, groups, dp, op.baseAddress!)
+                            for i in 0..<m {
+                                Self.collect(dots: op.baseAddress! + i * groups * 16, rows: start..<(start + n), block: block, query: coded[q0 + i],
+                                             mask: mask, exclude: nil, missing: [], scratch: &scratch, into: &picks[q0 + i])
+                            }
+                            q0 += m
                         }
                         start += n
                     }
                 }
             }
         }
-        return tops.map { $0.sorted() }
+        // Float32 scores, a block of queries at a time (bounded memory for the fetched rows).
+        var out: [[ScoredRow]] = []
+        out.reserveCapacity(nq)
+        var q0 = 0
+        while q0 < nq {
+            let m = min(perCall, nq - q0)
+            let (top, gone) = rescore(picks[q0..<(q0 + m)].map { $0.final() }, block: block, queries: coded[q0..<(q0 + m)].map(\.unit), k: k)
+            if gone.isEmpty {
+                out.append(contentsOf: top)
+            } else {
+                for i in q0..<(q0 + m) { out.append(search(owner: owner, query: queries[i], k: k, allowed: allowed)) }
+            }
+            q0 += m
+        }
+        return out
+    }
+}
+
+/// A source whose rows are read from elsewhere (not kept by the index's `didPut`): bulk loads skip
+/// the per-row hand-over.
+public protocol StoredElsewhere {}
+
+/// The k largest values offered so far; `kth` is the smallest of them (−∞ until k were offered).
+struct LowerBounds {
+    let k: Int
+    private var heap: [Float] = []
+    init(k: Int) {
+        self.k = k
+        heap.reserveCapacity(k)
+    }
+
+    var kth: Float { heap.count < k ? -.infinity : heap[0] }
+
+    mutating func offer(_ v: Float) {
+        if heap.count < k {
+            heap.append(v)
+            var c = heap.count - 1
+            while c > 0 {
+                let p = (c - 1) / 2
+                if heap[p] > heap[c] { heap.swapAt(p, c); c = p } else { break }
+            }
+        } else if v > heap[0] {
+            heap[0] = v
+            var p = 0
+            let n = heap.count
+            while true {
+                let l = 2 * p + 1, r = l + 1
+                var s = p
+                if l < n, heap[l] < heap[s] { s = l }
+                if r < n, heap[r] < heap[s] { s = r }
+                if s == p { break }
+                heap.swapAt(p, s)
+                p = s
+            }
+        }
     }
 }

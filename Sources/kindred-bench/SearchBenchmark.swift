@@ -78,13 +78,14 @@ enum SearchBenchmark {
         let service = try KindredService(config: config, databasePath: o.database, embedder: nil, embedderProblem: "benchmark")
         let open = seconds(clock.now - openStart)
         defer { service.close() }
-        let kernel = ScanKernel(rawValue: o.kernel) ?? .half
+        // One scan kernel (int8 codes, float32 re-scoring); the bench's thread count also bounds the scan's.
+        let kernel = "int8"
 
         // Single queries, one at a time.
         var latencies: [Double] = []
         var topk: [JSONValue] = []
         service.withVectorIndex { index in
-            index.singleKernel = kernel
+            index.scanThreads = max(1, BLAS.threads)
             _ = index.search(owner: "bench", query: queries[0], k: o.k)  // warm-up
             for q in queries {
                 let t = clock.now
@@ -123,7 +124,7 @@ enum SearchBenchmark {
         let sorted = latencies.sorted()
         func pct(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
         return [
-            "n": .from(count), "queries": .from(queries.count), "k": .from(o.k), "kernel": .string(kernel.rawValue),
+            "n": .from(count), "queries": .from(queries.count), "k": .from(o.k), "kernel": .string(kernel),
             "blas_threads": .from(BLAS.threads),
             "ingest_s": .double(ingest), "open_s": .double(open),
             "single_ms": ["median": .double(pct(0.5)), "p95": .double(pct(0.95)), "mean": .double(latencies.reduce(0, +) / Double(latencies.count))],

@@ -58,6 +58,20 @@ import KindredCore
         #expect(try reopened.database.integrityCheck() == "ok")
     }
 
+    /// The rows the vector index re-scores: current vectors, else staged ones of the record's revision.
+    @Test func vectorsOfManyRowidsReadCurrentThenStagedRows() throws {
+        let dir = TempDirectory()
+        let store = try RecordStore(path: dir.path("k.sqlite"))
+        let a = try #require(try store.upsert(owner: "o", records: [record("a", 1, "one", vector: [1, 0, 0, 0])], indexVersion: version).first?.rowid)
+        let b = try #require(try store.upsert(owner: "o", records: [record("b", 1, "two")], indexVersion: version).first?.rowid)
+        let c = try #require(try store.upsert(owner: "o", records: [record("c", 1, "three")], indexVersion: version).first?.rowid)
+        #expect(try store.vectors(rowids: [a, b, 999], indexVersion: version) == [[1, 0, 0, 0], nil, nil])
+        _ = try store.stageVectors([(b, 1, [0, 0.5, 0, 0]), (c, 7, [0, 0, 1, 0])], indexVersion: version)
+        // c's staged vector is for another revision.
+        #expect(try store.vectors(rowids: [b, a, c], indexVersion: version) == [[0, 0.5, 0, 0], [1, 0, 0, 0], nil])
+        #expect(try store.vectors(rowids: [a], indexVersion: IndexVersion(model: "other", dimension: 4)) == [nil])
+    }
+
     @Test func editingTextDropsTheModelVectorButKeepsItForMetadataEdits() throws {
         let dir = TempDirectory()
         let store = try RecordStore(path: dir.path("k.sqlite"))

@@ -1,6 +1,7 @@
 import Testing
 import LinearAlgebra
 @testable import VectorIndex
+import CKernels
 
 /// A small deterministic generator (SplitMix64) so tests need no hidden randomness.
 struct SplitMix {
@@ -26,11 +27,50 @@ func bruteForce(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<I
     return scored.prefix(k).map { $0.id }
 }
 
+/// The plain reference: exact float32 brute force, ranking by the same float32 dot product the
+/// index re-scores with (so near-ties are compared bit for bit), ties by lower rowid.
+func exactReference(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<Int64>? = nil, exclude: Int64? = nil) -> [ScoredRow] {
+    let qn = Vectors.normalized(q)
+    var top = TopK(k: k)
+    var one: Float = 0
+    for (id, v) in rows where (allowed?.contains(id) ?? true) && id != exclude {
+        let u = Vectors.normalized(v)
+        kindred_dots_f32(qn, u, 1, qn.count, &one)
+        top.offer(ScoredRow(rowid: id, score: one))
+    }
+    return top.sorted()
+}
+
+/// Rows held apart from the index, as the service's SQLite rows are; `dropped` rows read as gone.
+final class SeparateRows: ExactRows, StoredElsewhere, @unchecked Sendable {
+    var rows: [Int64: [Float]] = [:]
+    var dropped: Set<Int64> = []
+    var reads = 0
+    func vectors(_ rowids: [Int64]) -> [[Float]?] {
+        reads += rowids.count
+        return rowids.map { dropped.contains($0) ? nil : rows[$0] }
+    }
+    func didPut(rowid: Int64, vector: [Float]) {}
+    func didRemove(rowid: Int64) {}
+}
+
+/// Vectors crowded around one direction: every score against a nearby query falls within `spread`
+/// of the others, far inside the int8 codes' error.
+func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base: [Float], rows: [(Int64, [Float])]) {
+    let base = Vectors.normalized(rng.vector(d))
+    let rows = (0..<count).map { i -> (Int64, [Float]) in
+        var v = base
+        for j in 0..<d { v[j] += rng.float() * spread }
+        return (Int64(i + 1), v)
+    }
+    return (base, rows)
+}
+
 @Suite struct VectorIndexTests {
-    @Test(arguments: [ScanKernel.half, .simd, .gemv], [384, 10])
-    func exactTopKMatchesBruteForce(kernel: ScanKernel, d: Int) {
+    @Test(arguments: [384, 10, 7])
+    func exactTopKMatchesBruteForce(d: Int) {
         var rng = SplitMix(state: UInt64(d))
-        let index = VectorIndex(dimension: d, singleKernel: kernel)
+        let index = VectorIndex(dimension: d)
         var rows: [(Int64, [Float])] = []
         for i in 0..<3000 {
             let v = rng.vector(d)
@@ -39,36 +79,81 @@ func bruteForce(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<I
         }
         for _ in 0..<20 {
             let q = rng.vector(d)
-            let got = index.search(owner: "o", query: q, k: 10).map(\.rowid)
-            #expect(got == bruteForce(rows, q, k: 10))
+            let got = index.search(owner: "o", query: q, k: 10)
+            #expect(got.map(\.rowid) == bruteForce(rows, q, k: 10))
+            #expect(got == exactReference(rows, q, k: 10))
         }
     }
 
-    /// Rows whose scores differ by less than half-float precision: the half-float first pass must
-    /// still return exactly the float32 ranking.
-    @Test(arguments: [1, 2, 3])
-    func halfPrefilterIsExactOnNearTies(seed: UInt64) {
+    /// Rows whose scores differ by far less than the int8 codes' error: the first pass must still
+    /// return exactly the float32 ranking, and it reads back only the rows its bounds cannot settle.
+    @Test(arguments: [(UInt64(1), Float(1e-4)), (2, 1e-3), (3, 1e-2), (4, 0.1)])
+    func int8FirstPassIsExactOnCrowdedRows(seed: UInt64, spread: Float) {
         var rng = SplitMix(state: seed)
         let d = 384
-        let base = Vectors.normalized(rng.vector(d))
-        let half = VectorIndex(dimension: d, singleKernel: .half)
-        let full = VectorIndex(dimension: d, singleKernel: .simd)
-        for i in 0..<4000 {
-            // Tiny perturbations of one direction: scores against `base` crowd within ~1e-5.
-            var v = base
-            for j in 0..<d { v[j] += rng.float() * 1e-4 }
-            half.put(owner: "o", rowid: Int64(i), vector: v)
-            full.put(owner: "o", rowid: Int64(i), vector: v)
+        let (base, rows) = crowded(&rng, count: 4000, d: d, spread: spread)
+        let source = SeparateRows()
+        let index = VectorIndex(dimension: d, rows: source)
+        for (id, v) in rows {
+            source.rows[id] = v
+            index.put(owner: "o", rowid: id, vector: v)
         }
         for _ in 0..<5 {
             var q = base
-            for j in 0..<d { q[j] += rng.float() * 1e-3 }
-            let a = half.search(owner: "o", query: q, k: 10)
-            let b = full.search(owner: "o", query: q, k: 10)
-            #expect(a == b)
+            for j in 0..<d { q[j] += rng.float() * spread * 10 }
+            #expect(index.search(owner: "o", query: q, k: 10) == exactReference(rows, q, k: 10))
         }
-        let allowed = Set((0..<4000).filter { $0 % 7 == 0 }.map { Int64($0) })
-        #expect(half.search(owner: "o", query: base, k: 10, allowed: allowed) == full.search(owner: "o", query: base, k: 10, allowed: allowed))
+        let allowed = Set(rows.map(\.0).filter { $0 % 7 == 0 })
+        #expect(index.search(owner: "o", query: base, k: 10, allowed: allowed) == exactReference(rows, base, k: 10, allowed: allowed))
+        #expect(index.search(owner: "o", query: base, k: 3, exclude: 7) == exactReference(rows, base, k: 3, exclude: 7))
+    }
+
+    /// Random rows with a few near-duplicates of the query planted among them (the top k crowded,
+    /// the rest far): exact, and far fewer rows read back than stored.
+    @Test func nearDuplicatesOfTheQueryAmongRandomRows() {
+        var rng = SplitMix(state: 99)
+        let d = 384
+        let q = Vectors.normalized(rng.vector(d))
+        let source = SeparateRows()
+        let index = VectorIndex(dimension: d, rows: source)
+        var rows: [(Int64, [Float])] = []
+        for i in 0..<20_000 {
+            var v = rng.vector(d)
+            if i % 1000 == 0 { v = q.map { $0 + rng.float() * 1e-5 } }
+            rows.append((Int64(i), v))
+            source.rows[Int64(i)] = v
+        }
+        index.load(owner: "o", rowids: rows.map(\.0), vectors: rows.flatMap(\.1))
+        let got = index.search(owner: "o", query: q, k: 10)
+        #expect(got == exactReference(rows, q, k: 10))
+        #expect(got.allSatisfy { $0.rowid % 1000 == 0 })
+        source.reads = 0
+        _ = index.search(owner: "o", query: rng.vector(d), k: 10)
+        #expect(source.reads > 0 && source.reads < 1000)
+    }
+
+    /// The bound is proven, so it holds row by row: |q·x − approx| ≤ ‖q̂‖·err + slack for unit x,
+    /// on rows built to stress the coding (one-hot, constant, tiny and mixed magnitudes).
+    @Test func perRowBoundHolds() {
+        var rng = SplitMix(state: 5)
+        let d = 64
+        var vectors: [[Float]] = (0..<400).map { _ in rng.vector(d) }
+        vectors.append((0..<d).map { $0 == 3 ? 1 : 0 })
+        vectors.append([Float](repeating: 1, count: d))
+        vectors.append((0..<d).map { _ in rng.float() * 1e-15 })
+        vectors.append((0..<d).map { j in j == 0 ? 1 : rng.float() * 1e-3 })
+        let index = VectorIndex(dimension: d)
+        for (i, v) in vectors.enumerated() { index.put(owner: "o", rowid: Int64(i), vector: v) }
+        for _ in 0..<20 {
+            let query = rng.vector(d)
+            let q = index.coded(query)
+            for (i, v) in vectors.enumerated() {
+                let u = Vectors.normalized(v)
+                let exact = zip(q.unit, u).reduce(0.0) { $0 + Double($1.0) * Double($1.1) }
+                let top = index.searchApprox(owner: "o", query: query, rowid: Int64(i))!
+                #expect(abs(exact - Double(top.approx)) <= Double(top.bound))
+            }
+        }
     }
 
     /// The first pass shared by several threads gives exactly the one-thread ranking, filters and
@@ -77,8 +162,8 @@ func bruteForce(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<I
     func sharedFirstPassEqualsOneThread(threads: Int) {
         var rng = SplitMix(state: UInt64(threads))
         let d = 64
-        let one = VectorIndex(dimension: d, singleKernel: .half)
-        let many = VectorIndex(dimension: d, singleKernel: .half, scanThreads: threads, parallelScanRows: 100)
+        let one = VectorIndex(dimension: d)
+        let many = VectorIndex(dimension: d, scanThreads: threads, parallelScanRows: 100)
         for i in 0..<3001 {
             let v = rng.vector(d)
             one.put(owner: "o", rowid: Int64(i), vector: v)
@@ -94,16 +179,65 @@ func bruteForce(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<I
         }
     }
 
-    @Test func batchedGemmEqualsSingleScans() {
+    /// Many queries sharing each pass over the codes give exactly the reference, on random and on
+    /// crowded rows, with a filter, over a row count that is not a multiple of the kernel's blocks.
+    @Test(arguments: [false, true])
+    func batchedSearchMatchesTheReference(crowdedRows: Bool) {
         var rng = SplitMix(state: 7)
-        let index = VectorIndex(dimension: 64, batchGemmThreshold: 2)
-        for i in 0..<5000 { index.put(owner: "o", rowid: Int64(i), vector: rng.vector(64)) }
-        let queries = (0..<16).map { _ in rng.vector(64) }
+        let d = 64
+        let rows: [(Int64, [Float])] = crowdedRows ? crowded(&rng, count: 5001, d: d, spread: 1e-3).rows
+            : (0..<5001).map { (Int64($0), rng.vector(d)) }
+        let index = VectorIndex(dimension: d, batchGemmThreshold: 2)
+        for (id, v) in rows { index.put(owner: "o", rowid: id, vector: v) }
+        let queries = (0..<37).map { i in crowdedRows ? rows[i].1.map { $0 + rng.float() * 1e-3 } : rng.vector(d) }
         let batch = index.searchBatch(owner: "o", queries: queries, k: 10)
-        for (q, b) in zip(queries, batch) {
-            let single = index.search(owner: "o", query: q, k: 10)
-            #expect(b.map(\.rowid) == single.map(\.rowid))
-            for (x, y) in zip(b, single) { #expect(abs(x.score - y.score) < 1e-5) }
+        for (q, b) in zip(queries, batch) { #expect(b == exactReference(rows, q, k: 10)) }
+        let allowed = Set(rows.map(\.0).filter { $0 % 3 == 0 })
+        let filtered = index.searchBatch(owner: "o", queries: queries, k: 5, allowed: allowed)
+        for (q, b) in zip(queries, filtered) { #expect(b == exactReference(rows, q, k: 5, allowed: allowed)) }
+    }
+
+    /// Rows the source no longer holds (deleted meanwhile) are left out, and the rest is still exact.
+    @Test func rowsGoneFromTheSourceAreLeftOut() {
+        var rng = SplitMix(state: 13)
+        let d = 32
+        let source = SeparateRows()
+        let index = VectorIndex(dimension: d, rows: source, batchGemmThreshold: 2)
+        var rows: [(Int64, [Float])] = []
+        for i in 0..<2000 {
+            let v = rng.vector(d)
+            rows.append((Int64(i), v))
+            source.rows[Int64(i)] = v
+            index.put(owner: "o", rowid: Int64(i), vector: v)
+        }
+        let q = rng.vector(d)
+        let best = index.search(owner: "o", query: q, k: 10)
+        source.dropped = Set(best.prefix(3).map(\.rowid))
+        let left = rows.filter { !source.dropped.contains($0.0) }
+        #expect(index.search(owner: "o", query: q, k: 10) == exactReference(left, q, k: 10))
+        #expect(index.searchBatch(owner: "o", queries: [q, q], k: 10) == [exactReference(left, q, k: 10), exactReference(left, q, k: 10)])
+    }
+
+    /// The integer kernel agrees with plain arithmetic on the decoded codes (layout and padding).
+    @Test(arguments: [16, 7, 388])
+    func int8DotsEqualPlainArithmetic(d: Int) {
+        var rng = SplitMix(state: UInt64(d) + 50)
+        var block = OwnerBlock(dimension: d)
+        let n = 37
+        for i in 0..<n { Vectors.normalized(rng.vector(d)).withUnsafeBufferPointer { block.put(rowid: Int64(i), unit: $0) } }
+        let dp = block.padded
+        let qu = (0..<dp).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        var out = [Int32](repeating: 0, count: block.groups * 16)
+        kindred_i8_dots(qu, block.codes, block.groups, dp, &out)
+        var many = [Int32](repeating: 0, count: 3 * block.groups * 16)
+        kindred_i8_dots_many(qu + qu + qu, 3, block.codes, block.groups, dp, &many)
+        for slot in 0..<n {
+            var row = [Int8](repeating: 0, count: dp)
+            kindred_i8_decode(block.codes, slot, dp, &row)
+            let plain = zip(qu, row).reduce(Int32(0)) { $0 + Int32($1.0) * Int32($1.1) }
+            #expect(out[slot] == plain)
+            #expect(many[slot] == plain && many[2 * block.groups * 16 + slot] == plain)
+            #expect(row.reduce(Int32(0)) { $0 + Int32($1) } == block.sums[slot])
         }
     }
 
@@ -164,12 +298,20 @@ func bruteForce(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<I
             a.put(owner: "o", rowid: Int64(i), vector: v)
         }
         b.load(owner: "o", rowids: (0..<300).map { Int64($0) }, vectors: flat)
+        let source = SeparateRows()
+        let c = VectorIndex(dimension: 32, rows: source)
+        for i in 0..<300 { source.rows[Int64(i)] = Array(flat[(i * 32)..<((i + 1) * 32)]) }
+        c.load(owner: "o", rowids: (0..<150).map { Int64($0) }, vectors: Array(flat[0..<(150 * 32)]))
+        c.load(owner: "o", rowids: (150..<300).map { Int64($0) }, vectors: Array(flat[(150 * 32)...]))
+        c.load(owner: "o", rowids: [5], vectors: Array(flat[0..<32]))
+        source.rows[5] = Array(flat[0..<32])
         b.load(owner: "o", rowids: [5], vectors: Array(flat[0..<32]))  // replaces row 5
         a.put(owner: "o", rowid: 5, vector: Array(flat[0..<32]))
         #expect(b.count == 300)
         for _ in 0..<5 {
             let q = rng.vector(32)
             #expect(a.search(owner: "o", query: q, k: 20) == b.search(owner: "o", query: q, k: 20))
+            #expect(a.search(owner: "o", query: q, k: 20) == c.search(owner: "o", query: q, k: 20))
         }
     }
 

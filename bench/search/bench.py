@@ -416,7 +416,7 @@ def bench_size(n: int, a, skips: set, kindred_bin: str) -> dict:
             cmd = [kindred_bin, "search", "--base", os.path.join(data, "base.f32"),
                    "--queries", os.path.join(data, "queries.f32"), "--db", os.path.join(work, "kindred.sqlite"),
                    "--dim", str(a.dim), "--k", str(a.k), "--threads", "1"]
-            for x in a.kindred_arg:  # "--kernel=gemv" -> "--kernel", "gemv"
+            for x in a.kindred_arg:  # "--batch-threshold=16" -> "--batch-threshold", "16"
                 cmd += x.split("=", 1) if x.startswith("--") and "=" in x else [x]
             stdout_path = jpath
         else:
@@ -581,7 +581,7 @@ def main() -> None:
     p.add_argument("--skip", action="append", default=[], metavar="ENGINE[@N]",
                    help="skip an engine (at one size with @N), e.g. --skip sqlite-vec@1000000")
     p.add_argument("--kindred-arg", action="append", default=[],
-                   help="extra argument passed to kindred-bench search (repeat), e.g. --kindred-arg=--kernel=gemv")
+                   help="extra argument passed to kindred-bench search (repeat), e.g. --kindred-arg=--batch-threshold=16")
     p.add_argument("--loop-budget", type=float, default=300.0,
                    help="seconds a query loop may take before timing only 100 queries (default 300)")
     p.add_argument("--sqlite-vec-metric", default="cosine", choices=["cosine", "l2"])

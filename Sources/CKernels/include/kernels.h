@@ -26,4 +26,30 @@ void kindred_gemm_nn(const float *a, size_t lda, const float *b, size_t ldb, flo
 
 /// 1 when the vector instruction path is in use (for reports).
 int kindred_kernels_vectorized(void);
+// ---------- int8 row codes (int8.c) ----------
+// A row x of dimension d is coded as scale · c with c ∈ [−127, 127]^d (scale = max|xⱼ| / 127), padded
+// with zeros to dp (a multiple of 4) dimensions. Codes live in groups of 16 rows: in a group, each
+// step of 4 dimensions holds 64 bytes, row l's four codes at byte 4·l.
+
+/// Codes row x into slot `slot` of `codes`; sets its scale, an upper bound of ‖x − scale·c‖ and Σ c.
+void kindred_i8_encode(const float *x, size_t d, size_t dp, int8_t *codes, size_t slot, float *scale, float *err, int32_t *csum);
+/// Copies the dp codes of `slot` into `row` (plain order).
+void kindred_i8_decode(const int8_t *codes, size_t slot, size_t dp, int8_t *row);
+/// Copies the codes of slot `from` over those of slot `to`.
+void kindred_i8_move(int8_t *codes, size_t from, size_t to, size_t dp);
+/// Zeroes the codes of `slot`.
+void kindred_i8_clear(int8_t *codes, size_t slot, size_t dp);
+/// Codes query q as qs · (qu − 128) (qu unsigned, dp entries); returns an upper bound of the residual
+/// norm ‖q − q̂‖ and sets *approx_norm to an upper bound of ‖q̂‖.
+double kindred_i8_query(const float *q, size_t d, size_t dp, uint8_t *qu, float *scale, double *approx_norm);
+/// out[r] = Σⱼ qu[j] · c[r][j] for the 16·groups rows of `codes` (exact integers).
+void kindred_i8_dots(const uint8_t *qu, const int8_t *codes, size_t groups, size_t dp, int32_t *out);
+/// The same for nq queries (row-major, dp bytes each): out[i · 16·groups + r].
+void kindred_i8_dots_many(const uint8_t *qu, size_t nq, const int8_t *codes, size_t groups, size_t dp, int32_t *out);
+/// From integer dots, approx = scale[r] · qscale · (dots[r] − 128 · csum[r]) and bound = qnorm · err[r] + slack;
+/// writes (r, approx + bound, approx − bound) for the rows whose approx + bound ≥ floor; returns how many.
+size_t kindred_i8_bounds(const int32_t *dots, size_t n, const float *scale, const int32_t *csum, const float *err, float qscale,
+                         float qnorm, float slack, float floor, uint32_t *idx, float *upper, float *lower);
+/// 1 when the int8 kernels use AVX-512 VNNI.
+int kindred_i8_vectorized(void);
 #endif

@@ -1,0 +1,226 @@
+#include "kernels.h"
+#include <math.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define KINDRED_X86 1
+#endif
+
+// Row codes: groups of 16 rows; in a group, dimension step t (4 dimensions) holds 64 bytes, row l's
+// four codes at byte l * 4. One 64-byte load then feeds 16 rows' dot products at once.
+
+static size_t code_offset(size_t slot, size_t dp, size_t j) {
+    return (slot / 16) * 16 * dp + (j / 4) * 64 + (slot % 16) * 4 + (j % 4);
+}
+
+void kindred_i8_encode(const float *x, size_t d, size_t dp, int8_t *codes, size_t slot, float *scale, float *err, int32_t *csum) {
+    float maxabs = 0;
+    for (size_t j = 0; j < d; j++) { float a = fabsf(x[j]); if (a > maxabs) maxabs = a; }
+    float s = maxabs > 0 ? maxabs / 127.0f : 0.0f;
+    double e2 = 0;
+    int32_t sum = 0;
+    for (size_t j = 0; j < dp; j++) {
+        int c = 0;
+        if (j < d && s > 0) {
+            float r = nearbyintf(x[j] / s);
+            c = r > 127 ? 127 : (r < -127 ? -127 : (int)r);
+            double diff = (double)x[j] - (double)s * (double)c;
+            e2 += diff * diff;
+        } else if (j < d) {
+            e2 += (double)x[j] * (double)x[j];
+        }
+        codes[code_offset(slot, dp, j)] = (int8_t)c;
+        sum += c;
+    }
+    // Rounded up, so the stored figure bounds the true residual norm.
+    *err = (float)(sqrt(e2) * (1 + 1e-6)) + 1e-12f;
+    *scale = s;
+    *csum = sum;
+}
+
+void kindred_i8_decode(const int8_t *codes, size_t slot, size_t dp, int8_t *row) {
+    for (size_t j = 0; j < dp; j++) row[j] = codes[code_offset(slot, dp, j)];
+}
+
+void kindred_i8_move(int8_t *codes, size_t from, size_t to, size_t dp) {
+    for (size_t j = 0; j < dp; j++) codes[code_offset(to, dp, j)] = codes[code_offset(from, dp, j)];
+}
+
+void kindred_i8_clear(int8_t *codes, size_t slot, size_t dp) {
+    for (size_t j = 0; j < dp; j++) codes[code_offset(slot, dp, j)] = 0;
+}
+
+double kindred_i8_query(const float *q, size_t d, size_t dp, uint8_t *qu, float *scale, double *approx_norm) {
+    float maxabs = 0;
+    for (size_t j = 0; j < d; j++) { float a = fabsf(q[j]); if (a > maxabs) maxabs = a; }
+    float s = maxabs > 0 ? maxabs / 127.0f : 0.0f;
+    double e2 = 0, n2 = 0;
+    for (size_t j = 0; j < dp; j++) {
+        int c = 0;
+        if (j < d && s > 0) {
+            float r = nearbyintf(q[j] / s);
+            c = r > 127 ? 127 : (r < -127 ? -127 : (int)r);
+        }
+        if (j < d) {
+            double a = (double)s * (double)c, diff = (double)q[j] - a;
+            e2 += diff * diff;
+            n2 += a * a;
+        }
+        qu[j] = (uint8_t)(c + 128);
+    }
+    *scale = s;
+    *approx_norm = sqrt(n2) * (1 + 1e-6);
+    return sqrt(e2) * (1 + 1e-6) + 1e-12;
+}
+
+// ---------- integer dot products: out[r] = Σⱼ qu[j] · code[r][j] (qu unsigned, codes signed) ----------
+
+static void i8_dots_scalar(const uint8_t *qu, const int8_t *codes, size_t groups, size_t dp, int32_t *out) {
+    size_t steps = dp / 4;
+    for (size_t g = 0; g < groups; g++) {
+        const int8_t *c = codes + g * 16 * dp;
+        int32_t acc[16] = {0};
+        for (size_t t = 0; t < steps; t++) {
+            const int8_t *b = c + t * 64;
+            const uint8_t *a = qu + t * 4;
+            for (int l = 0; l < 16; l++) {
+                acc[l] += (int32_t)a[0] * b[l * 4] + (int32_t)a[1] * b[l * 4 + 1] + (int32_t)a[2] * b[l * 4 + 2] + (int32_t)a[3] * b[l * 4 + 3];
+            }
+        }
+        memcpy(out + g * 16, acc, sizeof acc);
+    }
+}
+
+#ifdef KINDRED_X86
+static int have_vnni(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+    }
+    return cached;
+}
+
+static inline uint32_t load4(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_dots_vnni(const uint8_t *qu, const int8_t *codes, size_t groups,
+                                                                               size_t dp, int32_t *out) {
+    size_t steps = dp / 4;
+    for (size_t g = 0; g < groups; g++) {
+        const int8_t *c = codes + g * 16 * dp;
+        __m512i a0 = _mm512_setzero_si512(), a1 = _mm512_setzero_si512(), a2 = _mm512_setzero_si512(), a3 = _mm512_setzero_si512();
+        size_t t = 0;
+        for (; t + 4 <= steps; t += 4) {
+            a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32((int)load4(qu + t * 4)), _mm512_loadu_si512(c + t * 64));
+            a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32((int)load4(qu + t * 4 + 4)), _mm512_loadu_si512(c + t * 64 + 64));
+            a2 = _mm512_dpbusd_epi32(a2, _mm512_set1_epi32((int)load4(qu + t * 4 + 8)), _mm512_loadu_si512(c + t * 64 + 128));
+            a3 = _mm512_dpbusd_epi32(a3, _mm512_set1_epi32((int)load4(qu + t * 4 + 12)), _mm512_loadu_si512(c + t * 64 + 192));
+        }
+        for (; t < steps; t++) a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32((int)load4(qu + t * 4)), _mm512_loadu_si512(c + t * 64));
+        _mm512_storeu_si512(out + g * 16, _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)));
+    }
+}
+
+// NQ queries against two groups (32 rows) at once: each 64-byte code load feeds NQ accumulators.
+#define TILE(NQ)                                                                                                               \
+    __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void tile##NQ(const uint8_t *qu, size_t ldq, const int8_t *c0, \
+                                                                                const int8_t *c1, size_t steps, int32_t *out,  \
+                                                                                size_t ldo) {                                  \
+        __m512i x[NQ], y[NQ];                                                                                                  \
+        for (int i = 0; i < NQ; i++) { x[i] = _mm512_setzero_si512(); y[i] = _mm512_setzero_si512(); }                        \
+        for (size_t t = 0; t < steps; t++) {                                                                                   \
+            __m512i b0 = _mm512_loadu_si512(c0 + t * 64), b1 = _mm512_loadu_si512(c1 + t * 64);                                \
+            for (int i = 0; i < NQ; i++) {                                                                                     \
+                __m512i a = _mm512_set1_epi32((int)load4(qu + i * ldq + t * 4));                                               \
+                x[i] = _mm512_dpbusd_epi32(x[i], a, b0);                                                                       \
+                y[i] = _mm512_dpbusd_epi32(y[i], a, b1);                                                                       \
+            }                                                                                                                  \
+        }                                                                                                                      \
+        for (int i = 0; i < NQ; i++) {                                                                                         \
+            _mm512_storeu_si512(out + i * ldo, x[i]);                                                                          \
+            _mm512_storeu_si512(out + i * ldo + 16, y[i]);                                                                     \
+        }                                                                                                                      \
+    }
+TILE(6)
+TILE(1)
+#undef TILE
+
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_dots_many_vnni(const uint8_t *qu, size_t nq, const int8_t *codes,
+                                                                                    size_t groups, size_t dp, int32_t *out) {
+    size_t steps = dp / 4, ldo = groups * 16;
+    size_t g = 0;
+    for (; g + 2 <= groups; g += 2) {
+        const int8_t *c0 = codes + g * 16 * dp, *c1 = c0 + 16 * dp;
+        size_t i = 0;
+        for (; i + 6 <= nq; i += 6) tile6(qu + i * dp, dp, c0, c1, steps, out + i * ldo + g * 16, ldo);
+        for (; i < nq; i++) tile1(qu + i * dp, dp, c0, c1, steps, out + i * ldo + g * 16, ldo);
+    }
+    if (g < groups) {
+        for (size_t i = 0; i < nq; i++) i8_dots_vnni(qu + i * dp, codes + g * 16 * dp, 1, dp, out + i * ldo + g * 16);
+    }
+}
+
+__attribute__((target("avx512f"))) static size_t i8_bounds_avx512(const int32_t *dots, size_t n, const float *scale, const int32_t *csum,
+                                                                 const float *err, float qscale, float qnorm, float slack, float floor,
+                                                                 uint32_t *idx, float *upper, float *lower) {
+    size_t found = 0, i = 0;
+    __m512 qs = _mm512_set1_ps(qscale), qn = _mm512_set1_ps(qnorm), sl = _mm512_set1_ps(slack), fl = _mm512_set1_ps(floor);
+    __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), off128 = _mm512_set1_epi32(128);
+    for (; i + 16 <= n; i += 16) {
+        __m512i raw = _mm512_sub_epi32(_mm512_loadu_si512(dots + i), _mm512_mullo_epi32(off128, _mm512_loadu_si512(csum + i)));
+        __m512 approx = _mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(scale + i), qs), _mm512_cvtepi32_ps(raw));
+        __m512 bound = _mm512_fmadd_ps(qn, _mm512_loadu_ps(err + i), sl);
+        __m512 up = _mm512_add_ps(approx, bound);
+        __mmask16 m = _mm512_cmp_ps_mask(up, fl, _CMP_GE_OQ);
+        if (m) {
+            _mm512_mask_compressstoreu_epi32(idx + found, m, _mm512_add_epi32(lane, _mm512_set1_epi32((int)i)));
+            _mm512_mask_compressstoreu_ps(upper + found, m, up);
+            _mm512_mask_compressstoreu_ps(lower + found, m, _mm512_sub_ps(approx, bound));
+            found += (size_t)__builtin_popcount(m);
+        }
+    }
+    for (; i < n; i++) {
+        float approx = scale[i] * qscale * (float)(dots[i] - 128 * csum[i]);
+        float bound = qnorm * err[i] + slack, up = approx + bound;
+        if (up >= floor) { idx[found] = (uint32_t)i; upper[found] = up; lower[found] = approx - bound; found++; }
+    }
+    return found;
+}
+#endif
+
+void kindred_i8_dots(const uint8_t *qu, const int8_t *codes, size_t groups, size_t dp, int32_t *out) {
+#ifdef KINDRED_X86
+    if (have_vnni()) { i8_dots_vnni(qu, codes, groups, dp, out); return; }
+#endif
+    i8_dots_scalar(qu, codes, groups, dp, out);
+}
+
+void kindred_i8_dots_many(const uint8_t *qu, size_t nq, const int8_t *codes, size_t groups, size_t dp, int32_t *out) {
+#ifdef KINDRED_X86
+    if (have_vnni()) { i8_dots_many_vnni(qu, nq, codes, groups, dp, out); return; }
+#endif
+    for (size_t i = 0; i < nq; i++) i8_dots_scalar(qu + i * dp, codes, groups, dp, out + i * groups * 16);
+}
+
+size_t kindred_i8_bounds(const int32_t *dots, size_t n, const float *scale, const int32_t *csum, const float *err, float qscale,
+                         float qnorm, float slack, float floor, uint32_t *idx, float *upper, float *lower) {
+#ifdef KINDRED_X86
+    if (have_vnni()) return i8_bounds_avx512(dots, n, scale, csum, err, qscale, qnorm, slack, floor, idx, upper, lower);
+#endif
+    size_t found = 0;
+    for (size_t i = 0; i < n; i++) {
+        float approx = scale[i] * qscale * (float)(dots[i] - 128 * csum[i]);
+        float bound = qnorm * err[i] + slack, up = approx + bound;
+        if (up >= floor) { idx[found] = (uint32_t)i; upper[found] = up; lower[found] = approx - bound; found++; }
+    }
+    return found;
+}
+
+int kindred_i8_vectorized(void) {
+#ifdef KINDRED_X86
+    return have_vnni();
+#else
+    return 0;
+#endif
+}

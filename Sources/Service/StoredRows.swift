@@ -1,0 +1,24 @@
+import KindredCore
+import Storage
+import VectorIndex
+
+/// The float32 rows of one index version as SQLite holds them: the vector index keeps only int8
+/// codes and reads the few rows it re-scores from here, on a pooled read connection.
+final class StoredRows: ExactRows, StoredElsewhere, Sendable {
+    private let readers: ReaderPool
+    private let version: IndexVersion
+
+    init(readers: ReaderPool, version: IndexVersion) {
+        self.readers = readers
+        self.version = version
+    }
+
+    func vectors(_ rowids: [Int64]) -> [[Float]?] {
+        guard !rowids.isEmpty else { return [] }
+        // A read that fails leaves the rows out (the search then looks again without them).
+        return (try? readers.with { try $0.vectors(rowids: rowids, indexVersion: version) }) ?? rowids.map { _ in nil }
+    }
+
+    func didPut(rowid: Int64, vector: [Float]) {}
+    func didRemove(rowid: Int64) {}
+}
