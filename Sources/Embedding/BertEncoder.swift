@@ -44,8 +44,8 @@ struct BertEncoder: Sendable {
         let context = FloatBuffer(count: n * h), scratch = FloatBuffer(count: n * h)
         let innerBuf = FloatBuffer(count: n * inner)
         let scores = (0..<workers).map { _ in FloatBuffer(count: longest * longest) }
-        // One head's keys transposed (d × T), so Q·Kᵀ runs as a product with long rows (short inputs).
-        let keys = short ? [FloatBuffer(count: d * longest)] : []
+        // One head's keys transposed (d × T) per worker, so Q·Kᵀ runs as a product with long rows.
+        let keys = (0..<workers).map { _ in FloatBuffer(count: d * longest) }
         // `x` is the residual stream; each sub-layer writes into `y` and the two are swapped.
         var x = hidden.pointer, y = scratch.pointer
 
@@ -70,14 +70,14 @@ struct BertEncoder: Sendable {
             Kernels.fillRows(qkv.pointer, with: layer.qkvBias, rows: n, cols: 3 * h)
             dense(x, layer.qkvWeight, qkv.pointer, rows: n, outputs: 3 * h, inputs: h, short: short)
 
-            // context = softmax(Q·Kᵀ/√d) · V per sequence and head. Short inputs: with the small
-            // kernels on this thread. Longer ones: with several workers each takes every workers-th
-            // (sequence, head) pair with its own scores buffer, and BLAS runs single-threaded
-            // inside them (the background embedding of records; a search query never gets here).
+            // context = softmax(Q·Kᵀ/√d) · V per sequence and head, with the small kernels and never
+            // through BLAS (BLAS threads are set once at start and never changed here). Short inputs:
+            // on this thread. Longer ones: each of the workers takes every workers-th (sequence, head)
+            // pair with its own scores and keys buffers.
             let pairs = lengths.count * heads
-            if short {
-                let sc = scores[0].pointer, kt = keys[0].pointer
-                for pair in 0..<pairs {
+            Parallel.run(workers: min(workers, pairs)) { worker, count in
+                let sc = scores[worker].pointer, kt = keys[worker].pointer
+                for pair in stride(from: worker, to: pairs, by: count) {
                     let s = pair / heads, head = pair % heads, t = lengths[s]
                     let q = qkv.pointer + offsets[s] * 3 * h + head * d, k = q + h, v = q + 2 * h
                     for r in 0..<t {
@@ -88,19 +88,6 @@ struct BertEncoder: Sendable {
                     Kernels.softmaxRows(sc, rows: t, cols: t)
                     kindred_gemm_nn(sc, t, v, 3 * h, context.pointer + offsets[s] * h + head * d, h, t, d, t, 1)
                 }
-            } else {
-                if workers > 1 { BLAS.setThreads(1) }
-                Parallel.run(workers: min(workers, pairs)) { worker, count in
-                    let sc = scores[worker].pointer
-                    for pair in stride(from: worker, to: pairs, by: count) {
-                        let s = pair / heads, head = pair % heads, t = lengths[s]
-                        let q = qkv.pointer + offsets[s] * 3 * h + head * d, k = q + h, v = q + 2 * h
-                        BLAS.gemm(q, k, sc, m: t, n: t, k: d, transB: true, alpha: scale, lda: 3 * h, ldb: 3 * h, ldc: t)
-                        Kernels.softmaxRows(sc, rows: t, cols: t)
-                        BLAS.gemm(sc, v, context.pointer + offsets[s] * h + head * d, m: t, n: d, k: t, lda: t, ldb: 3 * h, ldc: h)
-                    }
-                }
-                if workers > 1 { BLAS.setThreads(workers) }
             }
 
             // x = LayerNorm(x + context · Woᵀ + bo)

@@ -4,7 +4,8 @@ import Foundation
 /// tokenisation, the encoder forward pass on the CPU, mean pooling and L2 normalisation.
 ///
 /// Immutable after `init`; `embed` allocates its own buffers, so one instance can serve concurrent
-/// callers. BLAS threading is process-wide and left to the caller (`BLAS.setThreads`).
+/// callers. BLAS threading is process-wide and left to the caller (`BLAS.setThreads`, once at start):
+/// the forward pass never changes it.
 public final class SentenceEmbedder: @unchecked Sendable {
     /// Model name: the folder's last path component.
     public let modelID: String

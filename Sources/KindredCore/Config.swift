@@ -36,7 +36,7 @@ public struct Config: Sendable, Equatable {
         ("embedder.batchSize", 32, "Texts embedded per forward pass."),
         ("usage.dailyCallLimit", 0, "Remote provider calls one owner may cause per UTC day; 0 means no limit. Beyond it remote calls are refused (search falls back to keyword matching)."),
         ("usage.dailyCharacterLimit", 0, "Characters one owner may send to remote providers per UTC day; 0 means no limit."),
-        ("blas.threads", 0, "BLAS worker threads; 0 means one per core."),
+        ("blas.threads", 0, "BLAS worker threads, set once at start; 0 means one per core the process may run on."),
         ("ingest.batchSize", 256, "Records per transaction when ingesting a file."),
         ("patterns.passageOccurrences", true, "Records without client occurrences contribute their passages as occurrences (category passage)."),
         ("patterns.tauRep", 0.40, "Minimum similarity of an occurrence to a group's representative (medoid)."),

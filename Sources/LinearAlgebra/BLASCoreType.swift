@@ -2,10 +2,11 @@
 import Glibc
 #endif
 
-/// OpenBLAS picks its kernels when the library loads. Debian's OpenBLAS 0.3.21 does not recognise some
-/// newer CPUs (virtualised Xeons report a generic model) and falls back to its oldest, slowest kernels
-/// ("Prescott"), 2.5–4× slower on the model's shapes. When `OPENBLAS_CORETYPE` is not set, Kindred
-/// chooses from the CPU flags: SkylakeX on AVX-512 (F, BW, DQ, VL), Haswell on AVX2 + FMA.
+/// OpenBLAS reads its settings from the environment when the library loads. Its kernels: Debian's
+/// OpenBLAS 0.3.21 does not recognise some newer CPUs (virtualised Xeons report a generic model) and
+/// falls back to its oldest, slowest kernels ("Prescott"), 2.5–4× slower on the model's shapes. When
+/// `OPENBLAS_CORETYPE` is not set, Kindred chooses from the CPU flags: SkylakeX on AVX-512 (F, BW,
+/// DQ, VL), Haswell on AVX2 + FMA. Its idle workers' busy wait: see `threadTimeout`.
 public enum BLASCoreType {
     /// The core type to request for this CPU, or nil to leave OpenBLAS's own choice.
     public static func preferred(cpuFlags: Set<String>) -> String? {
@@ -31,12 +32,30 @@ public enum BLASCoreType {
         return []
     }
 
-    /// Re-executes the current process with `OPENBLAS_CORETYPE` set when it is unset and this CPU has
-    /// a better choice. Call first thing in `main`; returns only when no re-exec happened.
+    /// How long (2^n CPU cycles) an idle OpenBLAS worker thread busy-waits for the next product
+    /// before it sleeps. OpenBLAS's default, 2^28 cycles (about a tenth of a second), keeps its
+    /// workers spinning on the cores right after each product, beside the embedder's own threads
+    /// (attention, GELU, LayerNorm) and the search scan; 2^16 (some tens of microseconds) still
+    /// covers products that follow each other at once.
+    public static let threadTimeout = "16"
+
+    /// The OpenBLAS variables to set before the library loads, for those the environment leaves
+    /// unset: `OPENBLAS_CORETYPE` from the CPU flags (when this CPU has a better choice) and
+    /// `OPENBLAS_THREAD_TIMEOUT`.
+    public static func startEnvironment(cpuFlags: Set<String>, current: (String) -> String?) -> [(name: String, value: String)] {
+        var out: [(name: String, value: String)] = []
+        if current("OPENBLAS_CORETYPE") == nil, let core = preferred(cpuFlags: cpuFlags) { out.append(("OPENBLAS_CORETYPE", core)) }
+        if current("OPENBLAS_THREAD_TIMEOUT") == nil { out.append(("OPENBLAS_THREAD_TIMEOUT", threadTimeout)) }
+        return out
+    }
+
+    /// Re-executes the current process with the variables of `startEnvironment` set (OpenBLAS reads
+    /// them only when it loads). Call first thing in `main`; returns only when no re-exec happened.
     public static func reexecIfNeeded() {
-        guard getenv("OPENBLAS_CORETYPE") == nil, getenv("KINDRED_BLAS_REEXEC") == nil,
-              let core = preferred(cpuFlags: cpuFlags()) else { return }
-        setenv("OPENBLAS_CORETYPE", core, 1)
+        guard getenv("KINDRED_BLAS_REEXEC") == nil else { return }
+        let missing = startEnvironment(cpuFlags: cpuFlags()) { name in getenv(name).map { String(cString: $0) } }
+        guard !missing.isEmpty else { return }
+        for (name, value) in missing { setenv(name, value, 1) }
         setenv("KINDRED_BLAS_REEXEC", "1", 1)  // never loop
         execv("/proc/self/exe", CommandLine.unsafeArgv)
         // execv returned: keep running with OpenBLAS's own choice.

@@ -10,3 +10,13 @@ enum PeakMemory {
         return 0
     }
 }
+
+/// User + system processor time of every thread of this process so far, in seconds.
+enum ProcessorTime {
+    static func seconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return s(usage.ru_utime) + s(usage.ru_stime)
+    }
+}

@@ -61,6 +61,28 @@ struct EmbedderTests {
         }
     }
 
+    /// BLAS threads are set once at start: a forward pass over a long batch (BLAS for the dense
+    /// layers, the embedder's own workers for attention) leaves the count as it found it, also above
+    /// the embedder's own limit of eight workers.
+    @Test func forwardPassLeavesTheBLASThreadCountAlone() throws {
+        let reference = try Reference.load()
+        let embedder = try Model.embedder()
+        let texts = reference.sentences.map(\.text)
+        let before = BLAS.threads
+        defer { BLAS.setThreads(before) }
+        BLAS.setThreads(1)
+        let one = try embedder.embed(texts)
+        BLAS.setThreads(10)
+        try #require(BLAS.threads == 10)
+        let many = try embedder.embed(texts)
+        #expect(BLAS.threads == 10)
+        _ = try embedder.embed(["a short query"])
+        #expect(BLAS.threads == 10)
+        for i in texts.indices {
+            #expect(maxAbsDifference(one[i], many[i]) <= batchTolerance, "1 vs 10 threads for \(texts[i].debugDescription)")
+        }
+    }
+
     @Test func emptyStringGivesUnitVector() throws {
         let vector = try Model.embedder().embed([""])[0]
         let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
