@@ -12,7 +12,35 @@ DATA = os.path.join(ROOT, "bench", "results", "grouping-data")
 DIM = 384
 
 
+SYNTHETIC = {}
+
+
+def synthetic_rows(total, seed=1, clusters=None, spread=0.6, one_offs=0.2):
+    """Rows like the engine's synthetic speed run: unit vectors near one of `clusters` random centres
+    (n / 250 by default), a fifth of them one-offs; texts name the situation."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    clusters = clusters or max(1, total // 250)
+    centres = rng.standard_normal((clusters, DIM)).astype(np.float32)
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    which = rng.integers(0, clusters, total)
+    noise = rng.standard_normal((total, DIM)).astype(np.float32)
+    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+    alone = rng.random(total) < one_offs
+    v = np.where(alone[:, None], noise, centres[which] + spread * noise)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    texts = [f"entry {i} about something else entirely" if alone[i] else f"entry {i} about situation {which[i]}" for i in range(total)]
+    return texts, v.astype("<f4").tobytes()
+
+
 def records(start, n, prefix):
+    if SYNTHETIC:
+        texts, blob = SYNTHETIC["rows"]
+        for i in range(n):
+            v = struct.unpack_from(f"{DIM}f", blob, (start + i) * DIM * 4)
+            yield {"id": f"{prefix}{start + i}", "revision": 1, "text": texts[start + i], "date": "2026-01-01",
+                   "vector": [round(x, 7) for x in v]}
+        return
     texts = open(os.path.join(DATA, "speed-corpus.txt"), encoding="utf-8").read().split("\n")
     with open(os.path.join(DATA, "speed-corpus.f32"), "rb") as f:
         f.seek(start * DIM * 4)
@@ -53,7 +81,11 @@ def main():
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--place", type=int, default=30)
     ap.add_argument("--kindred", default=os.environ.get("KINDRED_BIN", os.path.join(ROOT, ".build", "release", "kindred")))
+    ap.add_argument("--synthetic", action="store_true",
+                    help="clustered random vectors (numpy) instead of the grouping speed corpus")
     a = ap.parse_args()
+    if a.synthetic:
+        SYNTHETIC["rows"] = synthetic_rows(a.n + a.place + 1)
     tmp = tempfile.mkdtemp(prefix="kindred-service-bench-")
     db = os.path.join(tmp, "k.sqlite")
     history = os.path.join(tmp, "history.jsonl")
@@ -91,7 +123,8 @@ def main():
     trips.sort()
     lines = [
         f"# Service: placing one record ({datetime.date.today()}, {os.cpu_count()} cores)", "",
-        f"History: {a.n:,} records of the grouping speed corpus with client vectors, one passage occurrence each (one category).", "",
+        f"History: {a.n:,} records of the {'synthetic clustered vectors' if a.synthetic else 'grouping speed corpus'} with client vectors, "
+        "one passage occurrence each (one category).", "",
         "| step | time |", "|---|---:|",
         f"| ingest {a.n:,} records | {ingest:.1f} s |",
         f"| first refresh (passage occurrences + full build), `kindred patterns refresh` | {build['durationMs'] / 1000:.1f} s |",
