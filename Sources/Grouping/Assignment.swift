@@ -253,6 +253,8 @@ extension Workspace {
             case .full:
                 e = evaluateFully(oid, n: n, work: work, needAt: needAt, useGEMM: useGEMM, block: &block, ctx: &ctx, d: d)
             }
+            var suggested: String?
+            if judge != nil, e.decision != nil { (e.decision, suggested) = judged(occ, e, ctx: &ctx) }
             guard let (gid, score) = e.decision else {
                 let cert = PendingCertificate(
                     at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
@@ -266,6 +268,7 @@ extension Workspace {
             attach(oid, to: gid, source: .automatic(score: score))
             assigned += 1
             settle(gid)
+            adoptSuggested(suggested, for: gid)
             changed = true
             ctx.invalidate(gid, self)
         }
@@ -346,6 +349,25 @@ extension Workspace {
         }
         let kth = best.count == config.candidateK ? best.last : nil
         return conclude(occ, candidates: candidates.sorted(), kth: kth, ctx: &ctx)
+    }
+
+    /// The judge's say on `e.decision`: a yes keeps it (with a suggested label); a no takes the
+    /// next eligible candidate and asks again; no answer leaves the occurrence pending.
+    mutating func judged(_ occ: Occurrence, _ e: Evaluation, ctx: inout AssignContext) -> ((Int64, Int)?, String?) {
+        var candidates = e.candidates
+        var decision = e.decision
+        while let (gid, _) = decision {
+            switch ask(occ.id, group: gid) {
+            case .yes(let label):
+                return (decision, label)
+            case .no:
+                candidates.removeAll { $0 == gid }
+                decision = conclude(occ, candidates: candidates, kth: e.kth, ctx: &ctx).decision
+            case .unknown:
+                return (nil, nil)
+            }
+        }
+        return (nil, nil)
     }
 
     /// The decision among `candidates` (ascending), with what the certificate keeps.

@@ -21,7 +21,8 @@ extension Workspace {
     /// lowest id);
     /// the survivor waits again.
     mutating func combine(_ scope: Scope, since: Int) -> Bool {
-        guard config.tauCombine <= 1 else { return false }
+        // (With a judge, no membership is made without its yes: groups are combined only by a merge correction.)
+        guard config.tauCombine <= 1, judge == nil else { return false }
         var waiting = Set<Int64>()
         do {
             // (Not kept: a snapshot held here would make every later update copy its matrix.)

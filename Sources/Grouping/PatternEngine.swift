@@ -16,6 +16,8 @@ public struct RefreshStats: Sendable, Hashable, Codable {
     public var pending = 0
     /// Groups combined into an older one (`Group.mergedInto`).
     public var groupsCombined = 0
+    /// Pending occurrences the judge gave no answer about (they are asked about again next time).
+    public var waitingForJudge = 0
 
     public init() {}
 }
@@ -39,6 +41,7 @@ extension Workspace {
         stats.evicted = evicted
         stats.pending = state.pending.count
         stats.groupsCombined = combined
+        stats.waitingForJudge = waitingForJudge
         return RefreshOutcome(state: state, stats: stats, changedGroups: touched.sorted())
     }
 
@@ -218,12 +221,15 @@ extension PatternEngine {
     ///
     /// `state` is consumed: a caller that passes its last copy (`refresh(state: consume s, …)`)
     /// lets the engine update it in place instead of copying its dictionaries first.
+    ///
+    /// With `judge`, no occurrence joins or founds a group without its yes (`Judge.swift`).
     public static func refresh(
         state: consuming PatternState, occurrences: [Int64: Occurrence], constraints: Constraints,
         config: GroupingConfig = GroupingConfig(), isCancelled: () -> Bool = { false },
-        progress: (Double) -> Void = { _ in }
+        progress: (Double) -> Void = { _ in }, judge: Judge? = nil
     ) throws -> RefreshOutcome {
         var ws = Workspace(state: state, occurrences: occurrences, constraints: constraints, config: config)
+        ws.judge = judge
         ws.engineCache = ws.state.takeCache()
         let fresh = ws.reconcile()
         try ws.checkDimensions(only: fresh)
@@ -233,6 +239,7 @@ extension PatternEngine {
             progress(Double(i + 1) / Double(scopes.count))
         }
         progress(1)
+        if judge != nil { ws.leaveAwaitingFresh() }
         if !ws.unsettled { ws.state.settledAt = ws.state.groupsVersion }
         ws.compactPending()
         ws.handOverCache()

@@ -7,7 +7,7 @@ extension PatternEngine {
     public static func rebuild(
         state: PatternState, occurrences: [Int64: Occurrence], constraints: Constraints,
         config: GroupingConfig = GroupingConfig(), isCancelled: () -> Bool = { false },
-        progress: (Double) -> Void = { _ in }
+        progress: (Double) -> Void = { _ in }, judge: Judge? = nil
     ) throws -> RefreshOutcome {
         let old = state
         var base = state
@@ -25,6 +25,7 @@ extension PatternEngine {
             base.groups[g]!.members.sort { $0.occurrenceID < $1.occurrenceID }
         }
         var ws = Workspace(state: base, occurrences: occurrences, constraints: constraints, config: config)
+        ws.judge = judge
         try ws.checkDimensions()
         for gid in ws.state.groups.keys.sorted() { ws.settle(gid) }
         ws.reconcile()
@@ -34,6 +35,7 @@ extension PatternEngine {
             try ws.run(scope, isCancelled: isCancelled)
             progress(Double(i + 1) / Double(scopes.count))
         }
+        if judge != nil { ws.leaveAwaitingFresh() }
         ws.adoptOldIDs(from: old)
         ws.finishRebuild(comparedWith: old)
         ws.state.settledAt = ws.unsettled ? nil : ws.state.groupsVersion

@@ -117,6 +117,14 @@ extension Workspace {
                     evaluated(oid)
                     continue
                 }
+                var suggested: String?
+                if judge != nil {
+                    (clique, suggested) = judgeSeed(clique)
+                    guard Set(clique.map(\.recordID)).count >= 2 else {
+                        evaluated(oid)
+                        continue
+                    }
+                }
                 for member in clique {
                     taken.insert(member.id)
                     if let j = Self.position(of: member.id, in: pool) { poolMatrix?.take(j) }
@@ -128,6 +136,7 @@ extension Workspace {
                     attach(member.id, to: gid, source: .automatic(score: config.quantise(mean)))
                 }
                 settle(gid)
+                adoptSuggested(suggested, for: gid)
                 changed = true
             }
         }

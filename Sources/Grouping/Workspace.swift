@@ -51,6 +51,12 @@ struct Workspace {
     var engineCache: EngineCache?
     /// The vector dimension (of any occurrence; a refresh checks that all agree).
     let dimension: Int
+    /// The evidence judge every automatic membership needs, when one is configured (`Judge.swift`).
+    var judge: Judge?
+    /// Occurrences the judge gave no answer about in this call.
+    var awaitingJudge: Set<Int64> = []
+    /// Pending occurrences left waiting for the judge (set by `leaveAwaitingFresh`).
+    var waitingForJudge = 0
 
     init(state: PatternState, occurrences: [Int64: Occurrence], constraints: Constraints, config: GroupingConfig) {
         self.state = state

@@ -7,8 +7,9 @@ public enum IncomingMessage: Sendable, Equatable {
     case notification(method: String, params: JSONValue?)
     /// The `$/cancelRequest` notification, with the id it names (digits kept, as for requests).
     case cancel(id: RequestID)
-    /// A response to something the server sent; never answered.
-    case response(id: RequestID)
+    /// A response to something the server sent (`Server.request`); never answered. `result` is
+    /// null when the response carries neither member; `error` is the error object when it has one.
+    case response(id: RequestID, result: JSONValue, error: JSONValue?)
     /// Not a valid request; answered with this error and `id` (null when unknown).
     case invalid(id: RequestID, error: ResponseError)
 
@@ -28,7 +29,9 @@ public enum IncomingMessage: Sendable, Equatable {
             return .invalid(id: id, error: .invalidRequest("jsonrpc must be \"2.0\""))
         }
         guard let m = o["method"] else {
-            if rawID != nil, o["result"] != nil || o["error"] != nil || rawID != .null { return .response(id: id) }
+            if rawID != nil, o["result"] != nil || o["error"] != nil || rawID != .null {
+                return .response(id: id, result: o["result"] ?? .null, error: o["error"])
+            }
             return .invalid(id: id, error: .invalidRequest("method is missing"))
         }
         guard case .string(let method) = m else { return .invalid(id: id, error: .invalidRequest("method must be a string")) }

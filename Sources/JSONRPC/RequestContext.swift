@@ -57,6 +57,9 @@ public struct RequestContext: Sendable {
     public let workDoneToken: JSONValue?
     let notify: @Sendable (String, JSONValue) -> Void
     let followUp = FollowUp()
+    /// The connection's client, for requests from the server to it (nil when the handler runs
+    /// without a server, in process).
+    public let client: (any ClientChannel)?
 
     /// Asks the server to answer this request only after `body` turns the handler's result into the
     /// answer. A write's handler runs in arrival order with nothing beside it; `body` runs after
@@ -68,7 +71,8 @@ public struct RequestContext: Sendable {
     public func takeAnswerLater() -> (@Sendable (JSONValue) throws -> JSONValue)? { followUp.take() }
 
     public init(id: JSONValue, method: String, token: CancellationToken = CancellationToken(), workDoneToken: JSONValue? = nil,
-                notify: @escaping @Sendable (String, JSONValue) -> Void = { _, _ in }) {
+                client: (any ClientChannel)? = nil, notify: @escaping @Sendable (String, JSONValue) -> Void = { _, _ in }) {
+        self.client = client
         self.id = id
         self.method = method
         self.token = token

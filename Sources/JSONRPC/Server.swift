@@ -10,7 +10,7 @@ public typealias MethodHandler = @Sendable (_ params: JSONValue?, _ context: Req
 
 /// The JSON-RPC 2.0 server: lifecycle, dispatch, batches, cancellation, progress and logging.
 /// Knows no domain: methods are registered by the composition root.
-public final class Server: Sendable {
+public final class Server: ClientChannel {
     public struct Options: Sendable {
         public var framing: Framing?
         public var maxMessageBytes: Int
@@ -27,6 +27,13 @@ public final class Server: Sendable {
         var framing: Framing?
         var inflight: [RequestID: CancellationToken] = [:]
         var exitCode: Int32?
+        /// What the client declared in `initialize`.
+        var clientCapabilities: JSONValue?
+        /// Requests sent to the client that wait for its response, by the id the server gave them.
+        var awaiting: [RequestID: ReplyWaiter] = [:]
+        var nextOutgoing: Int64 = 1
+        /// The client's input has ended.
+        var inputClosed = false
     }
 
     private let options: Options
@@ -86,6 +93,13 @@ public final class Server: Sendable {
                 if state.withLock({ $0.exitCode != nil }) { break outer }
             }
         }
+        // Nothing can answer the requests sent to the client any more.
+        let waiting = state.withLock { s -> [ReplyWaiter] in
+            s.inputClosed = true
+            defer { s.awaiting = [:] }
+            return Array(s.awaiting.values)
+        }
+        for w in waiting { w.deliver(.closed) }
         group.wait()
         work.sync(flags: .barrier) {}
         shutdownHandler()
@@ -132,7 +146,8 @@ public final class Server: Sendable {
     /// Routes one message; `reply` is called exactly once (with nil for notifications and responses).
     private func dispatch(_ message: IncomingMessage, reply: @escaping @Sendable ([UInt8]?) -> Void) {
         switch message {
-        case .response:
+        case let .response(id, result, error):
+            deliverResponse(id: id, result: result, error: error)
             reply(nil)
         case .invalid(let id, let error):
             reply(OutgoingMessage.error(id: id, error))
@@ -176,7 +191,10 @@ public final class Server: Sendable {
         switch (lifecycle, method) {
         case (.uninitialized, _):
             // Later requests queue behind this one (it is a write), so they may be accepted now.
-            state.withLock { $0.lifecycle = .initialized }
+            state.withLock {
+                $0.lifecycle = .initialized
+                $0.clientCapabilities = params?["capabilities"]
+            }
             schedule(id: id, method: method, params: params, workDone: workDone, kind: .write, reply: reply, initializeHandler)
             return
         case (.initialized, "initialize"):
@@ -212,7 +230,7 @@ public final class Server: Sendable {
                           reply: @escaping @Sendable ([UInt8]?) -> Void, _ handler: @escaping MethodHandler) {
         let token = CancellationToken()
         state.withLock { $0.inflight[id] = token }
-        let ctx = RequestContext(id: id.value, method: method, token: token, workDoneToken: workDone) { [self] m, p in
+        let ctx = RequestContext(id: id.value, method: method, token: token, workDoneToken: workDone, client: self) { [self] m, p in
             notify(m, p)
         }
         group.enter()
@@ -252,6 +270,43 @@ public final class Server: Sendable {
         switch kind {
         case .read: work.async(execute: job)
         case .write: work.async(flags: .barrier, execute: job)
+        }
+    }
+}
+
+// MARK: requests to the client
+
+extension Server {
+    public var clientCapabilities: JSONValue? { state.withLock { $0.clientCapabilities } }
+
+    public func request(_ method: String, _ params: JSONValue, timeout: Double, isCancelled: () -> Bool) -> ClientReply {
+        let waiter = ReplyWaiter()
+        let id: RequestID? = state.withLock { s in
+            guard !s.inputClosed else { return nil }
+            let id = RequestID(.string("kindred-\(s.nextOutgoing)"))
+            s.nextOutgoing += 1
+            s.awaiting[id] = waiter
+            return id
+        }
+        guard let id else { return .closed }
+        send(OutgoingMessage.request(id: id, method, params))
+        let deadline = DispatchTime.now() + .nanoseconds(Int(max(0, min(timeout, 86_400)) * 1e9))
+        let reply = waiter.wait(until: deadline, isCancelled: isCancelled)
+        state.withLock { _ = $0.awaiting.removeValue(forKey: id) }
+        if let reply, reply != .cancelled { return reply }
+        // Not answered in time (or no longer wanted): the client may stop working on it.
+        notify("$/cancelRequest", ["id": id.value])
+        return reply ?? .timedOut
+    }
+
+    /// Routes a response to the request that waits for it; a response nobody waits for is dropped.
+    func deliverResponse(id: RequestID, result: JSONValue, error: JSONValue?) {
+        guard let waiter = state.withLock({ $0.awaiting.removeValue(forKey: id) }) else { return }
+        if let error {
+            let code = error["code"]?.intValue ?? Int64(ErrorCode.internalError.rawValue)
+            waiter.deliver(.error(code: code, message: error["message"]?.stringValue ?? "error without a message"))
+        } else {
+            waiter.deliver(.result(result))
         }
     }
 }

@@ -49,6 +49,12 @@ public struct Config: Sendable, Equatable {
         ("patterns.exemplars", 3, "Supporting examples kept per group."),
         ("patterns.recurringThreshold", 3, "Distinct eligible records that make a recurring finding."),
         ("patterns.relatedThreshold", 2, "Distinct eligible records shown as related examples."),
+        ("patterns.judge", "off", "Evidence judge every automatic membership needs: off (similarity alone), client (the client's model, asked with patterns/judge requests; the client declares capabilities.judge) or openai (an OpenAI-compatible chat completion at patterns.judgeUrl)."),
+        ("patterns.judgeInstruction", "", "Matching instruction sent with every judge question; empty means the built-in one (a specific shared element and any important difference, no match on a broad mood or common noun alone, unnamed people are not one person, weak connections stay apart, corrections are respected)."),
+        ("patterns.judgeTimeoutMs", 30000, "Longest wait for one judge answer, in milliseconds (a client's response, or one HTTP exchange with patterns.judge = openai); the occurrence then waits for the next refresh."),
+        ("patterns.judgeUrl", "", "Base URL of the OpenAI-compatible chat completions endpoint for patterns.judge = openai (POST {url}/chat/completions); empty means https://api.openai.com/v1."),
+        ("patterns.judgeModel", "", "Model id for patterns.judge = openai."),
+        ("patterns.judgeApiKey", "", "API key for patterns.judge = openai, sent only in the Authorization header; never logged or reported. Prefer KINDRED_PATTERNS_JUDGE_API_KEY."),
         ("patterns.minComparisonDenominator", 5, "Period comparisons are suppressed when either period has fewer eligible records."),
     ]
 

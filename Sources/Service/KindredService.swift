@@ -38,6 +38,7 @@ public final class KindredService: Sendable {
     ///   model vectors of another version and the current one is incomplete (see `PreviousVersion`).
     public init(config: Config, databasePath: String, embedder: (any TextEmbedder)?, embedderProblem: String? = nil,
                 previousEmbedder: (() -> (any TextEmbedder)?)? = nil) throws {
+        _ = try JudgeSettings(config)
         self.config = config
         self.databasePath = databasePath
         self.embedder = embedder
@@ -162,6 +163,7 @@ public final class KindredService: Sendable {
                 "framing": ["lsp", "ndjson"],
                 "progress": true,
                 "cancellation": true,
+                "judge": .string((try? JudgeSettings(config))?.mode.rawValue ?? "off"),
             ],
         ]
     }

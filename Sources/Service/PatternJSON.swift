@@ -79,6 +79,15 @@ enum PatternJSON {
         }
     }
 
+    static func kindName(_ kind: CorrectionKind) -> String {
+        switch kind {
+        case .dismiss: "dismiss"
+        case .split: "split"
+        case .merge: "merge"
+        case .pin: "pin"
+        }
+    }
+
     static func correction(_ c: Correction, undone: Bool) -> JSONValue {
         var o: JSONObject = ["correctionId": .int(c.id), "createdAt": .string(c.createdAt), "undone": .bool(undone), "note": .from(c.note)]
         switch c.kind {

@@ -12,6 +12,17 @@ import Storage
 /// the eligible occurrences. All of it is one transaction: a cancelled or failed run saves nothing,
 /// not even its passage occurrences or vectors.
 extension KindredService {
+    /// `patterns/refresh` and `patterns/rebuild` as served. With a judge, the work runs after the
+    /// write's turn, beside reads (`answerLater`): waiting for a judge's answer stalls no search or
+    /// status request (later writes wait for the writer the refresh holds).
+    func refreshPatternsJudged(owner: String?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> JSONValue {
+        guard let settings = try? JudgeSettings(config), settings.mode != .off else {
+            return try refreshPatterns(owner: owner, ctx, rebuild: rebuild)
+        }
+        ctx.answerLater { [self] _ in try refreshPatterns(owner: owner, ctx, rebuild: rebuild) }
+        return .null
+    }
+
     func refreshPatterns(owner: String?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> JSONValue {
         let clock = ContinuousClock()
         let started = clock.now
@@ -21,6 +32,8 @@ extension KindredService {
 
         // One transaction: passage occurrences, occurrence vectors and every owner's groups commit
         // together, or — cancelled, interrupted or failed — not at all.
+        let judging = (try? JudgeSettings(config)).flatMap { $0.mode == .off ? nil : $0 }
+        var judged = JudgeTally()
         let (prepared, owners, (total, tally)) = try withPatternWriter(owner: owner ?? "") { store in
             var kept: [(owner: String, entry: PatternStateEntry, coverage: RecordCoverage)] = []
             let run = try store.database.transaction { () throws -> ((passages: Int, vectors: Int, waiting: Int), [String], (RefreshStats, RefreshTally)) in
@@ -31,7 +44,8 @@ extension KindredService {
                     try ctx.checkCancelled()
                     let (stats, entry, ownerTally, coverage): (RefreshStats, PatternStateEntry, RefreshTally, RecordCoverage)
                     do {
-                        (stats, entry, ownerTally, coverage) = try runEngine(store, owner: o, rebuild: rebuild, ctx) { fraction in
+                        (stats, entry, ownerTally, coverage) = try runEngine(store, owner: o, rebuild: rebuild, ctx, judging: judging,
+                                                                             judged: &judged) { fraction in
                             let done = (Double(i) + fraction) / Double(max(1, owners.count))
                             ctx.progress("report", message: "owner \(i + 1) of \(owners.count)", percentage: 10 + Int(done * 90))
                         }
@@ -45,6 +59,7 @@ extension KindredService {
                     total.assigned += stats.assigned
                     total.evicted += stats.evicted
                     total.pending += stats.pending
+                    total.waitingForJudge += stats.waitingForJudge
                     tally = tally + ownerTally
                 }
                 try ctx.checkCancelled()
@@ -63,7 +78,7 @@ extension KindredService {
         let ms = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         finished = true
         ctx.progress("end", message: "\(tally.recordsGrouped) records grouped; \(total.groupsCreated) groups created, \(total.groupsChanged) changed")
-        return [
+        var result: JSONObject = [
             "recordsGrouped": .from(tally.recordsGrouped), "activeGroups": .from(tally.activeGroups),
             "groupsCreated": .from(total.groupsCreated), "groupsChanged": .from(total.groupsChanged),
             "groupsDormant": .from(total.groupsDormant),
@@ -73,11 +88,20 @@ extension KindredService {
             "passageOccurrences": .from(prepared.passages), "vectorsComputed": .from(prepared.vectors),
             "waitingForEmbedder": .from(prepared.waiting), "durationMs": .int(ms),
         ]
+        if let judging {
+            result["judge"] = .string(judging.mode.rawValue)
+            result["waitingForJudge"] = .from(total.waitingForJudge)
+            result["judgeAsked"] = .from(judged.asked)
+            result["judgeRemembered"] = .from(judged.remembered)
+            if let problem = judged.problem { result["judgeProblem"] = .string(problem) }
+        }
+        return .object(result)
     }
 
     /// One owner, inside the refresh's transaction: load, run the engine (cancellable), save what
     /// changed. Returns the stats and the state to keep once the transaction commits.
-    func runEngine(_ store: RecordStore, owner: String, rebuild: Bool, _ ctx: RequestContext,
+    func runEngine(_ store: RecordStore, owner: String, rebuild: Bool, _ ctx: RequestContext, judging: JudgeSettings? = nil,
+                   judged: inout JudgeTally,
                    progress: (Double) -> Void) throws -> (RefreshStats, PatternStateEntry, RefreshTally, RecordCoverage) {
         let revisionBefore = try store.patternRevision(owner: owner)
         var data = try loadOwnerPatterns(store, owner: owner, withVectors: true, forUpdate: true)
@@ -93,11 +117,14 @@ extension KindredService {
         // groups as they were (a changed group's storage is copied, the others are shared).
         let groupsBefore = state.groups
         data.state = PatternState()
+        let session = judging.map { judgeSession($0, store: store, owner: owner, data: data, ctx) }
+        let judge: Judge? = session.map { s in { q in s.judge(q) } }
+        defer { if let session { judged = judged + session.tally } }
         let outcome = rebuild
             ? try PatternEngine.rebuild(state: state, occurrences: data.occurrences, constraints: constraints, config: config,
-                                        isCancelled: { ctx.isCancelled }, progress: progress)
+                                        isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
             : try PatternEngine.refresh(state: consume state, occurrences: data.occurrences, constraints: constraints, config: config,
-                                        isCancelled: { ctx.isCancelled }, progress: progress)
+                                        isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
         try ctx.checkCancelled()
         try savePatternOutcome(store, owner: owner, outcome, refreshedWith: version)
         let revision = try store.patternRevision(owner: owner)
@@ -112,6 +139,27 @@ extension KindredService {
         coverage.revision = revision
         return (outcome.stats, PatternStateEntry(revision: revision, state: outcome.state, labelDescriptions: descriptions,
                                                  indexVersion: version.description), tally, coverage)
+    }
+
+    /// The judge of one owner's refresh: the client (when it declared `capabilities.judge`) or the
+    /// configured remote model.
+    func judgeSession(_ settings: JudgeSettings, store: RecordStore, owner: String, data: OwnerPatterns, _ ctx: RequestContext) -> JudgeSession {
+        var asker: (any JudgeAsker)?
+        var unavailable: String?
+        switch settings.mode {
+        case .off:
+            unavailable = "patterns.judge is off"
+        case .client:
+            if let client = ctx.client, client.clientCapabilities?["judge"]?.boolValue == true {
+                asker = ClientJudge(client: client, timeout: settings.timeout, isCancelled: { ctx.isCancelled })
+            } else {
+                unavailable = "patterns.judge is client, but the client did not declare capabilities.judge in initialize"
+            }
+        case .openai:
+            (asker, unavailable) = chatJudge(settings, owner: owner, store: store, ctx)
+        }
+        return JudgeSession(owner: owner, store: store, occurrences: data.occurrences, corrections: data.corrections,
+                            instruction: settings.instruction, asker: asker, unavailable: unavailable, log: { ctx.log(.warning, $0) })
     }
 
     /// Keeps the input log short: once it holds more than `inputLogKeep` positions past the last

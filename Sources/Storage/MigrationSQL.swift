@@ -346,4 +346,30 @@ enum MigrationSQL {
             data BLOB NOT NULL
         );
         """
+
+    /// Migration 11: the evidence judge's verdicts, one per question: an occurrence (at its record
+    /// revision) against a group at one version, or against the seed a group would be founded from
+    /// (named by its representative occurrence; `group_id` and `group_version` are then 0).
+    static let v11 = """
+        CREATE TABLE pattern_verdicts(
+            id INTEGER PRIMARY KEY,
+            owner TEXT NOT NULL,
+            occurrence INTEGER NOT NULL REFERENCES occurrences(id) ON DELETE CASCADE,
+            record_revision INTEGER NOT NULL,
+            group_id INTEGER NOT NULL,
+            group_version INTEGER NOT NULL,
+            seed INTEGER REFERENCES occurrences(id) ON DELETE CASCADE,
+            match INTEGER NOT NULL CHECK (match IN (0, 1)),
+            shared_element TEXT NOT NULL DEFAULT '',
+            difference TEXT NOT NULL DEFAULT '',
+            label TEXT,
+            judge TEXT NOT NULL,
+            decided_at TEXT NOT NULL,
+            CHECK ((seed IS NULL) = (group_id > 0))
+        );
+        CREATE UNIQUE INDEX pattern_verdicts_question
+            ON pattern_verdicts(occurrence, record_revision, group_id, group_version, coalesce(seed, 0));
+        CREATE INDEX pattern_verdicts_owner ON pattern_verdicts(owner);
+        CREATE INDEX pattern_verdicts_seed ON pattern_verdicts(seed) WHERE seed IS NOT NULL;
+        """
 }

@@ -13,6 +13,7 @@ enum Migrations {
         (8, "keyword index with stemming", MigrationSQL.v8),
         (9, "remote provider usage per owner and day", MigrationSQL.v9),
         (10, "vectors staged by index/rebuild", MigrationSQL.v10),
+        (11, "evidence judge verdicts", MigrationSQL.v11),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -1,0 +1,244 @@
+"""The evidence judge (patterns.judge = client) over the real binary and real pipes: the server asks
+the client `patterns/judge` during a refresh or rebuild, and no automatic membership is made
+without a yes."""
+
+import json
+import time
+
+import journal
+from conftest import REPO, Server, near, vec
+
+SITUATIONS = json.loads((REPO / "datasets" / "journal" / "situations.json").read_text())
+MISSED_TRAIN = set(next(s for s in SITUATIONS["situations"] if s["id"] == "missed-train")["entries"])
+# The key's distractor for the missed train: a calm wait at a station, the train caught.
+CALM_STATION = next(d["entry"] for d in SITUATIONS["distractors"]
+                    if d["resembles"] == "missed-train" and d["why"].startswith("calm wait at a station"))
+MOODS = {}
+for line in journal.RECORDS.read_text().splitlines():
+    r = json.loads(line)
+    MOODS[r["id"]] = r.get("metadata", {}).get("mood")
+
+OCCURRENCE_KEYS = {"id", "recordId", "category", "description", "excerpt"}
+ITEM_KEYS = {"recordId", "description", "excerpt"}
+
+
+def judge_server(spawn, db=None, timeout_ms=None, capability=True):
+    args = ["--set", "patterns.judge=client"]
+    if timeout_ms is not None:
+        args += ["--set", f"patterns.judgeTimeoutMs={timeout_ms}"]
+    s = spawn(args=args, db_path=db)
+    caps = {"judge": True} if capability else {}
+    r = s.result("initialize", {"processId": None, "clientInfo": {"name": "judge-e2e"}, "capabilities": caps})
+    s.notify("initialized", {})
+    assert r["capabilities"]["judge"] == "client"
+    return s
+
+
+def judged_call(s, method, params, answer, timeout=300):
+    """Sends `method` and answers every `patterns/judge` request with `answer(params)` (None: no
+    answer at all) until the response arrives. Returns (response, questions asked)."""
+    rid = s.request_async(method, params)
+    questions = []
+    deadline = time.monotonic() + timeout
+    while True:
+        m = s.next_message(timeout=max(1, deadline - time.monotonic()))
+        if m.get("method") == "patterns/judge" and "id" in m:
+            assert isinstance(m["id"], str)
+            questions.append(m["params"])
+            a = answer(m["params"])
+            if a is not None:
+                s.send({"jsonrpc": "2.0", "id": m["id"], "result": a})
+            continue
+        if "method" not in m and m.get("id") == rid:
+            return m, questions
+        if "method" in m and "id" not in m:
+            s.notifications.append(m)
+            continue
+        s.pending.append(m)
+
+
+def check_shape(q, owner):
+    assert set(q) == {"owner", "occurrence", "group", "notes", "instruction"}
+    assert q["owner"] == owner
+    assert set(q["occurrence"]) == OCCURRENCE_KEYS
+    g = q["group"]
+    assert {"id", "category", "label", "representative", "examples"} <= set(g) <= {"id", "version", "category", "label",
+                                                                                   "representative", "examples"}
+    assert set(g["representative"]) == ITEM_KEYS
+    assert all(set(e) == ITEM_KEYS for e in g["examples"])
+    assert g["category"] == q["occurrence"]["category"]
+    assert "broad mood" in q["instruction"] and "unnamed people" in q["instruction"]
+
+
+def calm_versus_anxious(q):
+    """Refuses a match whose two sides are calm and anxious (by the journal's moods); else a yes."""
+    mine = MOODS.get(q["occurrence"]["recordId"])
+    theirs = {MOODS.get(x["recordId"]) for x in [q["group"]["representative"], *q["group"]["examples"]]}
+    if {mine} | theirs >= {"calm", "anxious"} and (mine in ("calm", "anxious")):
+        return {"match": False, "sharedElement": "a station", "difference": "calm waiting against anxious missing"}
+    return {"match": True, "sharedElement": "the same situation", "difference": ""}
+
+
+def group_of(s, owner, record_id):
+    """The active group (id, its records) that holds `record_id`, or None."""
+    f = s.result("patterns/findings", {"owner": owner, "evidenceLimit": 1000, "limit": 1000})
+    for g in f["findings"]:
+        recs = {e["recordId"] for e in g["evidence"]}
+        if record_id in recs:
+            return g["groupId"], recs
+    return None
+
+
+def missed_train_group(s):
+    f = s.result("patterns/findings", {"owner": journal.OWNER, "evidenceLimit": 1000, "limit": 1000})
+    best = max(f["findings"], key=lambda g: len({e["recordId"] for e in g["evidence"]} & MISSED_TRAIN))
+    return best["groupId"], {e["recordId"] for e in best["evidence"]}, f
+
+
+def test_a_judge_refusing_calm_versus_anxious_keeps_the_calm_station_wait_out_and_a_second_refresh_asks_nothing(
+        spawn, tmp_path, journal_db):
+    assert MOODS[CALM_STATION] == "calm"
+    db = journal.copy(journal_db, tmp_path)
+    # Without a judge, similarity alone puts the calm station wait with the missed trains.
+    plain = Server(db, tmp_path)
+    plain.initialize()
+    _, records, _ = missed_train_group(plain)
+    assert CALM_STATION in records and len(records & MISSED_TRAIN) >= 6
+    plain.shutdown_and_exit()
+    plain.close()
+
+    s = judge_server(spawn, db=db)
+    r, questions = judged_call(s, "patterns/rebuild", {"owner": journal.OWNER}, calm_versus_anxious)
+    assert "error" not in r, r
+    res = r["result"]
+    assert questions and res["judge"] == "client"
+    assert res["judgeAsked"] == len(questions) and res["waitingForJudge"] == 0 and "judgeProblem" not in res
+    for q in questions:
+        check_shape(q, journal.OWNER)
+    about_calm = [q for q in questions if q["occurrence"]["recordId"] == CALM_STATION]
+    assert about_calm, "the judge was never asked about the calm station wait"
+    assert any(not calm_versus_anxious(q)["match"] for q in about_calm)
+
+    gid, records, findings = missed_train_group(s)
+    assert len(records & MISSED_TRAIN) >= 6
+    assert CALM_STATION not in records
+    # Every member of every group got a yes: each grouped record was asked about (or founded its group
+    # as a seed's representative, which the others were asked against).
+    asked = {q["occurrence"]["recordId"] for q in questions} | {q["group"]["representative"]["recordId"] for q in questions}
+    for g in findings["findings"]:
+        assert {e["recordId"] for e in g["evidence"]} <= asked
+
+    # A second refresh over the same state asks nothing and changes nothing.
+    again, questions2 = judged_call(s, "patterns/refresh", {"owner": journal.OWNER}, calm_versus_anxious)
+    assert questions2 == []
+    a = again["result"]
+    assert a["judgeAsked"] == 0 and a["groupsCreated"] == 0 and a["groupsChanged"] == 0 and a["waitingForJudge"] == 0
+    assert missed_train_group(s)[1] == records
+
+
+def small_journal(s, owner="me"):
+    base = vec(7)
+    records = [{"id": f"t{i}", "revision": 1, "text": f"the teacher in the corridor {i}", "vector": near(base, i)} for i in range(1, 4)]
+    s.result("records/upsert", {"owner": owner, "records": records})
+    return base
+
+
+def yes(q):
+    return {"match": True, "sharedElement": "a teacher in a corridor", "difference": "none", "label": "teacher in the corridor"}
+
+
+def test_notes_written_with_a_dismissal_reach_later_judge_requests(spawn):
+    s = judge_server(spawn)
+    base = small_journal(s)
+    r, questions = judged_call(s, "patterns/refresh", {"owner": "me"}, yes)
+    assert r["result"]["groupsCreated"] == 1 and all(q["notes"] == [] for q in questions)
+    # Seeding asked about each founding member against the seed's representative.
+    assert {q["group"]["id"] for q in questions} == {None}
+    gid, recs = group_of(s, "me", "t1")
+    assert recs == {"t1", "t2", "t3"}
+    group = s.result("patterns/group", {"owner": "me", "groupId": gid})["group"]
+    # The judge's suggested label became the group's label at its version.
+    assert group["label"] == "teacher in the corridor"
+    t3 = next(m["occurrenceId"] for m in group["members"] if m["recordId"] == "t3")
+    c = s.result("patterns/correct", {"owner": "me", "correction": {
+        "kind": "dismiss", "groupId": gid, "occurrenceId": t3, "note": "two different teachers: unnamed, not one person"}})
+    # The label goes with the member that left.
+    assert s.result("patterns/group", {"owner": "me", "groupId": gid})["group"]["label"] is None
+
+    s.result("records/upsert", {"owner": "me", "records": [
+        {"id": "t4", "revision": 1, "text": "a teacher again", "vector": near(base, 4)}]})
+    r, questions = judged_call(s, "patterns/refresh", {"owner": "me"}, yes)
+    about_t4 = [q for q in questions if q["occurrence"]["recordId"] == "t4" and q["group"]["id"] == gid]
+    assert about_t4, questions
+    notes = about_t4[0]["notes"]
+    assert notes == [{"correctionId": c["correctionId"], "kind": "dismiss", "note": "two different teachers: unnamed, not one person",
+                      "records": ["t1", "t2"]}]
+    assert about_t4[0]["group"]["version"] == s.result("patterns/group", {"owner": "me", "groupId": gid})["group"]["version"] - 1
+    # The dismissed record is never asked about the group it was dismissed from.
+    assert not any(q["occurrence"]["recordId"] == "t3" and q["group"]["id"] == gid for q in questions)
+
+
+def test_a_no_keeps_the_pair_apart_until_a_side_changes(spawn):
+    s = judge_server(spawn)
+    small_journal(s)
+    r, questions = judged_call(s, "patterns/refresh", {"owner": "me"}, lambda q: {"match": False, "sharedElement": "", "difference": "no"})
+    res = r["result"]
+    assert questions and res["groupsCreated"] == 0 and res["waitingForJudge"] == 0 and res["pending"] == 3
+    r, again = judged_call(s, "patterns/refresh", {"owner": "me"}, yes)
+    assert again == [] and r["result"]["groupsCreated"] == 0 and r["result"]["judgeAsked"] == 0
+    # A new revision of a record is a new side: it is asked about again.
+    s.result("records/upsert", {"owner": "me", "records": [
+        {"id": "t2", "revision": 2, "text": "the teacher in the corridor, again", "vector": near(vec(7), 22)}]})
+    r, third = judged_call(s, "patterns/refresh", {"owner": "me"}, yes)
+    assert third and any(q["occurrence"]["recordId"] == "t2" or q["group"]["representative"]["recordId"] == "t2" for q in third)
+    assert r["result"]["groupsCreated"] == 1
+
+
+def test_a_client_that_does_not_answer_leaves_occurrences_pending_and_the_server_keeps_serving(spawn):
+    s = judge_server(spawn, timeout_ms=5000)
+    small_journal(s)
+    rid = s.request_async("patterns/refresh", {"owner": "me"})
+    ask = s.wait_for(lambda m: m.get("method") == "patterns/judge" and "id" in m)
+    # While the server waits for the judge, other requests are answered.
+    status = s.result("index/status", {"owner": "me"}, timeout=10)
+    found = s.result("search/query", {"owner": "me", "text": "teacher", "mode": "keyword"}, timeout=10)
+    assert status["records"] == 3 and len(found["results"]) == 3
+    assert not any(m.get("id") == rid for m in s.pending), "the refresh was answered before the others"
+    r = s.response(rid, timeout=30)
+    res = r["result"]
+    assert res["groupsCreated"] == 0 and res["pending"] == 3 and res["waitingForJudge"] >= 1
+    assert "no answer within 5000 ms" in res["judgeProblem"] and "patterns.judgeTimeoutMs" in res["judgeProblem"]
+    # The server told the client it no longer waits for that answer.
+    cancel = s.wait_for(lambda m: m.get("method") == "$/cancelRequest", timeout=5)
+    assert cancel["params"]["id"] == ask["id"]
+    # An answer arriving late is dropped, and the next refresh asks again and groups.
+    s.send({"jsonrpc": "2.0", "id": ask["id"], "result": yes(ask["params"])})
+    r, questions = judged_call(s, "patterns/refresh", {"owner": "me"}, yes)
+    assert questions and r["result"]["groupsCreated"] == 1 and r["result"]["waitingForJudge"] == 0
+
+
+def test_bad_judge_answers_are_named_and_leave_occurrences_waiting(spawn):
+    s = judge_server(spawn)
+    small_journal(s)
+    for bad, field in [({"match": "yes"}, "match: must be true or false, got string"),
+                       ({"match": True, "sharedElement": "x", "confidence": 0.9}, "confidence: unknown field"),
+                       ({"match": True, "difference": "none"}, "sharedElement: a match must name the specific shared element"),
+                       ([True], "must be an object, got array")]:
+        r, questions = judged_call(s, "patterns/refresh", {"owner": "me"}, lambda q, bad=bad: bad)
+        res = r["result"]
+        assert len(questions) == 1, "after a bad answer the refresh asks nothing more"
+        assert field in res["judgeProblem"] and res["groupsCreated"] == 0 and res["waitingForJudge"] >= 1
+    # An error response is a failure too, named with its code.
+    rid = s.request_async("patterns/refresh", {"owner": "me"})
+    ask = s.wait_for(lambda m: m.get("method") == "patterns/judge" and "id" in m)
+    s.send({"jsonrpc": "2.0", "id": ask["id"], "error": {"code": -32000, "message": "model overloaded"}})
+    res = s.response(rid)["result"]
+    assert "error -32000: model overloaded" in res["judgeProblem"] and res["groupsCreated"] == 0
+
+
+def test_a_client_without_the_judge_capability_makes_no_membership(spawn):
+    s = judge_server(spawn, capability=False)
+    small_journal(s)
+    r = s.result("patterns/refresh", {"owner": "me"})
+    assert r["groupsCreated"] == 0 and r["pending"] == 3 and r["waitingForJudge"] == 3 and r["judgeAsked"] == 0
+    assert "capabilities.judge" in r["judgeProblem"]
