@@ -38,6 +38,7 @@ class Provider:
         self.lock = threading.Lock()
         self.down = False  # every request answers 503 while set
         self.delay = 0.0  # seconds every embedding answer takes
+        self.chat_answer = None  # question -> answer, for /chat/completions (see `chat`)
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -131,4 +132,19 @@ class Provider:
         return [inp] if isinstance(inp, str) else list(inp)
 
     def chat(self, h, body):
-        return self.send(h, 404, {"error": {"message": "chat is not scripted"}})
+        """An OpenAI-compatible chat completion: the user message is a judge question as JSON;
+        `self.chat_answer(question)` gives the answer (a dict, or a str sent as the content as it is)."""
+        try:
+            question = json.loads(body["messages"][-1]["content"])
+        except (KeyError, IndexError, TypeError, ValueError):
+            return self.send(h, 400, {"error": {"message": "the user message is not a JSON question"}})
+        if self.chat_answer is None:
+            return self.send(h, 404, {"error": {"message": "chat is not scripted"}})
+        answer = self.chat_answer(question)
+        content = answer if isinstance(answer, str) else json.dumps(answer)
+        chars = sum(len(m.get("content", "")) for m in body.get("messages", []))
+        return self.send(h, 200, {"id": "chatcmpl-1", "object": "chat.completion", "model": body.get("model"),
+                                  "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                               "finish_reason": "stop"}],
+                                  "usage": {"prompt_tokens": chars // 4 + 1, "completion_tokens": 12,
+                                            "total_tokens": chars // 4 + 13}})

@@ -73,6 +73,9 @@ public enum EmbedderSetup {
     /// libcurl's global set-up, done once before the first remote call.
     private static let curlReady: Bool = { HTTPClient.globalInit(); return true }()
 
+    /// libcurl's global set-up, for any remote call (done once).
+    static func prepareCurl() { _ = curlReady }
+
     /// A remote embedder from `embedder.*`: the model and `index.dimension` form its index version.
     static func remote(_ kind: EmbeddingProviderKind, _ config: Config) -> RemoteTextEmbedder {
         _ = curlReady

@@ -16,10 +16,20 @@ extension KindredService {
     /// write's turn, beside reads (`answerLater`): waiting for a judge's answer stalls no search or
     /// status request (later writes wait for the writer the refresh holds).
     func refreshPatternsJudged(owner: String?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> JSONValue {
-        guard let settings = try? JudgeSettings(config), settings.mode != .off else {
+        // (In process — the CLI, KindredKit, MCP — nothing else is served meanwhile: run it now.)
+        guard let settings = try? JudgeSettings(config), settings.mode != .off, ctx.client != nil else {
             return try refreshPatterns(owner: owner, ctx, rebuild: rebuild)
         }
-        ctx.answerLater { [self] _ in try refreshPatterns(owner: owner, ctx, rebuild: rebuild) }
+        ctx.answerLater { [self] _ in
+            // (Outside the route's own usage tally: this runs after the handler returned.)
+            let tally = UsageTally()
+            let result = try UsageTally.$current.withValue(tally) { () throws(ResponseError) -> JSONValue in
+                try refreshPatterns(owner: owner, ctx, rebuild: rebuild)
+            }
+            guard let usage = tally.json, case .object(var o) = result else { return result }
+            o["usage"] = usage
+            return .object(o)
+        }
         return .null
     }
 

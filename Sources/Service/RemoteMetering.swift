@@ -74,7 +74,7 @@ extension KindredService {
         }
     }
 
-    private func checkDailyLimits(owner: String, texts: [String], store: RecordStore?) throws {
+    func checkDailyLimits(owner: String, texts: [String], store: RecordStore?) throws {
         let callLimit = config.int("usage.dailyCallLimit"), charLimit = config.int("usage.dailyCharacterLimit")
         guard callLimit > 0 || charLimit > 0 else { return }
         let day = Self.usageDay()
@@ -90,7 +90,7 @@ extension KindredService {
         }
     }
 
-    private func record(_ u: RemoteUsage, owner: String, store: RecordStore?) {
+    func record(_ u: RemoteUsage, owner: String, store: RecordStore?) {
         UsageTally.current?.add(u)
         guard u.calls > 0 || u.attempts > 0 else { return }
         let day = Self.usageDay()
