@@ -16,13 +16,45 @@ __attribute__((target("avx2,fma"))) static inline float hsum8(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
-// Four rows of w at a time against every row of x; k a multiple of 8.
+// y[i, j..j+3] from the four accumulators of row i (alpha, accumulate as in kindred_gemm_nt).
+__attribute__((target("avx2,fma"))) static inline void store4(float *yi, __m256 a0, __m256 a1, __m256 a2, __m256 a3, float alpha,
+                                                             int accumulate) {
+    float r0 = alpha * hsum8(a0), r1 = alpha * hsum8(a1), r2 = alpha * hsum8(a2), r3 = alpha * hsum8(a3);
+    if (accumulate) { yi[0] += r0; yi[1] += r1; yi[2] += r2; yi[3] += r3; }
+    else { yi[0] = r0; yi[1] = r1; yi[2] = r2; yi[3] = r3; }
+}
+
+// Four rows of w against three rows of x at a time (twelve accumulators, so each load of w serves
+// three products), then the last rows of x one at a time; k a multiple of 8. Every y[i, j] is summed
+// in the same order whichever block computes it, so the split never changes a result.
 __attribute__((target("avx2,fma"))) static void gemm_nt_avx2(const float *x, size_t ldx, const float *w, size_t ldw, float *y,
                                                             size_t ldy, size_t m, size_t n, size_t k, float alpha, int accumulate) {
     size_t j = 0;
     for (; j + 4 <= n; j += 4) {
         const float *w0 = w + j * ldw, *w1 = w0 + ldw, *w2 = w1 + ldw, *w3 = w2 + ldw;
-        for (size_t i = 0; i < m; i++) {
+        size_t i = 0;
+        for (; i + 3 <= m; i += 3) {
+            const float *xa = x + i * ldx, *xb = xa + ldx, *xc = xb + ldx;
+            __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+            __m256 b0 = a0, b1 = a0, b2 = a0, b3 = a0, c0 = a0, c1 = a0, c2 = a0, c3 = a0;
+            for (size_t p = 0; p < k; p += 8) {
+                __m256 u0 = _mm256_loadu_ps(w0 + p), u1 = _mm256_loadu_ps(w1 + p);
+                __m256 u2 = _mm256_loadu_ps(w2 + p), u3 = _mm256_loadu_ps(w3 + p);
+                __m256 v = _mm256_loadu_ps(xa + p);
+                a0 = _mm256_fmadd_ps(v, u0, a0); a1 = _mm256_fmadd_ps(v, u1, a1);
+                a2 = _mm256_fmadd_ps(v, u2, a2); a3 = _mm256_fmadd_ps(v, u3, a3);
+                v = _mm256_loadu_ps(xb + p);
+                b0 = _mm256_fmadd_ps(v, u0, b0); b1 = _mm256_fmadd_ps(v, u1, b1);
+                b2 = _mm256_fmadd_ps(v, u2, b2); b3 = _mm256_fmadd_ps(v, u3, b3);
+                v = _mm256_loadu_ps(xc + p);
+                c0 = _mm256_fmadd_ps(v, u0, c0); c1 = _mm256_fmadd_ps(v, u1, c1);
+                c2 = _mm256_fmadd_ps(v, u2, c2); c3 = _mm256_fmadd_ps(v, u3, c3);
+            }
+            store4(y + i * ldy + j, a0, a1, a2, a3, alpha, accumulate);
+            store4(y + (i + 1) * ldy + j, b0, b1, b2, b3, alpha, accumulate);
+            store4(y + (i + 2) * ldy + j, c0, c1, c2, c3, alpha, accumulate);
+        }
+        for (; i < m; i++) {
             const float *xi = x + i * ldx;
             __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
             for (size_t p = 0; p < k; p += 8) {
@@ -32,10 +64,7 @@ __attribute__((target("avx2,fma"))) static void gemm_nt_avx2(const float *x, siz
                 a2 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w2 + p), a2);
                 a3 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w3 + p), a3);
             }
-            float *yi = y + i * ldy + j;
-            float r0 = alpha * hsum8(a0), r1 = alpha * hsum8(a1), r2 = alpha * hsum8(a2), r3 = alpha * hsum8(a3);
-            if (accumulate) { yi[0] += r0; yi[1] += r1; yi[2] += r2; yi[3] += r3; }
-            else { yi[0] = r0; yi[1] = r1; yi[2] = r2; yi[3] = r3; }
+            store4(y + i * ldy + j, a0, a1, a2, a3, alpha, accumulate);
         }
     }
     for (; j < n; j++) {

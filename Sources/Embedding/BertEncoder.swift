@@ -1,4 +1,5 @@
 import CKernels
+import Dispatch
 import LinearAlgebra
 
 /// The BERT encoder forward pass plus pooling, for a batch of token-id sequences.
@@ -16,6 +17,11 @@ import LinearAlgebra
 ///     scores  [T × T]    one head's attention matrix
 struct BertEncoder: Sendable {
     let weights: BertWeights
+    /// Threads that share each dense product of a short input (see `shortInput`): the output columns
+    /// are cut into parts that idle threads take in turn, and the calling thread takes any part no
+    /// other thread has started, so a busy machine costs at most the one-thread time. Every output is
+    /// summed the same way whichever thread computes it, so the result does not depend on this.
+    var shortInputThreads = 1
 
     enum Pooling: Sendable { case mean, cls }
 
@@ -34,9 +40,10 @@ struct BertEncoder: Sendable {
         var running = 0
         for t in lengths { offsets.append(running); running += t }
 
-        // Short inputs (a search query) run wholly on the calling thread, their products with the
-        // small kernels below and never through BLAS: waking BLAS worker threads for a product of
-        // a few rows costs more than it saves, and on a busy machine far more. Longer inputs use
+        // Short inputs (a search query) run on the calling thread, their products with the small
+        // kernels below and never through BLAS: waking BLAS worker threads for a product of a few
+        // rows costs more than it saves, and on a busy machine far more (BLAS threads do not hand
+        // work back). Their dense products may be shared (`shortInputThreads`). Longer inputs use
         // BLAS for the dense layers and spread the rest over as many threads as BLAS may use.
         let short = n < Self.shortInput
         let workers = short ? 1 : max(1, min(BLAS.threads, 8))
@@ -135,8 +142,11 @@ struct BertEncoder: Sendable {
         }
     }
 
-    /// Inputs of fewer tokens than this (all of a batch together) run on the calling thread alone.
+    /// Inputs of fewer tokens than this (all of a batch together) run on the calling thread, with
+    /// the dense products shared by `shortInputThreads` threads.
     static let shortInput = 64
+    /// Fewest output columns worth a part of their own in a shared short-input product.
+    static let partColumns = 96
 
     /// y[rows × outputs] += x[rows × inputs] · Wᵀ (W stored outputs × inputs, as in the checkpoint).
     private func dense(
@@ -144,7 +154,19 @@ struct BertEncoder: Sendable {
         rows: Int, outputs: Int, inputs: Int, short: Bool
     ) {
         if short {
-            kindred_gemm_nt(x, inputs, w, inputs, y, outputs, rows, outputs, inputs, 1, 1)
+            // Parts of a multiple of 4 columns (the kernel's block), two per thread so that a
+            // thread that starts late still finds work.
+            let parts = shortInputThreads > 1 ? min(2 * shortInputThreads, outputs / Self.partColumns) : 1
+            if parts <= 1 {
+                kindred_gemm_nt(x, inputs, w, inputs, y, outputs, rows, outputs, inputs, 1, 1)
+                return
+            }
+            let per = ((outputs + parts - 1) / parts + 3) & ~3
+            nonisolated(unsafe) let (xs, ws, ys) = (x, w, y)
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                let first = part * per, count = min(per, outputs - first)
+                if count > 0 { kindred_gemm_nt(xs, inputs, ws + first * inputs, inputs, ys + first, outputs, rows, count, inputs, 1, 1) }
+            }
         } else {
             BLAS.gemm(x, w, y, m: rows, n: outputs, k: inputs, transB: true, beta: 1)
         }

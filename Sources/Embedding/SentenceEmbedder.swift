@@ -20,8 +20,10 @@ public final class SentenceEmbedder: @unchecked Sendable {
 
     /// Loads `config.json`, `vocab.txt`, `model.safetensors` (memory-mapped), and if present
     /// `sentence_bert_config.json` and `1_Pooling/config.json`. Every tensor's shape is checked
-    /// against `config.json`; errors name the file and tensor.
-    public init(modelDirectory: String) throws {
+    /// against `config.json`; errors name the file and tensor. `shortInputThreads` threads share the
+    /// dense products of an input of under 64 tokens (a search query); embeddings are the same for
+    /// any value.
+    public init(modelDirectory: String, shortInputThreads: Int = 1) throws {
         let dir = modelDirectory.hasSuffix("/") && modelDirectory.count > 1
             ? String(modelDirectory.dropLast()) : modelDirectory
         let config = try BertConfig(file: dir + "/config.json")
@@ -33,7 +35,7 @@ public final class SentenceEmbedder: @unchecked Sendable {
                 reason: "\(tokenizer.vocabularySize) pieces but config vocab_size is \(config.vocabSize)")
         }
         let file = try SafeTensors(path: dir + "/model.safetensors")
-        encoder = BertEncoder(weights: try BertWeights(file: file, config: config))
+        encoder = BertEncoder(weights: try BertWeights(file: file, config: config), shortInputThreads: max(1, shortInputThreads))
         pooling = st.pooling == .cls ? .cls : .mean
         modelID = URL(fileURLWithPath: dir).standardizedFileURL.lastPathComponent
         dimension = config.hiddenSize

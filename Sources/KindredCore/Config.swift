@@ -34,6 +34,7 @@ public struct Config: Sendable, Equatable {
         ("embedder.maxConcurrent", 2, "Remote calls in flight at once, across every request and background job."),
         ("embedder.modelDirectory", "", "Folder of a sentence-transformers BERT model; empty means KINDRED_MODEL_DIR or ~/.local/share/kindred/models/all-MiniLM-L6-v2."),
         ("embedder.batchSize", 32, "Texts embedded per forward pass."),
+        ("embedder.queryThreads", 2, "Threads that share the matrix products of the local model for an input of under 64 tokens, such as a search query (embeddings are the same for any value); 1 keeps it on one core."),
         ("usage.dailyCallLimit", 0, "Remote provider calls one owner may cause per UTC day; 0 means no limit. Beyond it remote calls are refused (search falls back to keyword matching)."),
         ("usage.dailyCharacterLimit", 0, "Characters one owner may send to remote providers per UTC day; 0 means no limit."),
         ("blas.threads", 0, "BLAS worker threads, set once at start; 0 means one per core the process may run on."),

@@ -42,7 +42,7 @@ public enum EmbedderSetup {
                 return (nil, "model not found at \(dir); \(installHint)")
             }
             do {
-                let model = try SentenceEmbedder(modelDirectory: dir)
+                let model = try SentenceEmbedder(modelDirectory: dir, shortInputThreads: config.int("embedder.queryThreads"))
                 let name = config.string("embedder.model")
                 return (LocalEmbedder(model: model, modelID: name.isEmpty ? model.modelID : name), nil)
             } catch {
@@ -65,7 +65,7 @@ public enum EmbedderSetup {
         guard EmbeddingProviderKind(rawValue: config.string("embedder.provider")) != nil else { return nil }
         let dir = modelDirectory(config)
         return {
-            guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"), let model = try? SentenceEmbedder(modelDirectory: dir) else { return nil }
+            guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"), let model = try? SentenceEmbedder(modelDirectory: dir, shortInputThreads: config.int("embedder.queryThreads")) else { return nil }
             return LocalEmbedder(model: model, modelID: model.modelID)
         }
     }

@@ -5,6 +5,7 @@ import LinearAlgebra
 /// Throughput measurement behind `kindred-bench embedder`: embeds every non-empty line of a text file
 /// in batches and reports the wall time of the embedding calls (model loading excluded) and the
 /// processor time every thread of the process spent meanwhile (time spent busy-waiting counts).
+/// `threads` is both the BLAS thread count and the threads sharing a short input's products.
 enum EmbedBenchmark {
     static func run(
         modelDirectory: String, textsFile: String, batch: Int, threads: Int
@@ -17,7 +18,7 @@ enum EmbedBenchmark {
         }
         let texts = content.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         BLAS.setThreads(threads)
-        let embedder = try SentenceEmbedder(modelDirectory: modelDirectory)
+        let embedder = try SentenceEmbedder(modelDirectory: modelDirectory, shortInputThreads: threads)
         let size = max(1, batch)
         // One warm-up batch so page faults on the mapped weights are not timed.
         _ = try embedder.embed(Array(texts.prefix(size)))

@@ -9,8 +9,10 @@ enum EmbedderCommand {
 
         USAGE: kindred-bench embedder --texts FILE [--batch N] [--threads T] [--model DIR]
 
-        Prints {"sentences", "seconds", "processor_seconds", "sentences_per_second", "peak_rss_kb"} as JSON
-        (processor_seconds: user + system time of every thread while embedding, busy-waiting included).
+        --threads T is both the BLAS thread count and the threads that share the matrix products of an
+        input of under 64 tokens (default 1). Prints {"sentences", "seconds", "processor_seconds",
+        "sentences_per_second", "peak_rss_kb"} as JSON (processor_seconds: user + system time of every
+        thread while embedding, busy-waiting included).
         """
 
     static func run(_ argv: [String]) throws -> Int32 {

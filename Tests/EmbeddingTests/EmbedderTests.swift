@@ -146,3 +146,21 @@ struct ConcurrencyTests {
         }
     }
 }
+
+@Suite("Shared short-input products")
+struct ShortInputThreadTests {
+    /// A query-sized input embedded with its dense products shared by two threads gives the same
+    /// bits as on one thread, and still matches the reference.
+    @Test func twoThreadsGiveTheSameVectors() throws {
+        let reference = try Reference.load()
+        let one = try Model.embedder()
+        let two = try SentenceEmbedder(modelDirectory: Model.directory, shortInputThreads: 2)
+        let short = reference.sentences.filter { $0.num_tokens < 64 }
+        try #require(short.count >= 10)
+        for sentence in short {
+            let a = try one.embed([sentence.text])[0], b = try two.embed([sentence.text])[0]
+            #expect(a == b, "1 vs 2 threads for \(sentence.text.debugDescription)")
+            #expect(maxAbsDifference(b, sentence.embedding) <= maximumDimensionError)
+        }
+    }
+}

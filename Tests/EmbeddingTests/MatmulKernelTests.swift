@@ -1,0 +1,70 @@
+import CKernels
+import Testing
+
+/// The small matrix products of the short-input forward pass (`kindred_gemm_nt`), against a
+/// float64 product, and the property the shared products rely on: every output is summed the same
+/// way whatever block of rows or columns computes it.
+@Suite("Short-input matrix products")
+struct MatmulKernelTests {
+    /// Deterministic values in [-1, 1).
+    static func values(_ count: Int, seed: UInt64) -> [Float] {
+        var s = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+        return (0..<count).map { _ in
+            s ^= s << 13; s ^= s >> 7; s ^= s << 17
+            return Float(s % 20_000) / 10_000 - 1
+        }
+    }
+
+    static func product(_ x: [Float], _ w: [Float], m: Int, n: Int, k: Int, y: [Float], alpha: Float, accumulate: Bool,
+                        rows: Range<Int>? = nil, columns: Range<Int>? = nil) -> [Float] {
+        var y = y
+        let r = rows ?? 0..<m, c = columns ?? 0..<n
+        x.withUnsafeBufferPointer { xp in
+            w.withUnsafeBufferPointer { wp in
+                y.withUnsafeMutableBufferPointer { yp in
+                    kindred_gemm_nt(xp.baseAddress! + r.lowerBound * k, k, wp.baseAddress! + c.lowerBound * k, k,
+                                    yp.baseAddress! + r.lowerBound * n + c.lowerBound, n, r.count, c.count, k, alpha, accumulate ? 1 : 0)
+                }
+            }
+        }
+        return y
+    }
+
+    @Test("matches a float64 product", arguments: [1, 2, 3, 4, 5, 7, 12, 13])
+    func matchesFloat64(m: Int) {
+        for (n, k) in [(1, 8), (5, 24), (8, 384), (13, 384), (6, 20)] {
+            let x = Self.values(m * k, seed: UInt64(m * 31 + k)), w = Self.values(n * k, seed: UInt64(n * 7 + k))
+            let start = Self.values(m * n, seed: 5)
+            for accumulate in [false, true] {
+                let y = Self.product(x, w, m: m, n: n, k: k, y: start, alpha: 0.5, accumulate: accumulate)
+                for i in 0..<m {
+                    for j in 0..<n {
+                        var exact = 0.0, size = 0.0
+                        for p in 0..<k {
+                            exact += Double(x[i * k + p]) * Double(w[j * k + p])
+                            size += abs(Double(x[i * k + p]) * Double(w[j * k + p]))
+                        }
+                        let expected = 0.5 * exact + (accumulate ? Double(start[i * n + j]) : 0)
+                        #expect(abs(Double(y[i * n + j]) - expected) <= 1e-6 * (size + 1), "m \(m) n \(n) k \(k) at \(i),\(j)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Rows computed alone or in blocks of three, and columns computed in parts at multiples of 4,
+    /// give the same bits as the whole product.
+    @Test func blocksDoNotChangeResults() {
+        let m = 13, n = 1152 / 8, k = 384
+        let x = Self.values(m * k, seed: 11), w = Self.values(n * k, seed: 12), start = Self.values(m * n, seed: 13)
+        let whole = Self.product(x, w, m: m, n: n, k: k, y: start, alpha: 1, accumulate: true)
+        var byRow = start
+        for i in 0..<m { byRow = Self.product(x, w, m: m, n: n, k: k, y: byRow, alpha: 1, accumulate: true, rows: i..<(i + 1)) }
+        #expect(byRow == whole)
+        var byColumns = start
+        for c in [0..<36, 36..<72, 72..<108, 108..<144] {
+            byColumns = Self.product(x, w, m: m, n: n, k: k, y: byColumns, alpha: 1, accumulate: true, columns: c)
+        }
+        #expect(byColumns == whole)
+    }
+}
