@@ -9,8 +9,9 @@ public enum Highlight {
         guard !sentences.isEmpty else { return passage }
         var best = sentences[0], bestCount = 0
         if !terms.isEmpty {
+            let prefixes = TermCoverage.prefixes(of: terms)
             for r in sentences {
-                let count = TermCoverage.matched(terms, in: text(scalars, r)).count
+                let count = TermCoverage.matched(prefixes: prefixes, in: scalars[r]).count
                 if count > bestCount { best = r; bestCount = count }
                 if bestCount == terms.count { break }
             }

@@ -19,11 +19,16 @@ public enum Passages {
         guard !scalars.isEmpty else { return [Passage(start: 0, end: 0, text: "")] }
         let sentences = self.sentences(scalars)
 
+        // Passages are made from their ranges with surrounding whitespace dropped; one with nothing
+        // else is left out.
         var out: [Passage] = []
+        func add(_ r: Range<Int>) {
+            if let t = trimmed(scalars, r) { out.append(make(scalars, t)) }
+        }
         var cur: Range<Int>?
         func flush() {
             guard let r = cur else { return }
-            out.append(make(scalars, r))
+            add(r)
             cur = nil
         }
         for var r in sentences {
@@ -33,7 +38,7 @@ public enum Passages {
                 var k = cut
                 while k > r.lowerBound + maxScalars / 2, scalars[k] != " " { k -= 1 }
                 if scalars[k] == " " { cut = k + 1 }
-                out.append(make(scalars, r.lowerBound..<cut))
+                add(r.lowerBound..<cut)
                 r = cut..<r.upperBound
             }
             if let c = cur, r.upperBound - c.lowerBound <= maxScalars {
@@ -44,8 +49,7 @@ public enum Passages {
             }
         }
         flush()
-        let trimmed = out.compactMap(trim)
-        return trimmed.isEmpty ? [Passage(start: 0, end: scalars.count, text: text)] : trimmed
+        return out.isEmpty ? [Passage(start: 0, end: scalars.count, text: text)] : out
     }
 
     /// Sentence ranges of `scalars`: a sentence ends at . ! ? … 。 or a newline, with any closing
@@ -78,14 +82,12 @@ public enum Passages {
         return Passage(start: r.lowerBound, end: r.upperBound, text: String(s))
     }
 
-    /// Drops leading/trailing whitespace, keeping offsets exact; nil when nothing is left.
-    static func trim(_ p: Passage) -> Passage? {
-        let sc = Array(p.text.unicodeScalars)
-        var a = 0, b = sc.count
-        while a < b, sc[a].properties.isWhitespace { a += 1 }
-        while b > a, sc[b - 1].properties.isWhitespace { b -= 1 }
-        guard a < b else { return nil }
-        return make(sc, a..<b).shifted(by: p.start)
+    /// `r` without leading and trailing whitespace; nil when nothing is left.
+    static func trimmed(_ scalars: [Unicode.Scalar], _ r: Range<Int>) -> Range<Int>? {
+        var a = r.lowerBound, b = r.upperBound
+        while a < b, scalars[a].properties.isWhitespace { a += 1 }
+        while b > a, scalars[b - 1].properties.isWhitespace { b -= 1 }
+        return a < b ? a..<b : nil
     }
 
     /// The passage around the first word of `text` that matches one of `terms` (lowercased query

@@ -11,7 +11,16 @@ public enum TermCoverage {
 
     /// The indexes of `terms` that `text` contains.
     public static func matched(_ terms: [String], in text: String) -> Set<Int> {
-        let prefixes = terms.map { KeywordTerms.prefix(of: $0).lowercased() }
+        matched(prefixes: prefixes(of: terms), in: text.unicodeScalars)
+    }
+
+    /// What a word must start with to match each term (lowercased), for `matched(prefixes:in:)`.
+    public static func prefixes(of terms: [String]) -> [String] {
+        terms.map { KeywordTerms.prefix(of: $0).lowercased() }
+    }
+
+    /// The indexes of the terms whose `prefixes` start a word of `scalars`.
+    public static func matched<S: Sequence<Unicode.Scalar>>(prefixes: [String], in scalars: S) -> Set<Int> {
         var found = Set<Int>()
         guard !prefixes.isEmpty else { return found }
         var word = ""
@@ -21,13 +30,23 @@ public enum TermCoverage {
             for (i, p) in prefixes.enumerated() where !found.contains(i) && !p.isEmpty && w.hasPrefix(p) { found.insert(i) }
             word = ""
         }
-        for ch in text.unicodeScalars {
-            if ch.properties.isAlphabetic || ch.properties.numericType != nil { word.unicodeScalars.append(ch) } else {
+        for ch in scalars {
+            if isWordScalar(ch) { word.unicodeScalars.append(ch) } else {
                 check()
                 if found.count == prefixes.count { return found }
             }
         }
         check()
         return found
+    }
+
+    /// Alphabetic or numeric; ASCII answered without the property tables (only A–Z, a–z and 0–9
+    /// are either there).
+    @inline(__always) static func isWordScalar(_ c: Unicode.Scalar) -> Bool {
+        if c.value < 0x80 {
+            let v = c.value | 0x20
+            return (v >= 0x61 && v <= 0x7A) || (c.value >= 0x30 && c.value <= 0x39)
+        }
+        return c.properties.isAlphabetic || c.properties.numericType != nil
     }
 }
