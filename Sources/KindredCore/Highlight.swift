@@ -4,16 +4,21 @@
 /// the record's text, like the passage's.
 public enum Highlight {
     public static func best(in passage: Passage, terms: [String], maxScalars: Int = 240) -> Passage {
+        best(in: passage, prefixes: TermCoverage.prefixes(of: terms), maxScalars: maxScalars)
+    }
+
+    /// `best(in:terms:maxScalars:)` with the terms' `TermCoverage.prefixes(of:)` (one per term),
+    /// computed once for all the hits of a query.
+    public static func best(in passage: Passage, prefixes: [String], maxScalars: Int = 240) -> Passage {
         let scalars = Array(passage.text.unicodeScalars)
         let sentences = self.sentences(scalars)
         guard !sentences.isEmpty else { return passage }
         var best = sentences[0], bestCount = 0
-        if !terms.isEmpty {
-            let prefixes = TermCoverage.prefixes(of: terms)
+        if !prefixes.isEmpty {
             for r in sentences {
                 let count = TermCoverage.matched(prefixes: prefixes, in: scalars[r]).count
                 if count > bestCount { best = r; bestCount = count }
-                if bestCount == terms.count { break }
+                if bestCount == prefixes.count { break }
             }
         }
         let cut = self.cut(scalars, best, maxScalars: max(1, maxScalars))

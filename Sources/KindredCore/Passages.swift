@@ -96,8 +96,18 @@ public enum Passages {
     /// a long text is then split only in a window of about `2 × maxScalars` around it, so the cost
     /// is linear in the text, not in the text times its passages.
     public static func best(in text: String, matching terms: [String], maxScalars: Int = 1000) -> Passage {
+        best(in: text, prefixes: prefixes(of: terms), maxScalars: maxScalars)
+    }
+
+    /// What a word must start with to match each of `terms`, as UTF-8 (empty prefixes left out), for
+    /// `best(in:prefixes:maxScalars:)`: computed once for all the hits of a query.
+    public static func prefixes(of terms: [String]) -> [[UInt8]] {
+        terms.map { Array(KeywordTerms.prefix(of: $0.lowercased()).utf8) }.filter { !$0.isEmpty }
+    }
+
+    /// `best(in:matching:maxScalars:)` with the terms' `prefixes(of:)`.
+    public static func best(in text: String, prefixes: [[UInt8]], maxScalars: Int = 1000) -> Passage {
         let maxScalars = max(1, maxScalars)
-        let prefixes = terms.map { Array(KeywordTerms.prefix(of: $0.lowercased()).utf8) }.filter { !$0.isEmpty }
         let found: WordMatch? = prefixes.isEmpty ? nil : text.utf8.withContiguousStorageIfAvailable { firstWord(in: $0, prefixes: prefixes) }
             ?? Array(text.utf8).withUnsafeBufferPointer { firstWord(in: $0, prefixes: prefixes) }
         if text.utf8.count <= 8 * maxScalars {

@@ -109,12 +109,14 @@ extension KindredService {
 
     func results(_ ranked: [(Int64, Double)], owner: String, mode: SearchMode, words: [String], degraded: String?, notes: [String] = []) throws(ResponseError) -> JSONValue {
         let rows = try withReader { try $0.records(rowids: ranked.map(\.0)) }
-        let maxChars = config.int("passages.maxChars")
+        let maxChars = config.int("passages.maxChars"), highlightChars = config.int("search.highlightChars")
+        // What the query's words match, worked out once for every hit.
+        let passagePrefixes = Passages.prefixes(of: words), highlightPrefixes = TermCoverage.prefixes(of: words)
         var out: [JSONValue] = []
         for (rowid, score) in ranked {
             guard let s = rows[rowid] else { continue }  // deleted meanwhile
-            let passage = Passages.best(in: s.record.text, matching: words, maxScalars: maxChars)
-            let highlight = Highlight.best(in: passage, terms: words, maxScalars: config.int("search.highlightChars"))
+            let passage = Passages.best(in: s.record.text, prefixes: passagePrefixes, maxScalars: maxChars)
+            let highlight = Highlight.best(in: passage, prefixes: highlightPrefixes, maxScalars: highlightChars)
             out.append(.object([
                 "id": .string(s.record.id), "revision": .int(s.record.revision), "score": .double(score),
                 "kind": .from(s.record.kind), "date": .from(s.record.date),
