@@ -143,17 +143,22 @@ extension KindredService {
         if let best = keyword.first, let text = try withReader({ try $0.records(rowids: [best.rowid]) })[best.rowid]?.record.text {
             coverage = TermCoverage.share(of: terms, in: text)
         }
-        // The index keeps unit rows, so a cosine is one dot product with the unit query.
+        // Keyword-only candidates get the cosine of their row in the index that serves (a candidate
+        // without a vector of that version gets none); the rows are read from SQLite in one go.
+        let inSemantic = Set(semantic.map(\.rowid))
+        let others = keyword.map(\.rowid).filter { !inSemantic.contains($0) }
+        let indexed = previous.map { p in p.index.with { i in others.filter { i.contains(rowid: $0) } } }
+            ?? readIndex { i in others.filter { i.contains(rowid: $0) } }
+        let version = previous?.version ?? indexVersion
+        let rows = indexed.isEmpty ? [] : try withReader { try $0.vectors(rowids: indexed, indexVersion: version) }
         let unitQuery = Vectors.normalized(query)
-        let weight = config.double("search.keywordWeight")
-        let fuse = { (index: VectorIndex) in
-            ScoreFusion.fuse(semantic: semantic, keyword: keyword.map { ($0.rowid, $0.score) }, coverage: coverage,
-                             weight: weight) { rowid in
-                index.vector(rowid: rowid).map { Double(Vectors.dot(unitQuery, $0)) }
-            }
+        var cosines: [Int64: Double] = [:]
+        for (rowid, row) in zip(indexed, rows) {
+            // The index normalises rows the same way, so this is the cosine it would give.
+            if let row, row.count == version.dimension { cosines[rowid] = Double(Vectors.dot(unitQuery, Vectors.normalized(row))) }
         }
-        // A keyword-only candidate without a vector of the previous version gets no cosine.
-        let fused = previous.map { p in p.index.with { fuse($0) } } ?? readIndex { fuse($0) }
+        let fused = ScoreFusion.fuse(semantic: semantic, keyword: keyword.map { ($0.rowid, $0.score) }, coverage: coverage,
+                                     weight: config.double("search.keywordWeight")) { cosines[$0] }
         return fused.prefix(limit).map { ($0.rowid, $0.score) }
     }
 }
