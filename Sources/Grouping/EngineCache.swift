@@ -13,6 +13,8 @@ public final class EngineCache: @unchecked Sendable {
     var pendingRows: [Scope: PendingRows] = [:]
     /// Digest of the ids of every member and pending occurrence of the state (see `Workspace.knownIDs`).
     var knownIDs: IDDigest?
+    /// Per scope, the occurrences its background level was measured on (see `Background.swift`).
+    var backgrounds: [Scope: BackgroundBasis] = [:]
     var dimension = 0
 
     nonisolated(unsafe) private static var counter: UInt64 = 0

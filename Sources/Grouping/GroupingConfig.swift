@@ -36,12 +36,22 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     public var blockSize: Int
     /// c-TF-IDF keywords in a deterministic label.
     public var keywordCount: Int
+    /// The background similarity (mean cosine over all pairs of a category's occurrences) at which
+    /// τ_rep, τ_sup and τ_combine were calibrated. In a category whose background is lower, unrelated
+    /// texts are less alike and one situation's texts sit at lower similarities too, so those three
+    /// are lowered in proportion (`adapted(toBackground:)`); nil: the same thresholds everywhere.
+    public var calibratedBackground: Float?
+    /// A category's background is measured on its first this many occurrences (by id), once it
+    /// has `backgroundMinimum` of them; so it stops moving once a category is that large.
+    public var backgroundSample: Int
+    public var backgroundMinimum: Int
 
     public init(
         tauRep: Float = 0.40, tauSup: Float = 0.40, tauSeed: Float = 0.68, delta: Float = 0.0,
         tauStay: Float = 0.30, tauCombine: Float = 0.50, candidateK: Int = 10, exemplars: Int = 3, scoreScale: Int = 10_000,
         recurringThreshold: Int = 3, relatedThreshold: Int = 2, minComparisonDenominator: Int = 5,
-        maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3
+        maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3,
+        calibratedBackground: Float? = 0.22, backgroundSample: Int = 2000, backgroundMinimum: Int = 100
     ) {
         self.tauRep = tauRep
         self.tauSup = tauSup
@@ -58,6 +68,46 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         self.maxPasses = maxPasses
         self.blockSize = blockSize
         self.keywordCount = keywordCount
+        self.calibratedBackground = calibratedBackground
+        self.backgroundSample = backgroundSample
+        self.backgroundMinimum = backgroundMinimum
+    }
+
+    /// The thresholds for a category whose background similarity is `level` hundredths (nil:
+    /// unknown, too few occurrences). At or above `calibratedBackground` (b₀) they are as
+    /// configured; below it (b), τ_rep, τ_sup and τ_combine keep their place between the
+    /// background and 1: τ' = b + (τ − b₀)(1 − b)/(1 − b₀), never below τ_stay. τ_seed and τ_stay
+    /// are not changed (so no member is ever evicted because the background moved).
+    public func adapted(toBackground level: Int?) -> GroupingConfig {
+        guard let b0 = calibratedBackground, let level, b0 < 1 else { return self }
+        let b = Float(level) / 100
+        guard b < b0 else { return self }
+        let f = (1 - b) / (1 - b0)
+        var c = self
+        c.tauRep = max(tauStay, b + (tauRep - b0) * f)
+        c.tauSup = max(tauStay, b + (tauSup - b0) * f)
+        if tauCombine <= 1 { c.tauCombine = max(tauStay, b + (tauCombine - b0) * f) }
+        return c
+    }
+
+    /// The background level of `vectors` (ascending id order) in hundredths: the mean cosine over
+    /// all pairs, (|Σv|² − Σ|v|²) / (n(n − 1)), summed in Double in the given order, rounded.
+    public static func backgroundLevel<C: Collection>(_ vectors: C) -> Int? where C.Element == [Float] {
+        let n = vectors.count
+        guard n >= 2, let d = vectors.first?.count else { return nil }
+        var sum = [Double](repeating: 0, count: d)
+        var squares = 0.0
+        for v in vectors {
+            for i in 0..<min(d, v.count) {
+                let x = Double(v[i])
+                sum[i] += x
+                squares += x * x
+            }
+        }
+        var total = 0.0
+        for x in sum { total += x * x }
+        let mean = (total - squares) / (Double(n) * Double(n - 1))
+        return Int((mean * 100).rounded())
     }
 
     /// `value` quantised to an integer at `scoreScale` (rounded half away from zero).

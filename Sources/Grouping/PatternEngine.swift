@@ -128,11 +128,14 @@ extension Workspace {
         guard below.count == known.count, below.sum == known.sum, below.xor == known.xor else { return nil }
         for id in fresh { makePending(id); known.add(id) }
         knownIDs = known
+        reconciledQuickly = true
         return fresh
     }
 
     /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
     mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
+        config = baseConfig.adapted(toBackground: backgroundLevel(scope))
+        defer { config = baseConfig }
         let scanned = scanPending(scope, lastChange: scopeGroups(scope).lastChange)
         pendingList = (scope, scanned.all)
         mayBeFresh = scanned.fresh
@@ -232,6 +235,7 @@ extension PatternEngine {
         ws.judge = judge
         ws.engineCache = ws.state.takeCache()
         let fresh = ws.reconcile()
+        ws.newIDs = fresh
         try ws.checkDimensions(only: fresh)
         let scopes = ws.scopesWithWork(fresh: fresh)
         for (i, scope) in scopes.enumerated() {

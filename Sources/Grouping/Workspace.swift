@@ -7,7 +7,16 @@ struct Workspace {
     var state: PatternState
     let occurrences: [Int64: Occurrence]
     let constraints: Constraints
-    let config: GroupingConfig
+    /// The thresholds in force: `baseConfig`, adapted to the background of the scope `run` works on.
+    var config: GroupingConfig
+    /// The thresholds the engine was called with.
+    let baseConfig: GroupingConfig
+    /// The occurrences new to the state in this call (set by `reconcile`).
+    var newIDs: [Int64] = []
+    /// `reconcile` showed by digests that no known occurrence left and every new one has a higher id.
+    var reconciledQuickly = false
+    /// Per scope, the ids a background level was measured on and the level (see `Background.swift`).
+    var backgrounds: [Scope: BackgroundBasis] = [:]
     /// occurrence → group, built on first use (a placement that only touches its candidate
     /// groups never needs it).
     private var groupIndex: [Int64: Int64]?
@@ -63,6 +72,7 @@ struct Workspace {
         self.occurrences = occurrences
         self.constraints = constraints
         self.config = config
+        self.baseConfig = config
         dimension = occurrences.first?.value.vector.count ?? 0
     }
 
@@ -307,6 +317,9 @@ struct Workspace {
         if cache.dimension == dimension { for (scope, r) in rows { cache.pendingRows[scope] = r } } else { cache.pendingRows = [:] }
         rows = [:]
         cache.knownIDs = knownIDs
+        // A basis is still right for the next refresh when no known occurrence left in this one.
+        if !reconciledQuickly { cache.backgrounds = [:] }
+        for (scope, b) in backgrounds { cache.backgrounds[scope] = b }
         state.cache = cache
         state.cacheClaim = cache.issue()
     }

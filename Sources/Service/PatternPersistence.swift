@@ -47,6 +47,8 @@ extension PatternConfig {
         g.delta = Float(config.double("patterns.delta"))
         g.tauStay = Float(config.double("patterns.tauStay"))
         g.tauCombine = Float(config.double("patterns.tauCombine"))
+        let background = Float(config.double("patterns.calibratedBackground"))
+        g.calibratedBackground = background > 1 ? nil : background
         g.candidateK = config.int("patterns.candidateK")
         g.exemplars = config.int("patterns.exemplars")
         g.recurringThreshold = config.int("patterns.recurringThreshold")

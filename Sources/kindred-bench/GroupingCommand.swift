@@ -32,11 +32,12 @@ enum GroupingCommand {
           (median, p90, max) and peak RSS (VmHWM, kB). --state FILE: load the built state from FILE
           instead of building (build_seconds is then null), or save it there after building; for
           timing placements again without a rebuild (same rows, thresholds and engine version).
-        THRESHOLDS: --tau-rep --tau-sup --tau-seed --delta --tau-stay --tau-combine --candidate-k (defaults of GroupingConfig;
-          --tau-combine above 1 turns combining groups off).
+        THRESHOLDS: --tau-rep --tau-sup --tau-seed --delta --tau-stay --tau-combine --candidate-k --calibrated-background (defaults of GroupingConfig;
+          --tau-combine above 1 turns combining groups off; --calibrated-background above 1 keeps the
+          thresholds fixed in every category).
         """
 
-    static let thresholdOptions: Set<String> = ["tau-rep", "tau-sup", "tau-seed", "delta", "tau-stay", "tau-combine", "candidate-k"]
+    static let thresholdOptions: Set<String> = ["tau-rep", "tau-sup", "tau-seed", "delta", "tau-stay", "tau-combine", "candidate-k", "calibrated-background"]
 
     static func run(_ argv: [String]) throws -> Int32 {
         guard let mode = argv.first, !mode.hasPrefix("--") else { Output.out(help); return argv.isEmpty ? ExitCode.usage : ExitCode.ok }
@@ -112,6 +113,7 @@ enum GroupingCommand {
         if let x = try f("tau-stay") { c.tauStay = x }
         if let x = try f("tau-combine") { c.tauCombine = x }
         if let k = try args.int("candidate-k") { c.candidateK = k }
+        if let x = try f("calibrated-background") { c.calibratedBackground = x > 1 ? nil : x }
         return c
     }
 

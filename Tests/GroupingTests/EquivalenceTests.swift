@@ -14,6 +14,9 @@ import Testing
     static let configs: [(String, GroupingConfig)] = [
         ("defaults", GroupingConfig()),
         ("small blocks, K = 3, 3 passes", GroupingConfig(delta: 0.04, candidateK: 3, maxPasses: 3, blockSize: 4)),
+        // Every category's background is below 0.6 and measured on its first 24 occurrences once it
+        // has 8: the thresholds move while the categories grow, then stay.
+        ("adapted to the background", GroupingConfig(calibratedBackground: 0.6, backgroundSample: 24, backgroundMinimum: 8)),
     ]
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])

@@ -34,10 +34,12 @@ struct ReferenceEngine {
     var version = 0
     var occurrences: [Int64: Occurrence] = [:]
     var constraints = Constraints()
-    let config: GroupingConfig
+    /// The thresholds in force: `base`, adapted to the background of the scope being run.
+    var config: GroupingConfig
+    let base: GroupingConfig
     private var recentlyEvicted: Set<Int64> = []
 
-    init(config: GroupingConfig) { self.config = config }
+    init(config: GroupingConfig) { self.config = config; base = config }
 
     // MARK: Calls
 
@@ -150,6 +152,8 @@ struct ReferenceEngine {
     /// evicted during a pass wait for the next one; combination looks at the groups changed since
     /// the previous sweep began.
     mutating func run(_ scope: Scope) {
+        config = base.adapted(toBackground: background(scope))
+        defer { config = base }
         var since = version
         let passes = max(1, config.maxPasses)
         for pass in 0..<passes {
@@ -165,6 +169,15 @@ struct ReferenceEngine {
             since = sweep
             if !changed { return }
         }
+    }
+
+    /// Mean cosine over all pairs of the scope's first `backgroundSample` occurrences by id, in
+    /// hundredths; nil below `backgroundMinimum` of them.
+    func background(_ scope: Scope) -> Int? {
+        guard base.calibratedBackground != nil else { return nil }
+        let ids = occurrences.keys.filter { occurrences[$0]!.scope == scope }.sorted().prefix(max(2, base.backgroundSample))
+        guard ids.count >= base.backgroundMinimum else { return nil }
+        return GroupingConfig.backgroundLevel(ids.map { occurrences[$0]!.vector })
     }
 
     /// The active groups of the scope changed after `since` wait; the lowest id waiting combines

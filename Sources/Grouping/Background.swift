@@ -1,0 +1,50 @@
+/// The background similarity of a category (`GroupingConfig.adapted(toBackground:)`): the mean
+/// cosine over all pairs of its first `backgroundSample` occurrences by id, in hundredths, or nil
+/// below `backgroundMinimum` occurrences. Measured where `run` starts on a scope; the same value
+/// whichever way it is computed (the same ids, summed in ascending order).
+struct BackgroundBasis: Sendable {
+    /// The ids measured, ascending (at most `backgroundSample`).
+    var ids: [Int64]
+    var level: Int?
+}
+
+extension Workspace {
+    /// The background level of `scope`, from the basis the previous refresh of this state left
+    /// (patched with this call's new occurrences while the basis is not full), else measured on
+    /// every occurrence of the scope.
+    mutating func backgroundLevel(_ scope: Scope) -> Int? {
+        guard baseConfig.calibratedBackground != nil else { return nil }
+        if let b = backgrounds[scope] { return b.level }
+        let sample = max(2, baseConfig.backgroundSample)
+        var ids: [Int64]
+        if reconciledQuickly, let cache = engineCache, cache.dimension == dimension, let kept = cache.backgrounds[scope] {
+            // Nothing known left and every new id is above every known one: the first ids stay first.
+            if kept.ids.count >= sample {
+                backgrounds[scope] = kept
+                return kept.level
+            }
+            ids = kept.ids
+            for id in newIDs.filter({ occurrences.scopeOf($0) == scope }).sorted() where ids.count < sample { ids.append(id) }
+            if ids.count == kept.ids.count {
+                backgrounds[scope] = kept
+                return kept.level
+            }
+        } else {
+            ids = scopeOccurrenceIDs(scope)
+            if ids.count > sample { ids = Array(ids.prefix(sample)) }
+        }
+        let occ = occurrences
+        let level = ids.count >= baseConfig.backgroundMinimum
+            ? GroupingConfig.backgroundLevel(ids.lazy.map { occ.vectorOf($0)! }) : nil
+        backgrounds[scope] = BackgroundBasis(ids: ids, level: level)
+        return level
+    }
+
+    /// Every occurrence of `scope` (members of its groups and pending), ascending.
+    mutating func scopeOccurrenceIDs(_ scope: Scope) -> [Int64] {
+        var ids = pending(in: scope)
+        for gid in scopeGroups(scope).ids { ids.append(contentsOf: state.groups[gid]!.memberIDs) }
+        ids.sort()
+        return ids
+    }
+}

@@ -1,0 +1,78 @@
+import Grouping
+import LinearAlgebra
+import Testing
+
+/// Thresholds that follow a category's background similarity (`GroupingConfig.adapted(toBackground:)`).
+@Suite struct BackgroundTests {
+    @Test func thresholdsKeepTheirPlaceBetweenTheBackgroundAndOne() {
+        let c = GroupingConfig()
+        #expect(c.adapted(toBackground: 22) == c)
+        #expect(c.adapted(toBackground: 40) == c)
+        #expect(c.adapted(toBackground: nil) == c)
+        let low = c.adapted(toBackground: 9)
+        // 0.09 + (0.40 − 0.22) · 0.91 / 0.78 = 0.30; 0.09 + (0.50 − 0.22) · 0.91 / 0.78 = 0.4167
+        #expect(abs(low.tauRep - 0.30) < 1e-4 && abs(low.tauSup - 0.30) < 1e-4)
+        #expect(abs(low.tauCombine - 0.4167) < 1e-4)
+        #expect(low.tauSeed == c.tauSeed && low.tauStay == c.tauStay && low.delta == c.delta)
+        // Never below τ_stay, however low the background.
+        let none = c.adapted(toBackground: -20)
+        #expect(none.tauRep == c.tauStay && none.tauSup == c.tauStay && none.tauCombine >= c.tauStay)
+        var fixed = c
+        fixed.calibratedBackground = nil
+        #expect(fixed.adapted(toBackground: 0) == fixed)
+    }
+
+    @Test func levelIsTheMeanCosineOverPairs() {
+        let a = Fixture.vec(1), b = Fixture.vec(0, 1), ab = Fixture.vec(1, 1)
+        // Pairs: a·b = 0, a·ab = b·ab = 0.7071 → mean 0.4714.
+        #expect(GroupingConfig.backgroundLevel([a, b, ab]) == 47)
+        #expect(GroupingConfig.backgroundLevel([a]) == nil)
+    }
+
+    /// Two close occurrences and one at cosine 0.35 to both, among texts unrelated to everything:
+    /// at the calibrated background the third stays pending (τ_rep = 0.40); in this category, whose
+    /// background is near 0, it joins (τ_rep lowered to τ_stay = 0.30).
+    @Test func aLooseCategoryAcceptsWeakerEvidence() throws {
+        var vs: [[Float]] = [Fixture.vec(1, 0.1), Fixture.vec(1, 0.12)]
+        var x = [Float](repeating: 0, count: Fixture.d)
+        x[0] = 0.35
+        x[Fixture.d - 1] = (1 - 0.35 * 0.35).squareRoot()
+        vs.append(x)
+        for axis in 2..<(Fixture.d - 1) {
+            var v = [Float](repeating: 0, count: Fixture.d)
+            v[axis] = 1
+            vs.append(v)
+        }
+        let occ = Fixture.index(vs.enumerated().map { Fixture.occ(Int64($0.offset + 1), record: "r\($0.offset)", $0.element) })
+        let adaptive = GroupingConfig(backgroundMinimum: 10)
+        var fixed = adaptive
+        fixed.calibratedBackground = nil
+
+        let loose = try Fixture.refresh(PatternState(), occ, config: adaptive).state
+        #expect(loose.sortedGroups.filter { $0.state == .active }.map(\.memberIDs) == [[1, 2, 3]])
+        let strict = try Fixture.refresh(PatternState(), occ, config: fixed).state
+        #expect(strict.sortedGroups.filter { $0.state == .active }.map(\.memberIDs) == [[1, 2]])
+        #expect(strict.pending[3] != nil)
+        // Below `backgroundMinimum` occurrences the thresholds are as configured.
+        let small = try Fixture.refresh(PatternState(), occ, config: GroupingConfig(backgroundMinimum: 100)).state
+        #expect(small.pending[3] != nil)
+    }
+
+    /// The level a refresh keeps for the next one (its basis, patched with new occurrences) is the
+    /// one measured again from the state alone (edited, so that it has no kept values): the same
+    /// groups, before and after the category's sample is full.
+    @Test func keptLevelEqualsTheOneMeasuredAgain() throws {
+        let cfg = GroupingConfig(calibratedBackground: 0.6, backgroundSample: 30, backgroundMinimum: 10)
+        let first = Fixture.synthetic(seed: 5, records: 40)
+        let later = Fixture.synthetic(seed: 6, records: 20, firstID: Int64(first.count + 1), firstRecord: 40)
+        var occ = Fixture.index(first)
+        let built = try Fixture.refresh(PatternState(), occ, config: cfg).state
+        for o in later { occ[o.id] = o }
+        var stripped = built
+        stripped.groups = built.groups
+        let incremental = try Fixture.refresh(built, occ, config: cfg).state
+        let again = try Fixture.refresh(stripped, occ, config: cfg).state
+        #expect(Fixture.memberSets(incremental) == Fixture.memberSets(again))
+        #expect(Invariants.check(incremental, occ).isEmpty)
+    }
+}
