@@ -33,6 +33,7 @@ extension Workspace {
             ids = scopeOccurrenceIDs(scope)
             if ids.count > sample { ids = Array(ids.prefix(sample)) }
         }
+
         let occ = occurrences
         let level = ids.count >= baseConfig.backgroundMinimum
             ? GroupingConfig.backgroundLevel(ids.lazy.map { occ.vectorOf($0)! }) : nil
@@ -40,11 +41,20 @@ extension Workspace {
         return level
     }
 
-    /// Every occurrence of `scope` (members of its groups and pending), ascending.
-    mutating func scopeOccurrenceIDs(_ scope: Scope) -> [Int64] {
-        var ids = pending(in: scope)
-        for gid in scopeGroups(scope).ids { ids.append(contentsOf: state.groups[gid]!.memberIDs) }
+    /// Every current occurrence of `scope`, ascending (also while `reconcile` is still bringing the
+    /// state in line with them).
+    func scopeOccurrenceIDs(_ scope: Scope) -> [Int64] {
+        var ids: [Int64] = []
+        let values = occurrences.values
+        for i in occurrences.indices where values[i].category == scope.category && values[i].owner == scope.owner {
+            ids.append(occurrences.keys[i])
+        }
         ids.sort()
         return ids
+    }
+
+    /// The thresholds in force in `scope` (`baseConfig` adapted to its background).
+    mutating func config(for scope: Scope) -> GroupingConfig {
+        baseConfig.adapted(toBackground: backgroundLevel(scope))
     }
 }

@@ -37,10 +37,14 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     /// c-TF-IDF keywords in a deterministic label.
     public var keywordCount: Int
     /// The background similarity (mean cosine over all pairs of a category's occurrences) at which
-    /// τ_rep, τ_sup and τ_combine were calibrated. In a category whose background is lower, unrelated
-    /// texts are less alike and one situation's texts sit at lower similarities too, so those three
-    /// are lowered in proportion (`adapted(toBackground:)`); nil: the same thresholds everywhere.
+    /// τ_rep, τ_sup, τ_combine and τ_stay were calibrated. In a category whose background is
+    /// lower, unrelated texts are less alike and one situation's texts sit at lower similarities
+    /// too, so those four are lowered in proportion (`adapted(toBackground:)`); nil: the same
+    /// thresholds everywhere.
     public var calibratedBackground: Float?
+    /// A background at most this far below `calibratedBackground` counts as the calibrated one (two
+    /// samples of one set differ by about 0.01).
+    public var backgroundTolerance: Float
     /// A category's background is measured on its first this many occurrences (by id), once it
     /// has `backgroundMinimum` of them; so it stops moving once a category is that large.
     public var backgroundSample: Int
@@ -51,7 +55,8 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         tauStay: Float = 0.30, tauCombine: Float = 0.50, candidateK: Int = 10, exemplars: Int = 3, scoreScale: Int = 10_000,
         recurringThreshold: Int = 3, relatedThreshold: Int = 2, minComparisonDenominator: Int = 5,
         maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3,
-        calibratedBackground: Float? = 0.22, backgroundSample: Int = 2000, backgroundMinimum: Int = 100
+        calibratedBackground: Float? = 0.22, backgroundTolerance: Float = 0.02, backgroundSample: Int = 2000,
+        backgroundMinimum: Int = 100
     ) {
         self.tauRep = tauRep
         self.tauSup = tauSup
@@ -69,24 +74,28 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         self.blockSize = blockSize
         self.keywordCount = keywordCount
         self.calibratedBackground = calibratedBackground
+        self.backgroundTolerance = backgroundTolerance
         self.backgroundSample = backgroundSample
         self.backgroundMinimum = backgroundMinimum
     }
 
     /// The thresholds for a category whose background similarity is `level` hundredths (nil:
-    /// unknown, too few occurrences). At or above `calibratedBackground` (b₀) they are as
-    /// configured; below it (b), τ_rep, τ_sup and τ_combine keep their place between the
-    /// background and 1: τ' = b + (τ − b₀)(1 − b)/(1 − b₀), never below τ_stay. τ_seed and τ_stay
-    /// are not changed (so no member is ever evicted because the background moved).
+    /// unknown, too few occurrences). Down to `backgroundTolerance` below `calibratedBackground`
+    /// (b₀), and above it, they are as configured; further below (b), τ_rep, τ_sup, τ_combine and
+    /// τ_stay keep their place between the background and 1: τ' = b + (τ − b₀)(1 − b)/(1 − b₀),
+    /// τ_rep, τ_sup and τ_combine never below the configured τ_stay (below it an occurrence could
+    /// join a pair it is orthogonal to one member of). τ_seed is not changed.
     public func adapted(toBackground level: Int?) -> GroupingConfig {
         guard let b0 = calibratedBackground, let level, b0 < 1 else { return self }
+        let hundredths = { (x: Float) in Int((Double(x) * 100).rounded()) }
+        guard hundredths(b0) - level > hundredths(backgroundTolerance) else { return self }
         let b = Float(level) / 100
-        guard b < b0 else { return self }
         let f = (1 - b) / (1 - b0)
         var c = self
         c.tauRep = max(tauStay, b + (tauRep - b0) * f)
         c.tauSup = max(tauStay, b + (tauSup - b0) * f)
         if tauCombine <= 1 { c.tauCombine = max(tauStay, b + (tauCombine - b0) * f) }
+        c.tauStay = min(tauStay, b + (tauStay - b0) * f)
         return c
     }
 

@@ -134,7 +134,7 @@ extension Workspace {
 
     /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
     mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
-        config = baseConfig.adapted(toBackground: backgroundLevel(scope))
+        config = config(for: scope)
         defer { config = baseConfig }
         let scanned = scanPending(scope, lastChange: scopeGroups(scope).lastChange)
         pendingList = (scope, scanned.all)

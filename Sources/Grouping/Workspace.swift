@@ -176,7 +176,8 @@ struct Workspace {
             state.pending[m.occurrenceID] = nil
             pendingRemoved = true
         }
-        let stay = config.quantise(config.tauStay)
+        // (The stay threshold of the group's scope, also outside `run`: corrections, removals.)
+        let stay = config.quantise(config(for: state.groups[gid]!.scope).tauStay)
         while true {
             let g = state.groups[gid]!
             let ids = g.memberIDs

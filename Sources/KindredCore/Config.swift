@@ -46,7 +46,7 @@ public struct Config: Sendable, Equatable {
         ("patterns.delta", 0.0, "Margin by which the best group must beat the runner-up; otherwise the occurrence waits."),
         ("patterns.tauStay", 0.30, "Automatic members less similar than this to a new medoid leave the group."),
         ("patterns.tauCombine", 0.50, "Two groups of a category whose representatives and examples accept each other's examples are combined when the mean similarity of all their member pairs is at least this (the older id survives); above 1 never."),
-        ("patterns.calibratedBackground", 0.22, "Background similarity (mean cosine over a category's pairs) the thresholds were calibrated at; in a category whose background is lower, tauRep, tauSup and tauCombine are lowered in proportion (never below tauStay); above 1 never."),
+        ("patterns.calibratedBackground", 0.22, "Background similarity (mean cosine over a category's pairs) the thresholds were calibrated at; in a category whose background is more than 0.02 lower, tauRep, tauSup, tauCombine and tauStay are lowered in proportion (the first three never below tauStay); above 1 never."),
         ("patterns.candidateK", 10, "Groups proposed per occurrence by centroid similarity (tag-sharing groups are added)."),
         ("patterns.exemplars", 3, "Supporting examples kept per group."),
         ("patterns.recurringThreshold", 3, "Distinct eligible records that make a recurring finding."),

@@ -8,15 +8,21 @@ import Testing
         let c = GroupingConfig()
         #expect(c.adapted(toBackground: 22) == c)
         #expect(c.adapted(toBackground: 40) == c)
+        // Within the tolerance (0.02) of the calibrated background: as configured.
+        #expect(c.adapted(toBackground: 20) == c)
+        #expect(c.adapted(toBackground: 19) != c)
         #expect(c.adapted(toBackground: nil) == c)
         let low = c.adapted(toBackground: 9)
         // 0.09 + (0.40 − 0.22) · 0.91 / 0.78 = 0.30; 0.09 + (0.50 − 0.22) · 0.91 / 0.78 = 0.4167
         #expect(abs(low.tauRep - 0.30) < 1e-4 && abs(low.tauSup - 0.30) < 1e-4)
         #expect(abs(low.tauCombine - 0.4167) < 1e-4)
-        #expect(low.tauSeed == c.tauSeed && low.tauStay == c.tauStay && low.delta == c.delta)
-        // Never below τ_stay, however low the background.
+        // 0.09 + (0.30 − 0.22) · 0.91 / 0.78 = 0.1833: the margin between joining and staying keeps its place too.
+        #expect(abs(low.tauStay - 0.1833) < 1e-4)
+        #expect(low.tauSeed == c.tauSeed && low.delta == c.delta)
+        // τ_rep, τ_sup and τ_combine never below the configured τ_stay, however low the background.
         let none = c.adapted(toBackground: -20)
         #expect(none.tauRep == c.tauStay && none.tauSup == c.tauStay && none.tauCombine >= c.tauStay)
+        #expect(none.tauStay < c.tauStay)
         var fixed = c
         fixed.calibratedBackground = nil
         #expect(fixed.adapted(toBackground: 0) == fixed)

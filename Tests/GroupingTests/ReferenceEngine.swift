@@ -369,7 +369,9 @@ struct ReferenceEngine {
             var seen = Set<String>(), exemplars: [Int64] = []
             for (id, _) in ranked where exemplars.count < config.exemplars && seen.insert(record(id)).inserted { exemplars.append(id) }
             groups[gid]!.exemplars = exemplars
-            let below = ids.filter { !groups[gid]!.members[$0]!.isUserDecided && repScore($0, gid) < q(config.tauStay) }
+            // The stay threshold of the group's scope (also outside a run: corrections, removals).
+            let stay = q(base.adapted(toBackground: background(groups[gid]!.scope)).tauStay)
+            let below = ids.filter { !groups[gid]!.members[$0]!.isUserDecided && repScore($0, gid) < stay }
             if below.isEmpty { break }
             for o in below {
                 detach(o, from: gid)
