@@ -42,19 +42,28 @@ extension Workspace {
     }
 
     /// Every current occurrence of `scope`, ascending (also while `reconcile` is still bringing the
-    /// state in line with them).
-    func scopeOccurrenceIDs(_ scope: Scope) -> [Int64] {
-        var ids: [Int64] = []
-        let values = occurrences.values
-        for i in occurrences.indices where values[i].category == scope.category && values[i].owner == scope.owner {
-            ids.append(occurrences.keys[i])
+    /// state in line with them). One pass over the occurrences sorts them into every scope.
+    mutating func scopeOccurrenceIDs(_ scope: Scope) -> [Int64] {
+        if occurrenceIDsByScope == nil {
+            var byScope: [Scope: [Int64]] = [:]
+            let values = occurrences.values
+            for i in occurrences.indices { byScope[Scope(owner: values[i].owner, category: values[i].category), default: []].append(occurrences.keys[i]) }
+            occurrenceIDsByScope = byScope
         }
-        ids.sort()
-        return ids
+        return (occurrenceIDsByScope![scope] ?? []).sorted()
     }
 
     /// The thresholds in force in `scope` (`baseConfig` adapted to its background).
     mutating func config(for scope: Scope) -> GroupingConfig {
         baseConfig.adapted(toBackground: backgroundLevel(scope))
+    }
+
+    /// τ_stay of `scope`, quantised (the last scope asked for is remembered: settling asks for the
+    /// same one many times).
+    mutating func stayThreshold(_ scope: Scope) -> Int {
+        if let m = lastStay, m.scope == scope { return m.stay }
+        let stay = baseConfig.quantise(config(for: scope).tauStay)
+        lastStay = (scope, stay)
+        return stay
     }
 }

@@ -17,6 +17,9 @@ struct Workspace {
     var reconciledQuickly = false
     /// Per scope, the ids a background level was measured on and the level (see `Background.swift`).
     var backgrounds: [Scope: BackgroundBasis] = [:]
+    /// Every occurrence id by scope, when a background had to be measured from the occurrences.
+    var occurrenceIDsByScope: [Scope: [Int64]]?
+    var lastStay: (scope: Scope, stay: Int)?
     /// occurrence → group, built on first use (a placement that only touches its candidate
     /// groups never needs it).
     private var groupIndex: [Int64: Int64]?
@@ -177,7 +180,7 @@ struct Workspace {
             pendingRemoved = true
         }
         // (The stay threshold of the group's scope, also outside `run`: corrections, removals.)
-        let stay = config.quantise(config(for: state.groups[gid]!.scope).tauStay)
+        let stay = stayThreshold(state.groups[gid]!.scope)
         while true {
             let g = state.groups[gid]!
             let ids = g.memberIDs
