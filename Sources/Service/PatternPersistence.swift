@@ -73,6 +73,9 @@ struct OwnerPatterns {
     var corrections: [Correction]
     /// Label descriptions written with client labels, by group id.
     var labelDescriptions: [Int64: String]
+    /// Read inside a transaction: the occurrences as a copy to keep once it commits (see
+    /// `eligibleOccurrences`).
+    var occurrencesToKeep: OccurrencesEntry?
 }
 
 extension KindredService {
@@ -115,17 +118,21 @@ extension KindredService {
     /// Loads state, eligible occurrences (with vectors when `withVectors`) and active corrections.
     func loadOwnerPatterns(_ store: RecordStore, owner: String, withVectors: Bool, forUpdate: Bool = false) throws -> OwnerPatterns {
         let (state, descriptions, stateVersion) = try loadPatternState(store, owner: owner, forUpdate: forUpdate)
-        let occurrences = try eligibleOccurrences(store, owner: owner, withVectors: withVectors)
+        let (occurrences, toKeep) = try eligibleOccurrences(store, owner: owner, withVectors: withVectors)
         let corrections = try store.correctionRows(owner: owner).filter { !$0.undone }.map { try PatternCodec.decode(Correction.self, $0.body) }
         return OwnerPatterns(state: state, stateIndexVersion: stateVersion, occurrences: occurrences, corrections: corrections,
-                             labelDescriptions: descriptions)
+                             labelDescriptions: descriptions, occurrencesToKeep: toKeep)
     }
 
     /// The owner's eligible occurrences. With vectors they come from `occurrenceCopies`, brought up
     /// to date by re-reading only the occurrences the store's input log names since the copy was
     /// made; a copy is read in full the first time, after the log was pruned past it, or when most of
-    /// it changed. Inside a transaction (rows not committed yet) the store is read and nothing kept.
-    func eligibleOccurrences(_ store: RecordStore, owner: String, withVectors: Bool) throws -> [Int64: Occurrence] {
+    /// it changed. Inside a transaction (rows not committed yet) the kept copy stays as committed and
+    /// the up-to-date one is returned as `toKeep`: the caller keeps it once its transaction commits
+    /// (`patterns/refresh` does, so that the next refresh reads only what changed since).
+    func eligibleOccurrences(_ store: RecordStore, owner: String, withVectors: Bool) throws
+        -> (occurrences: [Int64: Occurrence], toKeep: OccurrencesEntry?)
+    {
         let version = indexVersion, passages = patternConfig.passageOccurrences
         func read(ids: [Int64]? = nil, vectors: Bool) throws -> [StoredOccurrence] {
             try store.eligibleOccurrences(owner: owner, indexVersion: version, includePassages: passages, withVectors: vectors, ids: ids)
@@ -133,10 +140,10 @@ extension KindredService {
         // Inside a transaction a kept copy is brought up to date for this call (the log then holds
         // this transaction's own changes too) but what is kept stays the committed copy.
         let keep = !store.database.inTransaction
-        guard keep || occurrenceCopies.entry(owner) != nil, withVectors || occurrenceCopies.entry(owner) != nil else {
+        guard withVectors || occurrenceCopies.entry(owner) != nil else {
             var out: [Int64: Occurrence] = [:]
-            for r in try read(vectors: withVectors) { out[r.id] = PatternCodec.occurrence(r) }
-            return out
+            for r in try read(vectors: false) { out[r.id] = PatternCodec.occurrence(r) }
+            return (out, nil)
         }
         // The log position first: rows read after it may be newer, which only means re-reading them.
         let position = try store.inputLogPosition()
@@ -152,16 +159,14 @@ extension KindredService {
                 }
                 copy.position = position
                 if keep { occurrenceCopies.store(owner, copy) }
-                return copy.occurrences
+                return (copy.occurrences, keep ? nil : copy)
             }
         }
         var out: [Int64: Occurrence] = [:]
         for r in try read(vectors: true) { out[r.id] = PatternCodec.occurrence(r) }
-        if keep {
-            occurrenceCopies.store(owner, OccurrencesEntry(position: position, indexVersion: version.description,
-                                                           includePassages: passages, occurrences: out))
-        }
-        return out
+        let entry = OccurrencesEntry(position: position, indexVersion: version.description, includePassages: passages, occurrences: out)
+        if keep { occurrenceCopies.store(owner, entry) }
+        return (out, keep ? nil : entry)
     }
 
     /// Writes what an engine call changed: the changed groups, the pending map and the counters;

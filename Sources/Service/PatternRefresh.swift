@@ -45,24 +45,24 @@ extension KindredService {
         let judging = (try? JudgeSettings(config)).flatMap { $0.mode == .off ? nil : $0 }
         var judged = JudgeTally()
         let (prepared, owners, (total, tally)) = try withPatternWriter(owner: owner ?? "") { store in
-            var kept: [(owner: String, entry: PatternStateEntry, coverage: RecordCoverage)] = []
+            var kept: [(owner: String, entry: PatternStateEntry, coverage: RecordCoverage, occurrences: OccurrencesEntry?)] = []
             let run = try store.database.transaction { () throws -> ((passages: Int, vectors: Int, waiting: Int), [String], (RefreshStats, RefreshTally)) in
                 let prepared = try prepareOccurrences(store, owner: owner, ctx)
                 let owners = try owner.map { [$0] } ?? store.patternOwners()
                 var total = RefreshStats(), tally = RefreshTally()
                 for (i, o) in owners.enumerated() {
                     try ctx.checkCancelled()
-                    let (stats, entry, ownerTally, coverage): (RefreshStats, PatternStateEntry, RefreshTally, RecordCoverage)
+                    let (stats, entry, ownerTally, coverage, occurrences): (RefreshStats, PatternStateEntry, RefreshTally, RecordCoverage, OccurrencesEntry?)
                     do {
-                        (stats, entry, ownerTally, coverage) = try runEngine(store, owner: o, rebuild: rebuild, ctx, judging: judging,
-                                                                             judged: &judged) { fraction in
+                        (stats, entry, ownerTally, coverage, occurrences) = try runEngine(store, owner: o, rebuild: rebuild, ctx, judging: judging,
+                                                                                          judged: &judged) { fraction in
                             let done = (Double(i) + fraction) / Double(max(1, owners.count))
                             ctx.progress("report", message: "owner \(i + 1) of \(owners.count)", percentage: 10 + Int(done * 90))
                         }
                     } catch let e as GroupingError {
                         throw ResponseError.grouping(e, owner: o)
                     }
-                    kept.append((o, entry, coverage))
+                    kept.append((o, entry, coverage, occurrences))
                     total.groupsCreated += stats.groupsCreated
                     total.groupsChanged += stats.groupsChanged
                     total.groupsDormant += stats.groupsDormant
@@ -75,11 +75,12 @@ extension KindredService {
                 try ctx.checkCancelled()
                 return (prepared, owners, (total, tally))
             }
-            // Committed: each saved state is what the store now holds at its revision; it is kept for
-            // the next refresh.
-            for (o, entry, coverage) in kept {
+            // Committed: each saved state is what the store now holds at its revision, and the
+            // occurrences read are current at their log position; both are kept for the next refresh.
+            for (o, entry, coverage, occurrences) in kept {
                 patternStates.store(o, entry)
                 recordCoverage.store(o, coverage)
+                if let occurrences { occurrenceCopies.store(o, occurrences) }
             }
             try pruneInputLog(store)
             return run
@@ -112,7 +113,7 @@ extension KindredService {
     /// changed. Returns the stats and the state to keep once the transaction commits.
     func runEngine(_ store: RecordStore, owner: String, rebuild: Bool, _ ctx: RequestContext, judging: JudgeSettings? = nil,
                    judged: inout JudgeTally,
-                   progress: (Double) -> Void) throws -> (RefreshStats, PatternStateEntry, RefreshTally, RecordCoverage) {
+                   progress: (Double) -> Void) throws -> (RefreshStats, PatternStateEntry, RefreshTally, RecordCoverage, OccurrencesEntry?) {
         let revisionBefore = try store.patternRevision(owner: owner)
         var data = try loadOwnerPatterns(store, owner: owner, withVectors: true, forUpdate: true)
         let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
@@ -148,7 +149,7 @@ extension KindredService {
                                  occurrences: data.occurrences, coverage: &coverage)
         coverage.revision = revision
         return (outcome.stats, PatternStateEntry(revision: revision, state: outcome.state, labelDescriptions: descriptions,
-                                                 indexVersion: version.description), tally, coverage)
+                                                 indexVersion: version.description), tally, coverage, data.occurrencesToKeep)
     }
 
     /// The judge of one owner's refresh: the client (when it declared `capabilities.judge`) or the
