@@ -10,55 +10,96 @@ enum PendingJSON {
         var out: [UInt8] = []
         out.reserveCapacity(pending.count * 240 + 2)
         out.append(UInt8(ascii: "["))
-        for (n, id) in pending.keys.sorted().enumerated() {
+        // The scope's JSON, written once per run of marks with the same scope (one or a few per owner).
+        var scopes = ScopeBytes()
+        for (n, entry) in pending.sorted(by: { $0.key < $1.key }).enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            int(id, &out)
+            int(entry.key, &out)
             out.append(UInt8(ascii: ","))
-            mark(pending[id]!, &out)
+            mark(entry.value, &out, &scopes)
         }
         out.append(UInt8(ascii: "]"))
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func mark(_ m: PendingMark, _ out: inout [UInt8]) {
+    /// The last scope written and its JSON object.
+    private struct ScopeBytes {
+        var scope: Scope?
+        var bytes: [UInt8] = []
+
+        mutating func json(_ s: Scope) -> [UInt8] {
+            if let scope, scope.category == s.category, scope.owner == s.owner { return bytes }
+            var out: [UInt8] = Array(#"{"category":"#.utf8)
+            JSONWriter.writeString(s.category, to: &out)
+            out.append(contentsOf: #","owner":"#.utf8)
+            JSONWriter.writeString(s.owner, to: &out)
+            out.append(UInt8(ascii: "}"))
+            scope = s
+            bytes = out
+            return out
+        }
+    }
+
+    private static func mark(_ m: PendingMark, _ out: inout [UInt8], _ scopes: inout ScopeBytes) {
         var first = true
         out.append(UInt8(ascii: "{"))
         if let c = m.certificate {
-            key("certificate", &first, &out)
+            key(Keys.certificate, &first, &out)
             var f = true
             out.append(UInt8(ascii: "{"))
-            key("at", &f, &out); int(Int64(c.at), &out)
-            key("candidates", &f, &out)
+            key(Keys.at, &f, &out); int(Int64(c.at), &out)
+            key(Keys.candidates, &f, &out)
             out.append(UInt8(ascii: "["))
             for (k, g) in c.candidates.enumerated() {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
                 int(g, &out)
             }
             out.append(UInt8(ascii: "]"))
-            if let g = c.kthGroup { key("kthGroup", &f, &out); int(g, &out) }
-            if let q = c.kthScore { key("kthScore", &f, &out); int(Int64(q), &out) }
-            key("stamp", &f, &out); int(Int64(c.stamp), &out)
+            if let g = c.kthGroup { key(Keys.kthGroup, &f, &out); int(g, &out) }
+            if let q = c.kthScore { key(Keys.kthScore, &f, &out); int(Int64(q), &out) }
+            key(Keys.stamp, &f, &out); int(Int64(c.stamp), &out)
             out.append(UInt8(ascii: "}"))
         }
-        if let at = m.evaluatedAt { key("evaluatedAt", &first, &out); int(Int64(at), &out) }
+        if let at = m.evaluatedAt { key(Keys.evaluatedAt, &first, &out); int(Int64(at), &out) }
         if let s = m.scope {
-            key("scope", &first, &out)
-            var f = true
-            out.append(UInt8(ascii: "{"))
-            key("category", &f, &out); JSONWriter.writeString(s.category, to: &out)
-            key("owner", &f, &out); JSONWriter.writeString(s.owner, to: &out)
-            out.append(UInt8(ascii: "}"))
+            key(Keys.scope, &first, &out)
+            out.append(contentsOf: scopes.json(s))
         }
         out.append(UInt8(ascii: "}"))
     }
 
-    /// `"k":`, after a comma unless it is the object's first key.
-    private static func key(_ k: String, _ first: inout Bool, _ out: inout [UInt8]) {
-        if !first { out.append(UInt8(ascii: ",")) }
-        first = false
-        JSONWriter.writeString(k, to: &out)
-        out.append(UInt8(ascii: ":"))
+    /// Each key as `"k":`, ready to copy.
+    private enum Keys {
+        static let certificate = quoted("certificate"), at = quoted("at"), candidates = quoted("candidates")
+        static let kthGroup = quoted("kthGroup"), kthScore = quoted("kthScore"), stamp = quoted("stamp")
+        static let evaluatedAt = quoted("evaluatedAt"), scope = quoted("scope")
+        static func quoted(_ k: String) -> [UInt8] { Array("\"\(k)\":".utf8) }
     }
 
-    private static func int(_ x: Int64, _ out: inout [UInt8]) { out.append(contentsOf: String(x).utf8) }
+    /// `"k":`, after a comma unless it is the object's first key.
+    private static func key(_ k: [UInt8], _ first: inout Bool, _ out: inout [UInt8]) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        out.append(contentsOf: k)
+    }
+
+    /// The decimal digits of `x`, written straight into `out`.
+    private static func int(_ x: Int64, _ out: inout [UInt8]) {
+        if x < 0 { out.append(UInt8(ascii: "-")) }
+        var m = x.magnitude
+        var digits: (UInt64, UInt64) = (0, 0)  // room for 20 digits, least significant first
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { buf in
+            repeat {
+                buf[n] = UInt8(ascii: "0") + UInt8(m % 10)
+                m /= 10
+                n += 1
+            } while m > 0 && n < 16
+            if m > 0 {  // more than 16 digits: rare, done the plain way
+                let rest = Array(String(m).utf8)
+                out.append(contentsOf: rest)
+            }
+            for i in stride(from: n - 1, through: 0, by: -1) { out.append(buf[i]) }
+        }
+    }
 }

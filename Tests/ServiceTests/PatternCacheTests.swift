@@ -55,6 +55,22 @@ import Storage
         try Self.expectCurrent(f, "the last refresh")
     }
 
+    /// A refresh is one transaction: the occurrences it read are kept once it commits, so the next
+    /// refresh reads only what the input log names since, not every occurrence again.
+    @Test func aRefreshKeepsTheOccurrencesItReadForTheNext() throws {
+        let f = try PatternFixture()
+        for i in 1...3 { try f.record("t\(i)", "teacher \(i)") }
+        #expect(f.service.occurrenceCopies.entry("o") == nil)
+        try f.refresh()
+        let first = try #require(f.service.occurrenceCopies.entry("o"), "the first refresh keeps what it read")
+        try f.record("t4", "teacher 4")
+        try f.refresh()
+        let second = try #require(f.service.occurrenceCopies.entry("o"))
+        #expect(second.position > first.position, "the copy follows the input log")
+        #expect(second.occurrences.count == first.occurrences.count + 1)
+        try Self.expectCurrent(f, "two refreshes")
+    }
+
     @Test func writesByAnotherConnectionAreSeen() throws {
         let f = try PatternFixture()
         for i in 1...3 { try f.record("t\(i)", "teacher \(i)") }
@@ -113,6 +129,12 @@ import Storage
             let scope = id % 4 == 0 ? nil : Scope(owner: "o\\\"\(id % 2)", category: "caf\u{e9}/\n\(id % 3)")
             marks[Int64(id)] = PendingMark(evaluatedAt: id % 6 == 0 ? nil : id, certificate: cert, scope: scope)
         }
+        // Numbers of every length and sign, at the ends of their range.
+        for (id, x) in [(1_000, Int.max), (1_001, Int.min), (1_002, 0), (1_003, -7), (1_004, 10_000_000_000_000_000)] {
+            marks[Int64(id)] = PendingMark(evaluatedAt: x, certificate: PendingCertificate(at: x, candidates: [Int64(x)], kthScore: x, kthGroup: Int64(x), stamp: x),
+                                           scope: Scope(owner: "o", category: "c"))
+        }
+        marks[.max] = .fresh
         let text = PendingJSON.encode(marks)
         let back = try JSONDecoder().decode([Int64: PendingMark].self, from: Data(text.utf8))
         #expect(back == marks)
