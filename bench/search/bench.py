@@ -70,6 +70,23 @@ def ensure_data(n: int, dim: int, nq: int, seed: int, qseed: int) -> str:
     return d
 
 
+def ensure_real_data(vectors: str, n: int, dim: int, nq: int) -> str:
+    """Base = the first n rows of `vectors` (raw float32, e.g. MiniLM vectors of a text corpus),
+    queries = its last nq rows (texts the base does not hold); both L2-normalised."""
+    import numpy as np
+    x = np.fromfile(vectors, dtype="<f4").reshape(-1, dim)
+    if n + nq > len(x):
+        raise SystemExit(f"--vectors {vectors}: {len(x)} rows, fewer than N + queries = {n + nq}")
+    name = os.path.splitext(os.path.basename(vectors))[0]
+    d = os.path.join(RESULTS, "data", f"real-{name}-n{n}-d{dim}-q{nq}")
+    os.makedirs(d, exist_ok=True)
+    for fname, rows in (("base.f32", x[:n]), ("queries.f32", x[len(x) - nq:])):
+        rows = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        rows.astype("<f4").tofile(os.path.join(d, fname))
+    log(f"real vectors: base = first {n} rows, queries = last {nq} rows of {vectors}")
+    return d
+
+
 def load_f32(path: str, dim: int):
     import numpy as np
     return np.fromfile(path, dtype="<f4").reshape(-1, dim)
@@ -396,7 +413,7 @@ def fmt(v, digits=3):
 
 
 def bench_size(n: int, a, skips: set, kindred_bin: str) -> dict:
-    data = ensure_data(n, a.dim, a.queries, a.seed, a.query_seed)
+    data = ensure_real_data(a.vectors, n, a.dim, a.queries) if a.vectors else ensure_data(n, a.dim, a.queries, a.seed, a.query_seed)
     runroot = os.path.join(RESULTS, "runs", f"n{n}")
     os.makedirs(runroot, exist_ok=True)
     results = {}
@@ -536,8 +553,10 @@ def parent(a) -> None:
         f"## Exact cosine top-k search — {now.strftime('%Y-%m-%d %H:%M')}",
         "",
         f"- CPU: {cpu_model()} ({os.cpu_count()} logical CPUs on the machine); threads per engine: 1",
-        f"- Data: N(0,1) vectors L2-normalised, float32, d = {a.dim}; base seed {a.seed}, query seed "
-        f"{a.query_seed}; {a.queries} queries; k = {a.k}; recall@{a.k} against numpy's exact result",
+        (f"- Data: real vectors from {a.vectors} (base = first N rows, queries = last {a.queries} rows), L2-normalised, "
+         f"float32, d = {a.dim}; k = {a.k}; recall@{a.k} against numpy's exact result" if a.vectors else
+         f"- Data: N(0,1) vectors L2-normalised, float32, d = {a.dim}; base seed {a.seed}, query seed "
+         f"{a.query_seed}; {a.queries} queries; k = {a.k}; recall@{a.k} against numpy's exact result"),
         f"- Kindred: {os.path.relpath(kindred_bin, REPO) if kindred_bin.startswith(REPO) else kindred_bin} built "
         f"{_dt.datetime.fromtimestamp(os.path.getmtime(kindred_bin)).strftime('%Y-%m-%d %H:%M')}, work tree {git_rev()}; "
         f"kernel {kin_extra.get('kernel', '?')}, BLAS threads {kin_extra.get('blas_threads', '?')}"
@@ -588,6 +607,8 @@ def main() -> None:
     p.add_argument("--usearch-mode", default="index", choices=["index", "flat"],
                    help="index: Index.add (builds HNSW) + save/restore, search(exact=True); "
                         "flat: usearch.index.search(exact=True) over the .npy-loaded array, no graph build")
+    p.add_argument("--vectors", help="raw float32 rows of real vectors (e.g. MiniLM vectors of a corpus): the base is "
+                                      "the first N rows and the queries the last --queries rows, instead of random vectors")
     p.add_argument("--keep", action="store_true", help="keep each engine's persisted files under bench/results/runs")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--data", help=argparse.SUPPRESS)
