@@ -224,3 +224,19 @@ int kindred_i8_vectorized(void) {
     return 0;
 #endif
 }
+
+uint64_t kindred_checksum(const void *data, size_t n, uint64_t seed) {
+    const unsigned char *p = data;
+    uint64_t a[4] = {seed ^ 0x9E3779B97F4A7C15ull, seed + 1, seed + 2, seed + 3};
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        for (int l = 0; l < 4; l++) {
+            uint64_t w;
+            memcpy(&w, p + i + 8 * l, 8);
+            a[l] = (a[l] ^ w) * 0x100000001B3ull + (a[l] >> 29);
+        }
+    }
+    uint64_t h = a[0] ^ (a[1] * 3) ^ (a[2] * 5) ^ (a[3] * 7) ^ (uint64_t)n;
+    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001B3ull;
+    return h;
+}

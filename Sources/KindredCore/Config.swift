@@ -21,6 +21,7 @@ public struct Config: Sendable, Equatable {
         ("records.waitForIndexTimeoutMs", 30000, "Longest a records/upsert with waitForIndex waits for its records to reach the semantic index."),
         ("passages.maxChars", 1000, "Longest passage, in Unicode scalars, when texts are split for matching and display."),
         ("index.dimension", 384, "Vector dimension of the index (client vectors must match)."),
+        ("index.codesFile", true, "Save the vector index's int8 codes beside the database (<db>-codes) when the service closes, and read them back at the next start when SQLite says they are current; otherwise every start codes the vectors from SQLite again."),
         ("embedder.provider", "local", "Embedding provider: local (in-process model), none, openai (POST {url}/embeddings, also Ollama, llama.cpp, vLLM), ollama (POST {url}/api/embed) or gemini (batchEmbedContents). KINDRED_EMBEDDER also sets it."),
         ("embedder.model", "all-MiniLM-L6-v2", "Model id sent to a remote provider, and for every provider the model part of the index version (with index.dimension); empty means the local model folder's name."),
         ("embedder.url", "", "Base URL of a remote provider; empty means the provider's public endpoint (https://api.openai.com/v1, http://127.0.0.1:11434, https://generativelanguage.googleapis.com/v1beta)."),

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 public import KindredCore
 public import JSONRPC
 import LinearAlgebra
@@ -31,6 +36,14 @@ public final class KindredService: Sendable {
     /// Owners' distinct grouped records as of their last refresh (see `RefreshTally`).
     let recordCoverage = OwnerCache<RecordCoverage>(capacity: 8)
 
+    /// Where the index's codes are saved at close (nil: `index.codesFile` is off or the store is in memory).
+    let codesFilePath: String?
+    /// The writer connection's `data_version` at start: unchanged at close when no other connection
+    /// committed meanwhile, so the in-memory index is still exactly what SQLite holds.
+    let dataVersionAtOpen: Int64
+    /// Whether this start read the index from the codes file (rather than coding every row again).
+    public let indexFromCodesFile: Bool
+
     /// The version that served before a switch to a remote provider, while `index/rebuild` builds the new one.
     let previous: PreviousVersion?
 
@@ -51,7 +64,17 @@ public final class KindredService: Sendable {
         readers = ReaderPool(path: databasePath)
         let vi = VectorIndex(dimension: dimension, rows: StoredRows(readers: readers, version: indexVersion),
                              batchGemmThreshold: config.int("search.batchGemmThreshold"), scanThreads: config.int("search.scanThreads"))
-        try Self.loadVectors(store, version: indexVersion, into: vi)
+        codesFilePath = config.bool("index.codesFile") && !databasePath.isEmpty && databasePath != ":memory:" ? databasePath + "-codes" : nil
+        dataVersionAtOpen = try store.dataVersion()
+        var restored = false
+        if let codesFilePath {
+            if let token = try store.takeCodesFileToken(indexVersion: indexVersion) {
+                restored = (try? CodesFile.read(into: vi, from: codesFilePath, token: token)) != nil
+            }
+            if !restored { unlink(codesFilePath) }
+        }
+        if !restored { try Self.loadVectors(store, version: indexVersion, into: vi) }
+        indexFromCodesFile = restored
         index = ReadWriteGuarded(vi)
         if let previousEmbedder, embedder?.remoteProvider != nil {
             previous = try PreviousVersion.load(store: store, readers: readers, current: indexVersion, batchGemmThreshold: config.int("search.batchGemmThreshold"),
@@ -89,9 +112,24 @@ public final class KindredService: Sendable {
         stopBackgroundEmbedding()
         readers.close()
         writer.with { store in
+            saveCodesFile(store)
             // Fold the write-ahead log back into the file, then close.
             try? store.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             store.database.close()
+        }
+    }
+
+    /// Writes the codes file and stamps it in SQLite, when no other connection wrote meanwhile (the
+    /// in-memory index then holds exactly what SQLite does). Any failure just leaves no stamp.
+    private func saveCodesFile(_ store: RecordStore) {
+        guard let codesFilePath, let now = try? store.dataVersion(), now == dataVersionAtOpen else { return }
+        var rng = SystemRandomNumberGenerator()
+        let token = String(rng.next(), radix: 16) + String(rng.next(), radix: 16)
+        do {
+            try index.read { try CodesFile.write($0, to: codesFilePath, token: token) }
+            try store.stampCodesFile(token: token, indexVersion: indexVersion)
+        } catch {
+            unlink(codesFilePath)
         }
     }
 

@@ -372,4 +372,26 @@ enum MigrationSQL {
         CREATE INDEX pattern_verdicts_owner ON pattern_verdicts(owner);
         CREATE INDEX pattern_verdicts_seed ON pattern_verdicts(seed) WHERE seed IS NOT NULL;
         """
+
+    /// Migration 12: the stamp of the vector index's codes file. A service writes the file when it
+    /// closes and records the file's token here; the next start reads the codes from the file only
+    /// if the token is still here, and takes the row away before it writes anything. Any change to
+    /// what the index holds, by whichever connection or process, deletes the row first.
+    static let v12 = """
+        CREATE TABLE vector_codes_file(
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            index_version TEXT NOT NULL,
+            token TEXT NOT NULL
+        );
+        CREATE TRIGGER vector_codes_file_vectors_insert AFTER INSERT ON vectors BEGIN DELETE FROM vector_codes_file WHERE id = 1; END;
+        CREATE TRIGGER vector_codes_file_vectors_update AFTER UPDATE ON vectors BEGIN DELETE FROM vector_codes_file WHERE id = 1; END;
+        CREATE TRIGGER vector_codes_file_vectors_delete AFTER DELETE ON vectors BEGIN DELETE FROM vector_codes_file WHERE id = 1; END;
+        CREATE TRIGGER vector_codes_file_next_insert AFTER INSERT ON vectors_next BEGIN DELETE FROM vector_codes_file WHERE id = 1; END;
+        CREATE TRIGGER vector_codes_file_next_update AFTER UPDATE ON vectors_next BEGIN DELETE FROM vector_codes_file WHERE id = 1; END;
+        CREATE TRIGGER vector_codes_file_next_delete AFTER DELETE ON vectors_next BEGIN DELETE FROM vector_codes_file WHERE id = 1; END;
+        CREATE TRIGGER vector_codes_file_record_update AFTER UPDATE OF owner, revision, perm_search ON records BEGIN
+            DELETE FROM vector_codes_file WHERE id = 1;
+        END;
+        CREATE TRIGGER vector_codes_file_record_delete AFTER DELETE ON records BEGIN DELETE FROM vector_codes_file WHERE id = 1; END;
+        """
 }

@@ -14,6 +14,7 @@ enum Migrations {
         (9, "remote provider usage per owner and day", MigrationSQL.v9),
         (10, "vectors staged by index/rebuild", MigrationSQL.v10),
         (11, "evidence judge verdicts", MigrationSQL.v11),
+        (12, "stamp of the vector index's codes file", MigrationSQL.v12),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -97,11 +97,12 @@ struct OwnerBlock {
         rowids.removeLast()
         // Give back whole groups that no longer hold a row.
         let keep = (rowids.count + 15) / 16
-        if keep < groups {
-            codes.removeLast((groups - keep) * 16 * dp)
-            scales.removeLast((groups - keep) * 16)
-            errors.removeLast((groups - keep) * 16)
-            sums.removeLast((groups - keep) * 16)
+        let drop = groups - keep
+        if drop > 0 {
+            codes.removeLast(drop * 16 * dp)
+            scales.removeLast(drop * 16)
+            errors.removeLast(drop * 16)
+            sums.removeLast(drop * 16)
         }
         return true
     }

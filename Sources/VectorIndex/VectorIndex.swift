@@ -22,8 +22,8 @@ public final class VectorIndex {
     public var scanThreads: Int
     /// Blocks below this many rows are scanned on the calling thread alone.
     public var parallelScanRows: Int
-    private var blocks: [String: OwnerBlock] = [:]
-    private var ownerOf: [Int64: String] = [:]
+    var blocks: [String: OwnerBlock] = [:]
+    var ownerOf: [Int64: String] = [:]
 
     /// Rows whose bounds are checked per call of the bounds kernel.
     static let chunkRows = 4096

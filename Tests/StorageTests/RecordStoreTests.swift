@@ -72,6 +72,43 @@ import KindredCore
         #expect(try store.vectors(rowids: [a], indexVersion: IndexVersion(model: "other", dimension: 4)) == [nil])
     }
 
+    /// The codes file's stamp is taken once, only for its index version, and any change to what the
+    /// vector index holds removes it — from this connection or another one.
+    @Test func codesFileStampGoesWithAnyChangeToTheIndexedRows() throws {
+        let dir = TempDirectory()
+        let path = dir.path("k.sqlite")
+        let store = try RecordStore(path: path)
+        let a = try #require(try store.upsert(owner: "o", records: [record("a", 1, "one", vector: [1, 0, 0, 0])], indexVersion: version).first?.rowid)
+        #expect(try store.takeCodesFileToken(indexVersion: version) == nil)
+        try store.stampCodesFile(token: "t1", indexVersion: version)
+        #expect(try store.takeCodesFileToken(indexVersion: IndexVersion(model: "other", dimension: 4)) == nil)
+        #expect(try store.takeCodesFileToken(indexVersion: version) == nil)  // taken by the look above
+        try store.stampCodesFile(token: "t2", indexVersion: version)
+        #expect(try store.takeCodesFileToken(indexVersion: version) == "t2")
+        #expect(try store.takeCodesFileToken(indexVersion: version) == nil)
+
+        let changes: [(String, () throws -> Void)] = [
+            ("new vector", { _ = try store.upsert(owner: "o", records: [self.record("b", 1, "two", vector: [0, 1, 0, 0])], indexVersion: self.version) }),
+            ("vector replaced", { _ = try store.upsert(owner: "o", records: [self.record("a", 2, "one", vector: [0, 0, 1, 0])], indexVersion: self.version) }),
+            ("search permission", { try store.database.run("UPDATE records SET perm_search = 0 WHERE rowid = ?", [.int(a)]) }),
+            ("staged vector", { _ = try store.stageVectors([(a, 2, [0, 0, 0, 1])], indexVersion: self.version) }),
+            ("record deleted", { _ = try store.delete(owner: "o", ids: ["b"]) }),
+            ("another connection", {
+                let other = try RecordStore(path: path)
+                try other.database.run("DELETE FROM vectors WHERE record = ?", [.int(a)])
+            }),
+        ]
+        for (what, change) in changes {
+            try store.stampCodesFile(token: "t", indexVersion: version)
+            try change()
+            #expect(try store.takeCodesFileToken(indexVersion: version) == nil, "\(what)")
+        }
+        // A change elsewhere leaves it.
+        try store.stampCodesFile(token: "t3", indexVersion: version)
+        _ = try store.upsert(owner: "o", records: [record("c", 1, "no vector")], indexVersion: version)
+        #expect(try store.takeCodesFileToken(indexVersion: version) == "t3")
+    }
+
     @Test func editingTextDropsTheModelVectorButKeepsItForMetadataEdits() throws {
         let dir = TempDirectory()
         let store = try RecordStore(path: dir.path("k.sqlite"))

@@ -241,7 +241,7 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
         }
     }
 
-    @Test func deletedRowsReallyLeaveAndUpdatesReplace() {
+    @Test func deletedRowsReallyLeaveAndUpdatesReplace() throws {
         var rng = SplitMix(state: 3)
         let index = VectorIndex(dimension: 16)
         var rows: [Int64: [Float]] = [:]
@@ -259,6 +259,11 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
         index.put(owner: "o", rowid: 1, vector: replaced)
         rows[1] = replaced
         #expect(index.count(owner: "o") == rows.count)
+        // Every per-slot array keeps whole groups of 16 slots, no more.
+        let block = try #require(index.blocks["o"])
+        #expect(block.groups == (rows.count + 15) / 16)
+        #expect(block.errors.count == block.scales.count && block.sums.count == block.scales.count)
+        #expect(block.codes.count == block.scales.count * block.padded)
         for _ in 0..<10 {
             let q = rng.vector(16)
             let got = index.search(owner: "o", query: q, k: 200).map(\.rowid)

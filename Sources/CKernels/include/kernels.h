@@ -50,6 +50,8 @@ void kindred_i8_dots_many(const uint8_t *qu, size_t nq, const int8_t *codes, siz
 /// writes (r, approx + bound, approx − bound) for the rows whose approx + bound ≥ floor; returns how many.
 size_t kindred_i8_bounds(const int32_t *dots, size_t n, const float *scale, const int32_t *csum, const float *err, float qscale,
                          float qnorm, float slack, float floor, uint32_t *idx, float *upper, float *lower);
+/// A 64-bit checksum of n bytes (not cryptographic: it detects a torn or truncated file).
+uint64_t kindred_checksum(const void *data, size_t n, uint64_t seed);
 /// 1 when the int8 kernels use AVX-512 VNNI.
 int kindred_i8_vectorized(void);
 #endif
