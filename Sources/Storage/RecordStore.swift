@@ -44,11 +44,18 @@ public final class RecordStore {
                         try writeVector(rowid: rowid, record: r, indexVersion: indexVersion, textChanged: text != r.text)
                         out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .updated, rowid: rowid))
                     }
-                } else if let deleted = try tombstoneRevision(owner: owner, id: r.id), r.revision <= deleted {
-                    // Deleted at `deleted`: replaying that revision or an older one must not bring it back.
-                    out.append(UpsertOutcome(id: r.id, revision: deleted, status: .stale, rowid: nil, deleted: true))
                 } else {
-                    try database.run("DELETE FROM record_tombstones WHERE owner = ? AND id = ?", [.text(owner), .text(r.id)])
+                    let deleted = try tombstoneRevision(owner: owner, id: r.id)
+                    if let deleted, r.revision <= deleted {
+                        // Deleted at `deleted`: replaying that revision or an older one must not bring it back.
+                        out.append(UpsertOutcome(id: r.id, revision: deleted, status: .stale, rowid: nil, deleted: true))
+                        find.reset()
+                        continue
+                    }
+                    // A tombstone of an older revision goes (none, the common case, costs no statement).
+                    if deleted != nil {
+                        try database.run("DELETE FROM record_tombstones WHERE owner = ? AND id = ?", [.text(owner), .text(r.id)])
+                    }
                     try database.run("""
                         INSERT INTO records(revision, text, kind, date, tags, metadata, perm_search, perm_patterns, owner, id)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -1,6 +1,9 @@
 /// Vectors are stored as little-endian float32 BLOBs.
 public enum VectorBlob {
     public static func encode(_ v: [Float]) -> [UInt8] {
+        #if _endian(little)
+        return v.withUnsafeBytes { Array($0.bindMemory(to: UInt8.self)) }
+        #else
         var out = [UInt8](repeating: 0, count: v.count * 4)
         for (i, x) in v.enumerated() {
             let b = x.bitPattern.littleEndian
@@ -10,6 +13,7 @@ public enum VectorBlob {
             out[i * 4 + 3] = UInt8(truncatingIfNeeded: b >> 24)
         }
         return out
+        #endif
     }
 
     /// Decodes into `out` (appending); returns false when the size is not `dimension` floats.
