@@ -51,25 +51,33 @@ void kindred_i8_clear(int8_t *codes, size_t slot, size_t dp) {
     for (size_t j = 0; j < dp; j++) codes[code_offset(slot, dp, j)] = 0;
 }
 
-double kindred_i8_query(const float *q, size_t d, size_t dp, uint8_t *qu, float *scale, double *approx_norm) {
-    float maxabs = 0;
-    for (size_t j = 0; j < d; j++) { float a = fabsf(q[j]); if (a > maxabs) maxabs = a; }
-    float s = maxabs > 0 ? maxabs / 127.0f : 0.0f;
-    double e2 = 0, n2 = 0;
+static void code_level(const double *x, size_t d, size_t dp, uint8_t *qu, float *scale) {
+    double maxabs = 0;
+    for (size_t j = 0; j < d; j++) { double a = fabs(x[j]); if (a > maxabs) maxabs = a; }
+    float s = maxabs > 0 ? (float)(maxabs / 127.0) : 0.0f;
     for (size_t j = 0; j < dp; j++) {
         int c = 0;
         if (j < d && s > 0) {
-            float r = nearbyintf(q[j] / s);
+            double r = nearbyint(x[j] / (double)s);
             c = r > 127 ? 127 : (r < -127 ? -127 : (int)r);
-        }
-        if (j < d) {
-            double a = (double)s * (double)c, diff = (double)q[j] - a;
-            e2 += diff * diff;
-            n2 += a * a;
         }
         qu[j] = (uint8_t)(c + 128);
     }
     *scale = s;
+}
+
+double kindred_i8_query(const float *q, size_t d, size_t dp, uint8_t *qu, float *scales, double *approx_norm) {
+    double x[d > 0 ? d : 1];
+    for (size_t j = 0; j < d; j++) x[j] = q[j];
+    code_level(x, d, dp, qu, &scales[0]);
+    for (size_t j = 0; j < d; j++) x[j] = (double)q[j] - (double)scales[0] * ((int)qu[j] - 128);
+    code_level(x, d, dp, qu + dp, &scales[1]);
+    double e2 = 0, n2 = 0;
+    for (size_t j = 0; j < d; j++) {
+        double a = (double)scales[0] * ((int)qu[j] - 128) + (double)scales[1] * ((int)qu[dp + j] - 128), diff = (double)q[j] - a;
+        e2 += diff * diff;
+        n2 += a * a;
+    }
     *approx_norm = sqrt(n2) * (1 + 1e-6);
     return sqrt(e2) * (1 + 1e-6) + 1e-12;
 }
@@ -90,6 +98,12 @@ static void i8_dots_scalar(const uint8_t *qu, const int8_t *codes, size_t groups
         }
         memcpy(out + g * 16, acc, sizeof acc);
     }
+}
+
+static void i8_dots2_scalar(const uint8_t *qu, const uint8_t *qv, const int8_t *codes, size_t groups, size_t dp, int32_t *out,
+                            int32_t *out2) {
+    i8_dots_scalar(qu, codes, groups, dp, out);
+    i8_dots_scalar(qv, codes, groups, dp, out2);
 }
 
 #ifdef KINDRED_X86
@@ -119,6 +133,31 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_dots_vnni(
         }
         for (; t < steps; t++) a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32((int)load4(qu + t * 4)), _mm512_loadu_si512(c + t * 64));
         _mm512_storeu_si512(out + g * 16, _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)));
+    }
+}
+
+// Two query codes against each group: one load of the codes feeds both.
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_dots2_vnni(const uint8_t *qu, const uint8_t *qv, const int8_t *codes,
+                                                                                size_t groups, size_t dp, int32_t *out, int32_t *out2) {
+    size_t steps = dp / 4;
+    for (size_t g = 0; g < groups; g++) {
+        const int8_t *c = codes + g * 16 * dp;
+        __m512i a0 = _mm512_setzero_si512(), a1 = _mm512_setzero_si512(), b0 = _mm512_setzero_si512(), b1 = _mm512_setzero_si512();
+        size_t t = 0;
+        for (; t + 2 <= steps; t += 2) {
+            __m512i x0 = _mm512_loadu_si512(c + t * 64), x1 = _mm512_loadu_si512(c + t * 64 + 64);
+            a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32((int)load4(qu + t * 4)), x0);
+            b0 = _mm512_dpbusd_epi32(b0, _mm512_set1_epi32((int)load4(qv + t * 4)), x0);
+            a1 = _mm512_dpbusd_epi32(a1, _mm512_set1_epi32((int)load4(qu + t * 4 + 4)), x1);
+            b1 = _mm512_dpbusd_epi32(b1, _mm512_set1_epi32((int)load4(qv + t * 4 + 4)), x1);
+        }
+        if (t < steps) {
+            __m512i x0 = _mm512_loadu_si512(c + t * 64);
+            a0 = _mm512_dpbusd_epi32(a0, _mm512_set1_epi32((int)load4(qu + t * 4)), x0);
+            b0 = _mm512_dpbusd_epi32(b0, _mm512_set1_epi32((int)load4(qv + t * 4)), x0);
+        }
+        _mm512_storeu_si512(out + g * 16, _mm512_add_epi32(a0, a1));
+        _mm512_storeu_si512(out2 + g * 16, _mm512_add_epi32(b0, b1));
     }
 }
 
@@ -161,16 +200,20 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_dots_many_
     }
 }
 
-__attribute__((target("avx512f"))) static size_t i8_bounds_avx512(const int32_t *dots, size_t n, const float *scale, const int32_t *csum,
-                                                                 const float *err, float qscale, float qnorm, float slack, float floor,
-                                                                 uint32_t *idx, float *upper, float *lower) {
+__attribute__((target("avx512f"))) static size_t i8_bounds_avx512(const int32_t *dots, const int32_t *dots2, size_t n, const float *scale,
+                                                                 const int32_t *csum, const float *err, float qscale, float qscale2,
+                                                                 float qnorm, float slack, float floor, uint32_t *idx, float *upper,
+                                                                 float *lower) {
     size_t found = 0, i = 0;
-    __m512 qs = _mm512_set1_ps(qscale), qn = _mm512_set1_ps(qnorm), sl = _mm512_set1_ps(slack), fl = _mm512_set1_ps(floor);
-    __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), off128 = _mm512_set1_epi32(128);
+    __m512 qs = _mm512_set1_ps(qscale), qs2 = _mm512_set1_ps(qscale2), qn = _mm512_set1_ps(qnorm), sl = _mm512_set1_ps(slack),
+           fl = _mm512_set1_ps(floor);
+    __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     for (; i + 16 <= n; i += 16) {
-        __m512i raw = _mm512_sub_epi32(_mm512_loadu_si512(dots + i), _mm512_mullo_epi32(off128, _mm512_loadu_si512(csum + i)));
-        __m512 approx = _mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(scale + i), qs), _mm512_cvtepi32_ps(raw));
-        __m512 bound = _mm512_fmadd_ps(qn, _mm512_loadu_ps(err + i), sl);
+        __m512i off = _mm512_slli_epi32(_mm512_loadu_si512(csum + i), 7);
+        __m512 r1 = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_loadu_si512(dots + i), off));
+        __m512 r2 = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_loadu_si512(dots2 + i), off));
+        __m512 approx = _mm512_mul_ps(_mm512_loadu_ps(scale + i), _mm512_add_ps(_mm512_mul_ps(qs, r1), _mm512_mul_ps(qs2, r2)));
+        __m512 bound = _mm512_add_ps(_mm512_mul_ps(qn, _mm512_loadu_ps(err + i)), sl);
         __m512 up = _mm512_add_ps(approx, bound);
         __mmask16 m = _mm512_cmp_ps_mask(up, fl, _CMP_GE_OQ);
         if (m) {
@@ -181,7 +224,7 @@ __attribute__((target("avx512f"))) static size_t i8_bounds_avx512(const int32_t 
         }
     }
     for (; i < n; i++) {
-        float approx = scale[i] * qscale * (float)(dots[i] - 128 * csum[i]);
+        float approx = scale[i] * (qscale * (float)(dots[i] - 128 * csum[i]) + qscale2 * (float)(dots2[i] - 128 * csum[i]));
         float bound = qnorm * err[i] + slack, up = approx + bound;
         if (up >= floor) { idx[found] = (uint32_t)i; upper[found] = up; lower[found] = approx - bound; found++; }
     }
@@ -203,14 +246,21 @@ void kindred_i8_dots_many(const uint8_t *qu, size_t nq, const int8_t *codes, siz
     for (size_t i = 0; i < nq; i++) i8_dots_scalar(qu + i * dp, codes, groups, dp, out + i * groups * 16);
 }
 
-size_t kindred_i8_bounds(const int32_t *dots, size_t n, const float *scale, const int32_t *csum, const float *err, float qscale,
-                         float qnorm, float slack, float floor, uint32_t *idx, float *upper, float *lower) {
+void kindred_i8_dots2(const uint8_t *qu, const uint8_t *qv, const int8_t *codes, size_t groups, size_t dp, int32_t *out, int32_t *out2) {
 #ifdef KINDRED_X86
-    if (have_vnni()) return i8_bounds_avx512(dots, n, scale, csum, err, qscale, qnorm, slack, floor, idx, upper, lower);
+    if (have_vnni()) { i8_dots2_vnni(qu, qv, codes, groups, dp, out, out2); return; }
+#endif
+    i8_dots2_scalar(qu, qv, codes, groups, dp, out, out2);
+}
+
+size_t kindred_i8_bounds(const int32_t *dots, const int32_t *dots2, size_t n, const float *scale, const int32_t *csum, const float *err,
+                         float qscale, float qscale2, float qnorm, float slack, float floor, uint32_t *idx, float *upper, float *lower) {
+#ifdef KINDRED_X86
+    if (have_vnni()) return i8_bounds_avx512(dots, dots2, n, scale, csum, err, qscale, qscale2, qnorm, slack, floor, idx, upper, lower);
 #endif
     size_t found = 0;
     for (size_t i = 0; i < n; i++) {
-        float approx = scale[i] * qscale * (float)(dots[i] - 128 * csum[i]);
+        float approx = scale[i] * (qscale * (float)(dots[i] - 128 * csum[i]) + qscale2 * (float)(dots2[i] - 128 * csum[i]));
         float bound = qnorm * err[i] + slack, up = approx + bound;
         if (up >= floor) { idx[found] = (uint32_t)i; upper[found] = up; lower[found] = approx - bound; found++; }
     }

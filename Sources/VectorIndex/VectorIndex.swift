@@ -28,7 +28,7 @@ public final class VectorIndex {
     /// Rows whose bounds are checked per call of the bounds kernel.
     static let chunkRows = 4096
     /// Rows per pass of the many-query kernel (their codes stay in L2 while a query block runs over them).
-    static let batchRows = 4096
+    static let batchRows = 2048
     /// Queries per call of the many-query kernel.
     static let batchQueries = 64
     /// Added to every bound: float32 rounding of the approximate score and of the exact score the
@@ -91,11 +91,13 @@ public final class VectorIndex {
         return Vectors.normalized(v)
     }
 
-    /// A query coded for the int8 kernels, with what its bounds need.
+    /// A query coded for the int8 kernels in two levels (`kindred_i8_query`), with what its bounds need.
     struct CodedQuery {
         var unit: [Float]
+        /// Both levels' codes, padded dimension each.
         var codes: [UInt8]
         var scale: Float
+        var scale2: Float
         /// ‖q̂‖, rounded up.
         var norm: Float
         /// ‖q − q̂‖ plus the rounding slack.
@@ -106,12 +108,12 @@ public final class VectorIndex {
         precondition(query.count == dimension, "dimension mismatch")
         let unit = Vectors.normalized(query)
         let dp = (dimension + 3) / 4 * 4
-        var codes = [UInt8](repeating: 128, count: dp)
-        var scale: Float = 0
+        var codes = [UInt8](repeating: 128, count: 2 * dp)
+        var scales: [Float] = [0, 0]
         var norm = 0.0
-        let residual = codes.withUnsafeMutableBufferPointer { c in kindred_i8_query(unit, dimension, dp, c.baseAddress!, &scale, &norm) }
+        let residual = codes.withUnsafeMutableBufferPointer { c in kindred_i8_query(unit, dimension, dp, c.baseAddress!, &scales, &norm) }
         // For a unit row x = x̂ + e and q = q̂ + r: q·x − q̂·x̂ = q̂·e + r·x, so |q·x − q̂·x̂| ≤ ‖q̂‖‖e‖ + ‖r‖.
-        return CodedQuery(unit: unit, codes: codes, scale: scale, norm: Float(norm).nextUp,
+        return CodedQuery(unit: unit, codes: codes, scale: scales[0], scale2: scales[1], norm: Float(norm).nextUp,
                           slack: Float(residual).nextUp + Self.roundingSlack(dimension: dimension))
     }
 
@@ -123,15 +125,18 @@ public final class VectorIndex {
         let q = coded(query)
         let mask = allowed.map { block.mask(allowing: $0) }
         var dots = [Int32](repeating: 0, count: block.groups * 16)
-        firstPass(block: block, query: q, into: &dots)
+        var dots2 = dots
+        firstPass(block: block, query: q, into: &dots, &dots2)
         var missing: Set<Int64> = []
         var scratch = Scratch()
         var rounds = 0
         while true {
             var pick = Candidates(k: k)
             dots.withUnsafeBufferPointer { dp in
-                Self.collect(dots: dp.baseAddress!, rows: 0..<block.count, block: block, query: q, mask: mask, exclude: exclude,
-                             missing: missing, scratch: &scratch, into: &pick)
+                dots2.withUnsafeBufferPointer { dp2 in
+                    Self.collect(dots: dp.baseAddress!, dp2.baseAddress!, rows: 0..<block.count, block: block, query: q, mask: mask,
+                                 exclude: exclude, missing: missing, scratch: &scratch, into: &pick)
+                }
             }
             let (top, gone) = rescore([pick.final()], block: block, queries: [q.unit], k: k)
             // A row deleted from the source meanwhile: its bound counted, so look again without it
@@ -148,28 +153,34 @@ public final class VectorIndex {
         let q = coded(query)
         var row = [Int8](repeating: 0, count: block.padded)
         block.codes.withUnsafeBufferPointer { kindred_i8_decode($0.baseAddress!, slot, block.padded, &row) }
-        var dot: Int32 = 0
-        for (a, c) in zip(q.codes, row) { dot += Int32(a) * Int32(c) }
-        let approx = block.scales[slot] * q.scale * Float(dot - 128 * block.sums[slot])
+        var dot: Int32 = 0, dot2: Int32 = 0
+        for (j, c) in row.enumerated() {
+            dot += Int32(q.codes[j]) * Int32(c)
+            dot2 += Int32(q.codes[block.padded + j]) * Int32(c)
+        }
+        let m = 128 * block.sums[slot]
+        let approx = block.scales[slot] * (q.scale * Float(dot - m) + q.scale2 * Float(dot2 - m))
         return (approx, q.norm * block.errors[slot] + q.slack)
     }
 
     /// Integer dot products of the coded query with every slot, shared by `scanThreads` threads on large blocks.
-    private func firstPass(block: OwnerBlock, query q: CodedQuery, into dots: inout [Int32]) {
+    private func firstPass(block: OwnerBlock, query q: CodedQuery, into dots: inout [Int32], _ dots2: inout [Int32]) {
         let groups = block.groups, dp = block.padded
         let parts = block.count >= parallelScanRows ? min(scanThreads, groups) : 1
         q.codes.withUnsafeBufferPointer { qp in
             block.codes.withUnsafeBufferPointer { cp in
                 dots.withUnsafeMutableBufferPointer { op in
-                    if parts <= 1 {
-                        kindred_i8_dots(qp.baseAddress!, cp.baseAddress!, groups, dp, op.baseAddress!)
-                    } else {
-                        // Contiguous group ranges, one per thread; each writes only its own figures.
-                        let per = (groups + parts - 1) / parts
-                        nonisolated(unsafe) let (qb, cb, ob) = (qp.baseAddress!, cp.baseAddress!, op.baseAddress!)
-                        DispatchQueue.concurrentPerform(iterations: parts) { part in
-                            let start = part * per, count = min(per, groups - start)
-                            if count > 0 { kindred_i8_dots(qb, cb + start * 16 * dp, count, dp, ob + start * 16) }
+                    dots2.withUnsafeMutableBufferPointer { op2 in
+                        if parts <= 1 {
+                            kindred_i8_dots2(qp.baseAddress!, qp.baseAddress! + dp, cp.baseAddress!, groups, dp, op.baseAddress!, op2.baseAddress!)
+                        } else {
+                            // Contiguous group ranges, one per thread; each writes only its own figures.
+                            let per = (groups + parts - 1) / parts
+                            nonisolated(unsafe) let (qb, cb, ob, ob2) = (qp.baseAddress!, cp.baseAddress!, op.baseAddress!, op2.baseAddress!)
+                            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                                let start = part * per, count = min(per, groups - start)
+                                if count > 0 { kindred_i8_dots2(qb, qb + dp, cb + start * 16 * dp, count, dp, ob + start * 16, ob2 + start * 16) }
+                            }
                         }
                     }
                 }
@@ -200,7 +211,7 @@ public final class VectorIndex {
     }
 
     /// Feeds the bounds of `rows` (slots of `block`; `dots` starts at slot `rows.lowerBound`) into `pick`.
-    static func collect(dots: UnsafePointer<Int32>, rows: Range<Int>, block: OwnerBlock, query q: CodedQuery, mask: [Bool]?,
+    static func collect(dots: UnsafePointer<Int32>, _ dots2: UnsafePointer<Int32>, rows: Range<Int>, block: OwnerBlock, query q: CodedQuery, mask: [Bool]?,
                         exclude: Int64?, missing: Set<Int64>, scratch: inout Scratch, into pick: inout Candidates) {
         block.scales.withUnsafeBufferPointer { s in
             block.sums.withUnsafeBufferPointer { m in
@@ -209,8 +220,8 @@ public final class VectorIndex {
                     while start < rows.upperBound {
                         let n = min(chunkRows, rows.upperBound - start)
                         let off = start - rows.lowerBound
-                        let found = kindred_i8_bounds(dots + off, n, s.baseAddress! + start, m.baseAddress! + start, e.baseAddress! + start,
-                                                      q.scale, q.norm, q.slack, pick.lower.kth, &scratch.idx, &scratch.up, &scratch.lo)
+                        let found = kindred_i8_bounds(dots + off, dots2 + off, n, s.baseAddress! + start, m.baseAddress! + start,
+                                                      e.baseAddress! + start, q.scale, q.scale2, q.norm, q.slack, pick.lower.kth, &scratch.idx, &scratch.up, &scratch.lo)
                         for f in 0..<found {
                             let slot = start + Int(scratch.idx[f])
                             if let mask, !mask[slot] { continue }
@@ -268,13 +279,21 @@ public final class VectorIndex {
         }
         let coded = queries.map { self.coded($0) }
         let dp = block.padded, nq = coded.count
+        // Per block of queries, every query's first level, then every query's second level.
+        let perCall = Self.batchQueries
         var qm = [UInt8]()
-        qm.reserveCapacity(nq * dp)
-        for q in coded { qm.append(contentsOf: q.codes) }
+        qm.reserveCapacity(2 * nq * dp)
+        var b0 = 0
+        while b0 < nq {
+            let m = min(perCall, nq - b0)
+            for q in coded[b0..<(b0 + m)] { qm.append(contentsOf: q.codes[0..<dp]) }
+            for q in coded[b0..<(b0 + m)] { qm.append(contentsOf: q.codes[dp..<(2 * dp)]) }
+            b0 += m
+        }
         let mask = allowed.map { block.mask(allowing: $0) }
         var picks = (0..<nq).map { _ in Candidates(k: k) }
-        let rowsPer = Self.batchRows, perCall = Self.batchQueries
-        var dots = [Int32](repeating: 0, count: perCall * rowsPer)
+        let rowsPer = Self.batchRows
+        var dots = [Int32](repeating: 0, count: 2 * perCall * rowsPer)
         var scratch = Scratch()
         qm.withUnsafeBufferPointer { qp in
             block.codes.withUnsafeBufferPointer { cp in
@@ -286,9 +305,10 @@ public final class VectorIndex {
                         var q0 = 0
                         while q0 < nq {
                             let m = min(perCall, nq - q0)
-                            kindred_i8_dots_many(qp.baseAddress! + q0 * dp, m, cp.baseAddress! + start * dp, groups, dp, op.baseAddress!)
+                            kindred_i8_dots_many(qp.baseAddress! + 2 * q0 * dp, 2 * m, cp.baseAddress! + start * dp, groups, dp, op.baseAddress!)
                             for i in 0..<m {
-                                Self.collect(dots: op.baseAddress! + i * groups * 16, rows: start..<(start + n), block: block, query: coded[q0 + i],
+                                Self.collect(dots: op.baseAddress! + i * groups * 16, op.baseAddress! + (m + i) * groups * 16,
+                                             rows: start..<(start + n), block: block, query: coded[q0 + i],
                                              mask: mask, exclude: nil, missing: [], scratch: &scratch, into: &picks[q0 + i])
                             }
                             q0 += m

@@ -229,6 +229,12 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
         let qu = (0..<dp).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         var out = [Int32](repeating: 0, count: block.groups * 16)
         kindred_i8_dots(qu, block.codes, block.groups, dp, &out)
+        var first = out, second = out
+        let qv = qu.reversed().map { $0 }
+        kindred_i8_dots2(qu, qv, block.codes, block.groups, dp, &first, &second)
+        var reversed = out
+        kindred_i8_dots(qv, block.codes, block.groups, dp, &reversed)
+        #expect(first == out && second == reversed)
         var many = [Int32](repeating: 0, count: 3 * block.groups * 16)
         kindred_i8_dots_many(qu + qu + qu, 3, block.codes, block.groups, dp, &many)
         for slot in 0..<n {

@@ -39,17 +39,21 @@ void kindred_i8_decode(const int8_t *codes, size_t slot, size_t dp, int8_t *row)
 void kindred_i8_move(int8_t *codes, size_t from, size_t to, size_t dp);
 /// Zeroes the codes of `slot`.
 void kindred_i8_clear(int8_t *codes, size_t slot, size_t dp);
-/// Codes query q as qs · (qu − 128) (qu unsigned, dp entries); returns an upper bound of the residual
-/// norm ‖q − q̂‖ and sets *approx_norm to an upper bound of ‖q̂‖.
-double kindred_i8_query(const float *q, size_t d, size_t dp, uint8_t *qu, float *scale, double *approx_norm);
+/// Codes query q in two levels, q ≈ s₁ · (u − 128) + s₂ · (v − 128), u = qu[0..<dp] and v = qu[dp..<2dp]
+/// unsigned (the second level codes what the first leaves); sets scales[0], scales[1] and an upper bound
+/// of ‖q̂‖ in *approx_norm; returns an upper bound of the residual norm ‖q − q̂‖.
+double kindred_i8_query(const float *q, size_t d, size_t dp, uint8_t *qu, float *scales, double *approx_norm);
 /// out[r] = Σⱼ qu[j] · c[r][j] for the 16·groups rows of `codes` (exact integers).
 void kindred_i8_dots(const uint8_t *qu, const int8_t *codes, size_t groups, size_t dp, int32_t *out);
 /// The same for nq queries (row-major, dp bytes each): out[i · 16·groups + r].
 void kindred_i8_dots_many(const uint8_t *qu, size_t nq, const int8_t *codes, size_t groups, size_t dp, int32_t *out);
-/// From integer dots, approx = scale[r] · qscale · (dots[r] − 128 · csum[r]) and bound = qnorm · err[r] + slack;
-/// writes (r, approx + bound, approx − bound) for the rows whose approx + bound ≥ floor; returns how many.
-size_t kindred_i8_bounds(const int32_t *dots, size_t n, const float *scale, const int32_t *csum, const float *err, float qscale,
-                         float qnorm, float slack, float floor, uint32_t *idx, float *upper, float *lower);
+/// out[r] and out2[r] for the two query codes qu and qv in one pass over the codes.
+void kindred_i8_dots2(const uint8_t *qu, const uint8_t *qv, const int8_t *codes, size_t groups, size_t dp, int32_t *out, int32_t *out2);
+/// From the integer dots of both query levels, approx = scale[r] · (qscale · (dots[r] − 128 · csum[r]) +
+/// qscale2 · (dots2[r] − 128 · csum[r])) and bound = qnorm · err[r] + slack; writes (r, approx + bound,
+/// approx − bound) for the rows whose approx + bound ≥ floor; returns how many.
+size_t kindred_i8_bounds(const int32_t *dots, const int32_t *dots2, size_t n, const float *scale, const int32_t *csum, const float *err,
+                         float qscale, float qscale2, float qnorm, float slack, float floor, uint32_t *idx, float *upper, float *lower);
 /// A 64-bit checksum of n bytes (not cryptographic: it detects a torn or truncated file).
 uint64_t kindred_checksum(const void *data, size_t n, uint64_t seed);
 /// 1 when the int8 kernels use AVX-512 VNNI.
