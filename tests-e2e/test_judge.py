@@ -6,7 +6,7 @@ import json
 import time
 
 import journal
-from conftest import REPO, Server, near, vec
+from conftest import REPO, Server, near, run_cli, vec
 
 SITUATIONS = json.loads((REPO / "datasets" / "journal" / "situations.json").read_text())
 MISSED_TRAIN = set(next(s for s in SITUATIONS["situations"] if s["id"] == "missed-train")["entries"])
@@ -242,3 +242,10 @@ def test_a_client_without_the_judge_capability_makes_no_membership(spawn):
     r = s.result("patterns/refresh", {"owner": "me"})
     assert r["groupsCreated"] == 0 and r["pending"] == 3 and r["waitingForJudge"] == 3 and r["judgeAsked"] == 0
     assert "capabilities.judge" in r["judgeProblem"]
+
+
+def test_an_unknown_judge_is_refused_naming_the_key(tmp_path):
+    for command in (["serve"], ["patterns", "refresh"]):
+        r = run_cli(*command, "--db", tmp_path / "k.sqlite", "--set", "patterns.judge=maybe", input="")
+        assert r.returncode == 2
+        assert "patterns.judge: expected off, client or openai, got 'maybe'" in r.stderr

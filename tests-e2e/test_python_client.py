@@ -96,3 +96,27 @@ def test_progress_callbacks_cancellation_and_clean_shutdown(db):
     assert k.close() == 0
     with pytest.raises(ServerExited):
         k.index_status()
+
+
+def test_a_judge_callable_answers_the_servers_questions(db):
+    asked = []
+
+    def judge(q):
+        asked.append(q)
+        if q["occurrence"]["recordId"] == "d3":
+            raise RuntimeError("the model is unsure")
+        return {"match": True, "sharedElement": "missing a train", "difference": "", "label": "missed trains"}
+
+    base = vec(3)
+    close = [[x + 0.001 * i for x in base] for i in range(3)]
+    with Client.start(db=db, binary=BIN, args=["--set", "patterns.judge=client"], judge=judge) as k:
+        k.records_upsert(owner="me", records=[{"id": f"d{i + 1}", "revision": 1, "text": f"missed the train {i}", "vector": v}
+                                              for i, v in enumerate(close)])
+        r = k.patterns_refresh(owner="me")
+        assert asked and all(set(q) == {"owner", "occurrence", "group", "notes", "instruction"} for q in asked)
+        # (d1 is the seed's representative; d2 and d3 are asked about.) The exception went back as an
+        # error: the refresh says so and that occurrence waits.
+        assert [q["occurrence"]["recordId"] for q in asked] == ["d2", "d3"]
+        assert "RuntimeError: the model is unsure" in r["judgeProblem"] and r["waitingForJudge"] == 1
+        group = k.patterns_findings(owner="me")["findings"]
+        assert group and group[0]["label"] == "missed trains"

@@ -60,9 +60,14 @@ class Client:
     method's params in snake case (`wait_for_index` → `waitForIndex`). `on_progress=callable` asks for
     `$/progress` and calls it with each `value` (`{"kind": "begin"|"report"|"end", ...}`). Errors come
     back as exceptions, one class per error code (`kindred_client.errors`).
+
+    `judge=callable` lends the application's own model to the evidence judge (a server started with
+    `patterns.judge=client`): the client declares `capabilities.judge` and answers each
+    `patterns/judge` request with `judge(params)`, a dict `{"match", "sharedElement", "difference",
+    "label"}` (docs/patterns.md), on a thread of its own; an exception becomes an error response.
     """
 
-    def __init__(self, process, on_log=None):
+    def __init__(self, process, on_log=None, judge=None):
         self._proc = process
         self._write_lock = threading.Lock()
         self._lock = threading.Lock()
@@ -72,13 +77,15 @@ class Client:
         self._tokens = itertools.count(1)
         self._closed = False
         self.on_log = on_log
+        self.judge = judge
         self.server_info = None
         self.capabilities = None
         self._reader = threading.Thread(target=self._read, name="kindred-client-reader", daemon=True)
         self._reader.start()
 
     @classmethod
-    def start(cls, db, binary=None, args=(), env=None, on_log=None, stderr=None, initialize=True, client_name="kindred-python"):
+    def start(cls, db, binary=None, args=(), env=None, on_log=None, stderr=None, initialize=True, client_name="kindred-python",
+              judge=None):
         """Starts `kindred serve --db DB --framing ndjson ARGS…` and sends `initialize` / `initialized`.
 
         `binary` defaults to $KINDRED_BIN, else `kindred` on the PATH. The server's stderr (its own
@@ -87,7 +94,7 @@ class Client:
         binary = binary or os.environ.get("KINDRED_BIN") or "kindred"
         proc = subprocess.Popen([binary, "serve", "--db", str(db), "--framing", "ndjson", *map(str, args)],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env)
-        client = cls(proc, on_log=on_log)
+        client = cls(proc, on_log=on_log, judge=judge)
         if initialize:
             try:
                 client.initialize(client_name=client_name)
@@ -99,7 +106,8 @@ class Client:
     # -- lifecycle ---------------------------------------------------------------------------
 
     def initialize(self, client_name="kindred-python"):
-        r = self.call("initialize", {"processId": os.getpid(), "clientInfo": {"name": client_name}, "capabilities": {}})
+        capabilities = {"judge": True} if self.judge is not None else {}
+        r = self.call("initialize", {"processId": os.getpid(), "clientInfo": {"name": client_name}, "capabilities": capabilities})
         self.server_info, self.capabilities = r.get("serverInfo"), r.get("capabilities")
         self.notify("initialized", {})
         return r
@@ -209,8 +217,11 @@ class Client:
 
     def _dispatch(self, m):
         if "method" in m:
-            if "id" in m:  # a request from the server: this client answers none
-                self._send({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": f"method not found: {m['method']}"}})
+            if "id" in m:  # a request from the server
+                if m["method"] == "patterns/judge" and self.judge is not None:
+                    threading.Thread(target=self._answer_judge, args=(m,), name="kindred-client-judge", daemon=True).start()
+                else:
+                    self._send({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": f"method not found: {m['method']}"}})
                 return
             params = m.get("params") or {}
             if m["method"] == "$/progress":
@@ -225,6 +236,16 @@ class Client:
             req = self._pending.pop(m.get("id"), None) if isinstance(m.get("id"), int) else None
         if req is not None:
             req._finish(m)
+
+    def _answer_judge(self, m):
+        try:
+            answer = {"jsonrpc": "2.0", "id": m["id"], "result": self.judge(m.get("params") or {})}
+        except Exception as e:  # the server leaves the occurrence waiting and says why
+            answer = {"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32603, "message": f"{type(e).__name__}: {e}"}}
+        try:
+            self._send(answer)
+        except ServerExited:
+            pass
 
     def _fail_all(self, error):
         with self._lock:
