@@ -29,30 +29,5 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
     }
 }
 
-func runMain() -> Int32 {
-    var argv = Array(CommandLine.arguments.dropFirst())
-    guard let command = argv.first else {
-        Output.err(usage)
-        return ExitCode.usage
-    }
-    argv.removeFirst()
-    do {
-        switch command {
-        case "help", "--help", "-h":
-            if let sub = argv.first { return try run(sub, ["--help"]) }
-            Output.out(usage)
-            return ExitCode.ok
-        default:
-            return try run(command, argv)
-        }
-    } catch let e as Arguments.UsageError {
-        Output.err("kindred-bench \(command): \(e.description)\nRun `kindred-bench \(command) --help` for usage.")
-        return ExitCode.usage
-    } catch {
-        Output.err("kindred-bench \(command): \(error)")
-        return ExitCode.failure
-    }
-}
-
 BLASCoreType.reexecIfNeeded()
-exit(runMain())
+exit(ProgramMain(name: "kindred-bench", usage: usage, run: run).main(Array(CommandLine.arguments.dropFirst())))

@@ -22,40 +22,6 @@ let usage = """
     Run `kindred COMMAND --help` for a command's options.
     """
 
-func runMain() -> Int32 {
-    var argv = Array(CommandLine.arguments.dropFirst())
-    guard let command = argv.first else {
-        Output.err(usage)
-        return ExitCode.usage
-    }
-    argv.removeFirst()
-    do {
-        switch command {
-        case "help", "--help", "-h":
-            if let sub = argv.first { return try run(sub, ["--help"]) }
-            Output.out(usage)
-            return ExitCode.ok
-        case "--version":
-            Output.out("kindred 0.1.0")
-            return ExitCode.ok
-        default:
-            return try run(command, argv)
-        }
-    } catch let e as Arguments.UsageError {
-        Output.err("kindred \(command): \(e.description)\nRun `kindred \(command) --help` for usage.")
-        return ExitCode.usage
-    } catch let e as CommandError {
-        Output.err("kindred \(command): \(e.description)")
-        return ExitCode.failure
-    } catch let e as ConfigError {
-        Output.err("kindred \(command): configuration: \(e.description)")
-        return ExitCode.usage
-    } catch {
-        Output.err("kindred \(command): \(error)")
-        return ExitCode.failure
-    }
-}
-
 func run(_ command: String, _ argv: [String]) throws -> Int32 {
     switch command {
     case "serve": return try ServeCommand.run(argv)
@@ -73,4 +39,11 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
 }
 
 BLASCoreType.reexecIfNeeded()
-exit(runMain())
+let program = ProgramMain(name: "kindred", usage: usage, version: "kindred 0.1.0", run: run) { error in
+    switch error {
+    case let e as CommandError: return (e.description, ExitCode.failure)
+    case let e as ConfigError: return ("configuration: \(e.description)", ExitCode.usage)
+    default: return nil
+    }
+}
+exit(program.main(Array(CommandLine.arguments.dropFirst())))
