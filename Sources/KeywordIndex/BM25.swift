@@ -21,6 +21,6 @@ public enum BM25 {
 
     @inline(__always)
     public static func term(idf: Double, tf: Double, length: Double, averageLength: Double) -> Double {
-        idf * (tf * (k1 + 1.0)) / (tf + k1 * (1 - b + b * length / averageLength))
+        idf * ((tf * (k1 + 1.0)) / (tf + k1 * (1 - b + b * length / averageLength)))
     }
 }
