@@ -24,7 +24,10 @@ enum ScoreFusion {
                      weight: Double, cosine: (Int64) -> Double?) -> [Candidate] {
         var cos: [Int64: Double] = [:]
         for s in semantic { cos[s.rowid] = s.cosine }
-        let floor = semantic.map(\.cosine).min() ?? 0
+        var keywordOnly: [Int64: Double?] = [:]
+        for k in keyword where cos[k.rowid] == nil { keywordOnly[k.rowid] = cosine(k.rowid) }
+        // The lowest cosine of any candidate (semantic or keyword) that has one.
+        let floor = (semantic.map(\.cosine) + keywordOnly.values.compactMap { $0 }).min() ?? 0
         let top = keyword.map(\.bm25).max() ?? 0
         let lift = top > 0 ? weight * max(0, min(1, coverage)) / top : 0
         var bonus: [Int64: Double] = [:]
@@ -33,8 +36,8 @@ enum ScoreFusion {
         out.reserveCapacity(cos.count + bonus.count)
         for s in semantic { out.append(Candidate(rowid: s.rowid, score: s.cosine + (bonus[s.rowid] ?? 0))) }
         for k in keyword where cos[k.rowid] == nil {
-            // A record without a vector of the current version still counts, from the lowest cosine seen.
-            let c = cosine(k.rowid) ?? floor
+            // A record without a vector of the current version still counts, from the lowest cosine of any candidate.
+            let c = (keywordOnly[k.rowid] ?? nil) ?? floor
             cos[k.rowid] = c
             out.append(Candidate(rowid: k.rowid, score: c + (bonus[k.rowid] ?? 0)))
         }

@@ -89,10 +89,14 @@ extension KindredService {
             ranked = try keywordHits(owner: req.owner, terms: terms, filters: req.filters, allowed: allowed, limit: req.limit)
                 .map { ($0.rowid, $0.score) }
         case .hybrid:
-            let semantic = try semanticHits(previous, owner: req.owner, query: queryVector!, k: pool, allowed: allowed)
+            // Score fusion adds a non-negative bonus to the cosine, so a record outside both the
+            // semantic top `limit` and the keyword pool cannot reach the fused top `limit`: the
+            // semantic side needs only `limit` exact rows. Rank fusion needs the whole pool.
+            let rrf = config.string("search.fusion") == "rrf"
+            let semantic = try semanticHits(previous, owner: req.owner, query: queryVector!, k: rrf ? pool : req.limit, allowed: allowed)
             try ctx.checkCancelled()
             let keyword = try keywordHits(owner: req.owner, terms: terms, filters: req.filters, allowed: allowed, limit: pool)
-            if config.string("search.fusion") == "rrf" {
+            if rrf {
                 ranked = Array(ReciprocalRankFusion.fuse([semantic.map(\.rowid), keyword.map(\.rowid)], k: Double(config.int("search.rrfK"))).prefix(req.limit))
             } else {
                 ranked = try fuseScores(semantic: semantic.map { ($0.rowid, Double($0.score)) }, keyword: keyword, terms: terms.terms,
@@ -143,20 +147,14 @@ extension KindredService {
         if let best = keyword.first, let text = try withReader({ try $0.records(rowids: [best.rowid]) })[best.rowid]?.record.text {
             coverage = TermCoverage.share(of: terms, in: text)
         }
-        // Keyword-only candidates get the cosine of their row in the index that serves (a candidate
-        // without a vector of that version gets none); the rows are read from SQLite in one go.
+        // Keyword-only candidates get the cosine their row has in the index that serves, computed
+        // as its search computes it (nil for a candidate without a vector of that version).
         let inSemantic = Set(semantic.map(\.rowid))
         let others = keyword.map(\.rowid).filter { !inSemantic.contains($0) }
-        let indexed = previous.map { p in p.index.with { i in others.filter { i.contains(rowid: $0) } } }
-            ?? readIndex { i in others.filter { i.contains(rowid: $0) } }
-        let version = previous?.version ?? indexVersion
-        let rows = indexed.isEmpty ? [] : try withReader { try $0.vectors(rowids: indexed, indexVersion: version) }
-        let unitQuery = Vectors.normalized(query)
+        let scores = others.isEmpty ? [] : previous.map { p in p.index.with { $0.exactScores(query: query, rowids: others) } }
+            ?? readIndex { $0.exactScores(query: query, rowids: others) }
         var cosines: [Int64: Double] = [:]
-        for (rowid, row) in zip(indexed, rows) {
-            // The index normalises rows the same way, so this is the cosine it would give.
-            if let row, row.count == version.dimension { cosines[rowid] = Double(Vectors.dot(unitQuery, Vectors.normalized(row))) }
-        }
+        for (rowid, score) in zip(others, scores) { if let score { cosines[rowid] = Double(score) } }
         let fused = ScoreFusion.fuse(semantic: semantic, keyword: keyword.map { ($0.rowid, $0.score) }, coverage: coverage,
                                      weight: config.double("search.keywordWeight")) { cosines[$0] }
         return fused.prefix(limit).map { ($0.rowid, $0.score) }

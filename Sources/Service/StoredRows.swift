@@ -15,8 +15,15 @@ final class StoredRows: ExactRows, StoredElsewhere, Sendable {
 
     func vectors(_ rowids: [Int64]) -> [[Float]?] {
         guard !rowids.isEmpty else { return [] }
+        // Read in rowid order (neighbouring rows share pages), answered in the order asked.
+        let order = rowids.indices.sorted { rowids[$0] < rowids[$1] }
         // A read that fails leaves the rows out (the search then looks again without them).
-        return (try? readers.with { try $0.vectors(rowids: rowids, indexVersion: version) }) ?? rowids.map { _ in nil }
+        guard let sorted = try? readers.with({ try $0.vectors(rowids: order.map { rowids[$0] }, indexVersion: version) }) else {
+            return rowids.map { _ in nil }
+        }
+        var out = [[Float]?](repeating: nil, count: rowids.count)
+        for (i, v) in zip(order, sorted) { out[i] = v }
+        return out
     }
 
     func didPut(rowid: Int64, vector: [Float]) {}

@@ -91,6 +91,22 @@ public final class VectorIndex {
         return Vectors.normalized(v)
     }
 
+    /// The exact score `search` would give each of `rowids` for `query` (nil for a row not in the
+    /// index or that `rows` no longer holds), from one read of `rows`.
+    public func exactScores(query: [Float], rowids: [Int64]) -> [Float?] {
+        precondition(query.count == dimension, "dimension mismatch")
+        let present = rowids.filter { ownerOf[$0] != nil }
+        let unit = Vectors.normalized(query)
+        var score: [Int64: Float] = [:]
+        for (r, v) in zip(present, rows.vectors(present)) {
+            guard let v, v.count == dimension else { continue }
+            var one: Float = 0
+            kindred_dots_f32(unit, Vectors.normalized(v), 1, dimension, &one)
+            score[r] = one
+        }
+        return rowids.map { score[$0] }
+    }
+
     /// A query coded for the int8 kernels in two levels (`kindred_i8_query`), with what its bounds need.
     struct CodedQuery {
         var unit: [Float]
