@@ -16,10 +16,14 @@ import LinearAlgebra
 /// holds goes to pending, evaluated: it may join another group but seeds none) and the younger stays empty with `mergedInto` naming the survivor.
 extension Workspace {
     /// Combines the active groups of `scope` changed after `since` with partners until none has
-    /// one: the lowest id waiting is taken next; a group is combined with its best partner among
-    /// its top-K groups by centroid similarity (best by quantised mean pair similarity, ties to the
-    /// lowest id);
-    /// the survivor waits again.
+    /// one. A group's best partner is the qualifying group among its top-K by centroid similarity
+    /// with the highest quantised mean pair similarity (ties to the lowest id). Pairs are combined
+    /// best first, found locally: from the lowest waiting id, best partners are followed while
+    /// each step finds a strictly higher mean pair similarity; the last two are combined (each is
+    /// the other's best, or the partner has none better). So a group is not combined with a
+    /// partner that has a closer group of its own waiting (the order of ids does not decide which
+    /// groups of a neighbourhood combine). The survivor waits again; a group whose chain finds no
+    /// partner stops waiting.
     mutating func combine(_ scope: Scope, since: Int) -> Bool {
         // (With a judge, no membership is made without its yes: groups are combined only by a merge correction.)
         guard config.tauCombine <= 1, judge == nil else { return false }
@@ -30,11 +34,61 @@ extension Workspace {
             for (i, gid) in groups.ids.enumerated() where groups.changedAt[i] > since { waiting.insert(gid) }
         }
         var changed = false
+        // Best partners already found, kept while nothing they depend on changed (`holds`), and
+        // the groups' member sums: both only save work, the answers are the same.
+        var known: [Int64: KnownPartner] = [:]
+        var combinations: [(old: Int64, young: Int64, unit: [Float])] = []
+        var sums: [Int64: [Float]] = [:]
+        var profiles: [Int64: GroupProfile] = [:]
+        let d = dimension
+        func holds(_ k: KnownPartner, _ g: Int64) -> Bool {
+            var row: [Float]?
+            for c in combinations[k.at...] {
+                if c.old == g || c.young == g { return false }
+                if k.inactive { continue }
+                if k.top.contains(c.old) || k.top.contains(c.young) { return false }
+                // The survivor's new centroid must stay below the K-th candidate.
+                guard let kth = k.kth else { return false }
+                if row == nil {
+                    let groups = scopeGroups(scope)
+                    let (i, found) = ScopeGroups.search(g, in: groups.live)
+                    guard found else { return false }
+                    row = Array(groups.centroids.storage[(i * d)..<((i + 1) * d)])
+                }
+                let q = row!.withUnsafeBufferPointer { r in
+                    c.unit.withUnsafeBufferPointer { u in config.quantise(Vectors.dot(r.baseAddress!, u.baseAddress!, count: d)) }
+                }
+                if q >= kth { return false }
+            }
+            return true
+        }
+        func partner(_ g: Int64) -> (id: Int64, score: Int)? {
+            if let k = known[g], holds(k, g) {
+                // (Checked up to here: later checks look at later combinations only.)
+                known[g] = KnownPartner(partner: k.partner, top: k.top, kth: k.kth, inactive: k.inactive, at: combinations.count)
+                return k.partner
+            }
+            let k = state.groups[g]?.state == .active
+                ? bestPartner(g, scope, sums: &sums, profiles: &profiles, at: combinations.count)
+                : KnownPartner(partner: nil, top: [], kth: nil, inactive: true, at: combinations.count)
+            known[g] = k
+            return k.partner
+        }
         while let x = waiting.min() {
-            waiting.remove(x)
-            guard state.groups[x]?.state == .active, let p = bestPartner(x, scope) else { continue }
-            let (old, young) = x < p ? (x, p) : (p, x)
+            guard var (b, s) = partner(x) else {
+                waiting.remove(x)
+                continue
+            }
+            var a = x
+            while let (c, t) = partner(b), t > s {
+                (a, b, s) = (b, c, t)
+            }
+            let (old, young) = a < b ? (a, b) : (b, a)
             absorb(young, into: old)
+            for g in [old, young] { sums[g] = nil; profiles[g] = nil }
+            let groups = scopeGroups(scope)
+            let (i, found) = ScopeGroups.search(old, in: groups.live)
+            combinations.append((old, young, found ? Array(groups.centroids.storage[(i * d)..<((i + 1) * d)]) : []))
             waiting.remove(young)
             waiting.insert(old)
             changed = true
@@ -42,11 +96,33 @@ extension Workspace {
         return changed
     }
 
-    /// The group `x` combines with, if any.
-    mutating func bestPartner(_ x: Int64, _ scope: Scope) -> Int64? {
+    /// What `bestPartner` found for a group, and what it depends on besides the group itself: its
+    /// top-K candidates by centroid and the K-th's quantised score (nil: fewer than K). `at`: the
+    /// number of combinations made in the sweep when it was found or last checked.
+    struct KnownPartner {
+        let partner: (id: Int64, score: Int)?
+        let top: [Int64]
+        let kth: Int?
+        /// Not active (or no representative): only a change of the group itself changes the answer.
+        let inactive: Bool
+        let at: Int
+    }
+
+    /// The group `x` combines with best, if any, with the quantised mean pair similarity.
+    mutating func bestPartner(
+        _ x: Int64, _ scope: Scope, sums: inout [Int64: [Float]], profiles: inout [Int64: GroupProfile], at: Int
+    ) -> KnownPartner {
         let groups = scopeGroups(scope)
+        func profile(_ g: Int64) -> GroupProfile? {
+            if let p = profiles[g] { return p }
+            let p = GroupProfile(state.groups[g]!, occurrences)
+            profiles[g] = p
+            return p
+        }
         guard let xi = ScopeGroups.search(x, in: groups.live).1 ? ScopeGroups.search(x, in: groups.live).0 : nil,
-              let px = GroupProfile(state.groups[x]!, occurrences) else { return nil }
+              let px = profile(x) else {
+            return KnownPartner(partner: nil, top: [], kth: nil, inactive: true, at: at)
+        }
         let d = dimension
         var top = TopCandidates(k: config.candidateK, scale: config.scoreScale)
         groups.centroids.storage.withUnsafeBufferPointer { c in
@@ -55,42 +131,72 @@ extension Workspace {
                 top.offer(gid, config.quantise(Vectors.dot(base + xi * d, base + j * d, count: d)))
             }
         }
-        var best: (id: Int64, score: Int)?
         // The mean pair similarity is at most the centroids' cosine (|S| ≤ n): a candidate whose
         // centroid is clearly below τ_combine cannot qualify (one quantum of slack for rounding).
-        let floor = config.quantise(config.tauCombine) - 1
-        for (gid, _) in top.best.filter({ $0.q >= floor }).sorted(by: { $0.id < $1.id }) {
-            guard state.groups[gid]!.state == .active, let py = GroupProfile(state.groups[gid]!, occurrences),
-                  let score = combinable(x < gid ? (px, py) : (py, px)) else { continue }
-            if best == nil || score > best!.score { best = (gid, score) }
+        // (Not for a pair where one group's members are all its examples: support alone decides it.)
+        let floor = config.quantise(config.tauCombine) - 1, xSmall = state.groups[x]!.allExamples
+        // Support both ways needs each group's first example to pass the other's representative
+        // (s_rep ≥ τ_rep): checked before anything else is read of the candidate.
+        let qRep = config.quantise(config.tauRep)
+        let xFirst = px.exemplars.first?.vector ?? px.medoid
+        // The best is the qualifying candidate with the highest mean pair similarity (ties lowest
+        // id): the cheaper checks first, then the stay check in that order until one passes.
+        var linked: [(id: Int64, link: Int, pair: (old: GroupProfile, young: GroupProfile))] = []
+        for (gid, _) in top.best.filter({ $0.q >= floor || xSmall || state.groups[$0.id]!.allExamples }).sorted(by: { $0.id < $1.id }) {
+            let g = state.groups[gid]!
+            guard g.state == .active, let m = g.medoid, let mv = occurrences.vectorOf(m),
+                  let e = g.exemplars.first, let ev = occurrences.vectorOf(e),
+                  config.quantise(Vectors.dot(xFirst, mv)) >= qRep, config.quantise(Vectors.dot(ev, px.medoid)) >= qRep,
+                  let py = profile(gid) else { continue }
+            let pair = x < gid ? (px, py) : (py, px)
+            if let link = link(pair, sums: &sums) { linked.append((gid, link, pair)) }
         }
-        return best?.id
+        linked.sort { $0.link != $1.link ? $0.link > $1.link : $0.id < $1.id }
+        let best = linked.first { staysTogether($0.pair) }.map { (id: $0.id, score: $0.link) }
+        return KnownPartner(partner: best, top: top.best.map(\.id), kth: top.best.count == config.candidateK ? top.best.last?.q : nil,
+                            inactive: false, at: at)
     }
 
-    /// The quantised support of the pair (older, younger), or nil when they may not combine.
-    func combinable(_ pair: (old: GroupProfile, young: GroupProfile)) -> Int? {
+    /// The quantised mean pair similarity of (older, younger) when their examples support each other
+    /// both ways, it reaches τ_combine (or one group's members are all its examples), no
+    /// cannot-link crosses and the younger holds no user-decided member; else nil. Whether they
+    /// may combine also needs `staysTogether`.
+    func link(_ pair: (old: GroupProfile, young: GroupProfile), sums: inout [Int64: [Float]]) -> Int? {
         let (a, b) = pair
         // Average linkage: the mean similarity over every pair of members, Sa · Sb / (na nb).
+        // When every member of one of them is one of its examples, support has tried each of them
+        // against the other as a join would, and decides alone; otherwise the mean pair similarity
+        // must reach τ_combine too (the examples stand for the other members).
         let young = state.groups[b.id]!, old = state.groups[a.id]!
-        let sa = GroupGeometry.sum(old.memberIDs, occurrences), sb = GroupGeometry.sum(young.memberIDs, occurrences)
+        guard support(of: b, by: a), support(of: a, by: b) else { return nil }
+        let sa = sums[a.id] ?? GroupGeometry.sum(old.memberIDs, occurrences), sb = sums[b.id] ?? GroupGeometry.sum(young.memberIDs, occurrences)
+        sums[a.id] = sa
+        sums[b.id] = sb
         let link = config.quantise(Vectors.dot(sa, sb) / Float(old.members.count * young.members.count))
-        guard link >= config.quantise(config.tauCombine), support(of: b, by: a), support(of: a, by: b) else { return nil }
+        guard link >= config.quantise(config.tauCombine) || old.allExamples || young.allExamples else { return nil }
         for r in b.records where constraints.conflicts(r, with: a.records) { return nil }
         guard !young.members.contains(where: { $0.source.isUserDecided }) else { return nil }
-        // The combined group's members, its medoid, and the stay check on every automatic member.
+        return link
+    }
+
+    /// True when no automatic member of the older, and no member of the younger that would move,
+    /// falls below τ_stay of the combined group's medoid.
+    func staysTogether(_ pair: (old: GroupProfile, young: GroupProfile)) -> Bool {
+        let (a, b) = pair
+        let young = state.groups[b.id]!, old = state.groups[a.id]!
         var ids = old.memberIDs
-        for m in young.members where !a.records.contains(occurrences.recordOf(m.occurrenceID)!) { ids.append(m.occurrenceID) }
+        var moving: [Int64] = []
+        for m in young.members where !a.records.contains(occurrences.recordOf(m.occurrenceID)!) { moving.append(m.occurrenceID) }
+        ids += moving
         ids.sort()
         let sum = GroupGeometry.sum(ids, occurrences)
-        guard let medoid = GroupGeometry.medoid(ids, sum: sum, occurrences, config: config) else { return nil }
+        guard let medoid = GroupGeometry.medoid(ids, sum: sum, occurrences, config: config) else { return false }
         let mv = occurrences.vectorOf(medoid)!, stay = config.quantise(config.tauStay)
         for m in old.members where !m.source.isUserDecided && config.quantise(Vectors.dot(occurrences.vectorOf(m.occurrenceID)!, mv)) < stay {
-            return nil
+            return false
         }
-        for id in ids where young.membership(of: id) != nil && config.quantise(Vectors.dot(occurrences.vectorOf(id)!, mv)) < stay {
-            return nil
-        }
-        return link
+        for id in moving where config.quantise(Vectors.dot(occurrences.vectorOf(id)!, mv)) < stay { return false }
+        return true
     }
 
     /// True when every example of `y` would be accepted by `x`'s representative and examples

@@ -194,6 +194,10 @@ public struct Group: Sendable, Hashable, Codable {
 
     public var memberIDs: [Int64] { members.map(\.occurrenceID) }
 
+    /// Every member is one of the supporting examples (a group of at most `exemplars` records, one
+    /// occurrence each).
+    var allExamples: Bool { !members.isEmpty && exemplars.count == members.count }
+
     public func membership(of occurrenceID: Int64) -> Membership? {
         members.first { $0.occurrenceID == occurrenceID }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Grouping
 import Testing
 
@@ -36,6 +37,25 @@ import Testing
         #expect(later.groups[2]!.memberIDs.isEmpty)
     }
 
+    /// Three pairs along an arc, A (0°), B (30°) and C (50°): A–B and B–C both qualify at
+    /// τ_rep = τ_sup = τ_combine = 0.85, B–C is the closer pair. B is combined with C, its best
+    /// partner, not taken by A because A's id is lower; (B ∪ C)'s examples then reject A's, and A
+    /// stays apart.
+    @Test func theClosestPairOfANeighbourhoodCombinesFirst() throws {
+        func pair(_ id: Int64, _ degrees: Float) -> [Occurrence] {
+            let a = degrees * .pi / 180
+            return [Fixture.occ(id, record: "r\(id)", Fixture.vec(cos(a), sin(a), 0.05)),
+                    Fixture.occ(id + 1, record: "r\(id + 1)", Fixture.vec(cos(a), sin(a), -0.05))]
+        }
+        let occ = Fixture.index(pair(1, 0) + pair(3, 30) + pair(5, 50))
+        let apart = try Fixture.refresh(PatternState(), occ, config: Self.seedApart).state
+        #expect(Fixture.memberSets(apart) == [1: [1, 2], 2: [3, 4], 3: [5, 6]])
+        let out = try Fixture.refresh(PatternState(), occ, config: GroupingConfig(tauRep: 0.85, tauSup: 0.85, tauSeed: 0.99, tauCombine: 0.85))
+        #expect(Fixture.memberSets(out.state) == [1: [1, 2], 2: [3, 4, 5, 6], 3: []])
+        #expect(out.state.groups[3]!.mergedInto == 2 && out.stats.groupsCombined == 1)
+        #expect(Invariants.check(out.state, occ).isEmpty)
+    }
+
     /// Two seeded pairs that would combine as seeds, and an occurrence that only one of them
     /// accepts: groups are compared once assignment is done, so the grown group no longer
     /// combines with the other (mean pair similarity 0.46 < 0.6), and the occurrence is placed.
@@ -56,9 +76,22 @@ import Testing
     }
 
     @Test func groupsBelowTheCombineThresholdStayApart() throws {
-        let out = try Fixture.refresh(PatternState(), Self.twoClosePairs(), config: GroupingConfig(tauSeed: 0.99, tauCombine: 0.99))
+        // One example per group: the pairs' members are not all examples, so the mean pair
+        // similarity (0.98) must reach τ_combine too.
+        let out = try Fixture.refresh(PatternState(), Self.twoClosePairs(), config: GroupingConfig(tauSeed: 0.99, tauCombine: 0.99, exemplars: 1))
         #expect(Fixture.memberSets(out.state) == [1: [1, 2], 2: [3, 4]])
         #expect(out.stats.groupsCombined == 0)
+    }
+
+    /// Groups whose members are all their examples (here two pairs, three examples each at most):
+    /// support tried every member as a join would, and decides alone, whatever τ_combine.
+    @Test func groupsOfExamplesOnlyCombineOnSupportAlone() throws {
+        let out = try Fixture.refresh(PatternState(), Self.twoClosePairs(), config: GroupingConfig(tauSeed: 0.99, tauCombine: 0.99))
+        #expect(Fixture.memberSets(out.state) == [1: [1, 2, 3, 4], 2: []])
+        #expect(out.stats.groupsCombined == 1)
+        // Examples that reject each other keep them apart.
+        let strict = try Fixture.refresh(PatternState(), Self.twoClosePairs(), config: GroupingConfig(tauRep: 0.99, tauSup: 0.99, tauSeed: 0.99, tauStay: 0.3, tauCombine: 0.5))
+        #expect(Fixture.memberSets(strict.state) == [1: [1, 2], 2: [3, 4]])
     }
 
     @Test func aCannotLinkAcrossKeepsThemApart() throws {
@@ -100,7 +133,7 @@ import Testing
             Fixture.occ(3, record: "c", Fixture.vec(1, 0.58)), Fixture.occ(4, record: "d", Fixture.vec(1, 0.6)),
             Fixture.occ(5, record: "e", Fixture.vec(1, 1.7)), Fixture.occ(6, record: "f", Fixture.vec(1, 1.75)),
         ])
-        let out = try Fixture.refresh(PatternState(), occ, config: GroupingConfig(tauSeed: 0.99, tauCombine: 0.84))
+        let out = try Fixture.refresh(PatternState(), occ, config: GroupingConfig(tauRep: 0.84, tauSup: 0.84, tauSeed: 0.99, tauCombine: 0.84))
         for g in out.state.sortedGroups {
             #expect(!(g.memberIDs.contains(1) && g.memberIDs.contains(5)), "group \(g.id) chains the ends")
         }

@@ -180,25 +180,31 @@ struct ReferenceEngine {
         return GroupingConfig.backgroundLevel(ids.map { occurrences[$0]!.vector })
     }
 
-    /// The active groups of the scope changed after `since` wait; the lowest id waiting combines
-    /// with its best partner among its top-K groups by centroid (highest support, ties lowest id),
-    /// the older id survives and waits again; until none waits.
+    /// The active groups of the scope changed after `since` wait. From the lowest waiting id, best
+    /// partners are followed while the mean pair similarity strictly rises; the last two combine
+    /// (the older id survives and waits again, the younger stops waiting). A waiting group without
+    /// a partner stops waiting. Until none waits.
     mutating func combine(_ scope: Scope, since: Int) -> Bool {
         guard config.tauCombine <= 1 else { return false }
         var waiting = Set(groups.values.filter { $0.scope == scope && $0.changedAt > since }.map(\.id)), changed = false
         while let x = waiting.min() {
-            waiting.remove(x)
-            guard groups[x]!.active, let p = partner(x) else { continue }
-            absorb(max(x, p), into: min(x, p))
-            waiting.remove(max(x, p))
-            waiting.insert(min(x, p))
+            guard groups[x]!.active, var (b, s) = partner(x) else { waiting.remove(x); continue }
+            var a = x
+            while let (c, t) = partner(b), t > s { (a, b, s) = (b, c, t) }
+            absorb(max(a, b), into: min(a, b))
+            waiting.remove(max(a, b))
+            waiting.insert(min(a, b))
             changed = true
         }
         return changed
     }
 
-    func partner(_ x: Int64) -> Int64? {
-        let g = groups[x]!, ux = Vectors.normalized(sum(g.ids))
+    /// Among the top-K groups with a representative by centroid similarity, the active one that
+    /// qualifies with `x` at the highest mean pair similarity (ties to the lowest id).
+    func partner(_ x: Int64) -> (Int64, Int)? {
+        let g = groups[x]!
+        guard g.active else { return nil }
+        let ux = Vectors.normalized(sum(g.ids))
         var ranked: [(id: Int64, q: Int)] = groups.values.filter { $0.scope == g.scope && $0.medoid != nil && $0.id != x }
             .map { ($0.id, q(Vectors.dot(ux, Vectors.normalized(sum($0.ids))))) }
         ranked.sort { $0.q != $1.q ? $0.q > $1.q : $0.id < $1.id }
@@ -207,15 +213,17 @@ struct ReferenceEngine {
             guard let s = combinable(min(x, y), max(x, y)) else { continue }
             if best == nil || s > best!.score { best = (y, s) }
         }
-        return best?.id
+        return best.map { ($0.id, $0.score) }
     }
 
-    /// Mean similarity over all member pairs ≥ τ_combine; every example of each accepted by the
+    /// Mean similarity over all member pairs ≥ τ_combine (unless one group's members are all its examples); every example of each accepted by the
     /// other's medoid and examples (τ_rep, τ_sup); no cannot-link across; the younger shaped by no
     /// user; no automatic member below τ_stay of the combined medoid. Returns the quantised mean.
     func combinable(_ old: Int64, _ young: Int64) -> Int? {
         let link = q(Vectors.dot(sum(groups[old]!.ids), sum(groups[young]!.ids)) / Float(groups[old]!.members.count * groups[young]!.members.count))
-        guard link >= q(config.tauCombine), supports(old, young), supports(young, old) else { return nil }
+        // A group whose members are all its examples: support alone decides.
+        let small = [old, young].contains { groups[$0]!.exemplars.count == groups[$0]!.members.count }
+        guard link >= q(config.tauCombine) || small, supports(old, young), supports(young, old) else { return nil }
         let oldRecords = recordsOf(old)
         guard !recordsOf(young).contains(where: { constraints.conflicts($0, oldRecords) }),
               !groups[young]!.members.values.contains(where: \.isUserDecided) else { return nil }
