@@ -8,7 +8,7 @@ public struct Config: Sendable, Equatable {
         ("rpc.maxMessageBytes", 67_108_864, "Largest accepted JSON-RPC message in bytes; larger ones are refused and skipped."),
         ("search.defaultLimit", 10, "Results returned when a search names no limit."),
         ("search.maxLimit", 1000, "Largest limit a search may ask for."),
-        ("search.scanThreads", 2, "Threads that share the first pass of one semantic search over an owner of 32 768 records or more (results are the same for any value); 1 keeps every search on one core."),
+        ("search.scanThreads", 2, "Threads that share the first pass of one semantic search over an owner of 32 768 records or more, while no other search is scanning (concurrent searches each take one core; results are the same for any value); 1 keeps every search on one core."),
         ("search.batchGemmThreshold", 8, "Query-block size from which batched search runs the queries together over each block of int8 codes instead of one scan per query."),
         ("search.fusion", "score", "How hybrid search fuses its lists: score (cosine plus a keyword bonus weighed by what the keyword list matched) or rrf (reciprocal rank)."),
         ("search.keywordWeight", 0.15, "Largest keyword bonus in score fusion, reached when the best keyword hit holds every informative query term."),

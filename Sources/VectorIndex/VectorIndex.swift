@@ -1,6 +1,7 @@
 import Dispatch
 import CKernels
 import LinearAlgebra
+import Synchronization
 
 /// Exact cosine top-k over one index version, one block of int8 codes per owner (`OwnerBlock`).
 ///
@@ -16,14 +17,18 @@ public final class VectorIndex {
     /// Query blocks of at least this many queries share each pass over the codes (the many-query
     /// kernel); smaller ones are scanned query by query.
     public var batchGemmThreshold: Int
-    /// Threads that share the first pass of one query over a large block (the float32 re-scoring of
-    /// the few candidates stays on the calling thread). Each row's figures are computed the same way
-    /// whichever thread does it, so results do not depend on this.
+    /// Threads that share the first pass of one query over a large block, when no other first pass
+    /// runs at the time (the float32 re-scoring of the few candidates stays on the calling thread).
+    /// Concurrent searches each scan on their own thread instead: the cores are busy already, and
+    /// splitting would only add hand-overs. Each row's figures are computed the same way whichever
+    /// thread does it, so results do not depend on this.
     public var scanThreads: Int
     /// Blocks below this many rows are scanned on the calling thread alone.
     public var parallelScanRows: Int
     var blocks: [String: OwnerBlock] = [:]
     var ownerOf: [Int64: String] = [:]
+    /// First passes running now (reads run concurrently under the caller's read lock).
+    private let scanning = Atomic<Int>(0)
 
     /// Rows whose bounds are checked per call of the bounds kernel.
     static let chunkRows = 4096
@@ -182,7 +187,9 @@ public final class VectorIndex {
     /// Integer dot products of the coded query with every slot, shared by `scanThreads` threads on large blocks.
     private func firstPass(block: OwnerBlock, query q: CodedQuery, into dots: inout [Int32], _ dots2: inout [Int32]) {
         let groups = block.groups, dp = block.padded
-        let parts = block.count >= parallelScanRows ? min(scanThreads, groups) : 1
+        let others = scanning.add(1, ordering: .relaxed).oldValue
+        defer { scanning.subtract(1, ordering: .relaxed) }
+        let parts = block.count >= parallelScanRows && others == 0 ? min(scanThreads, groups) : 1
         q.codes.withUnsafeBufferPointer { qp in
             block.codes.withUnsafeBufferPointer { cp in
                 dots.withUnsafeMutableBufferPointer { op in

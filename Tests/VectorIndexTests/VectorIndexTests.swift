@@ -2,6 +2,8 @@ import Testing
 import LinearAlgebra
 @testable import VectorIndex
 import CKernels
+import Dispatch
+import Synchronization
 
 /// A small deterministic generator (SplitMix64) so tests need no hidden randomness.
 struct SplitMix {
@@ -177,6 +179,30 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
             #expect(many.search(owner: "o", query: q, k: 10, exclude: best[0].rowid) == one.search(owner: "o", query: q, k: 10, exclude: best[0].rowid))
             #expect(many.search(owner: "o", query: q, k: 7, allowed: allowed) == one.search(owner: "o", query: q, k: 7, allowed: allowed))
         }
+    }
+
+    /// Concurrent searches (each scanning alone while another runs, or split when it runs by itself)
+    /// give exactly the one-thread ranking.
+    @Test
+    func concurrentSearchesEqualOneThread() {
+        var rng = SplitMix(state: 11)
+        let d = 64
+        let one = VectorIndex(dimension: d)
+        let many = VectorIndex(dimension: d, scanThreads: 2, parallelScanRows: 100)
+        for i in 0..<4001 {
+            let v = rng.vector(d)
+            one.put(owner: "o", rowid: Int64(i), vector: v)
+            many.put(owner: "o", rowid: Int64(i), vector: v)
+        }
+        let queries = (0..<24).map { _ in rng.vector(d) }
+        let expected = queries.map { one.search(owner: "o", query: $0, k: 10) }
+        let got = Mutex([[ScoredRow]](repeating: [], count: queries.count))
+        nonisolated(unsafe) let shared = many
+        DispatchQueue.concurrentPerform(iterations: queries.count) { i in
+            let top = shared.search(owner: "o", query: queries[i], k: 10)
+            got.withLock { $0[i] = top }
+        }
+        #expect(got.withLock { $0 } == expected)
     }
 
     /// Many queries sharing each pass over the codes give exactly the reference, on random and on

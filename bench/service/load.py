@@ -202,13 +202,16 @@ def scaling(a, pipe, rng):
     for inflight in a.scaling_inflight:
         count = 0
         t0 = time.perf_counter()
+        c0 = cpu_seconds(pipe.p.pid)
         while time.perf_counter() - t0 < a.scaling_seconds:
             pipe.send("search/query", queries[count % len(queries)], kind="search", cb=lambda *_: None, limit=inflight)
             count += 1
         pipe.drain()
-        rps = count / (time.perf_counter() - t0)
+        wall = time.perf_counter() - t0
+        cpu = cpu_seconds(pipe.p.pid) - c0
+        rps = count / wall
         out.append((inflight, rps))
-        print(f"| {inflight} | {rps:.0f} | {rps / out[0][1]:.2f}× |", flush=True)
+        print(f"| {inflight} | {rps:.0f} | {rps / out[0][1]:.2f}× | {cpu * 1000 / count:.2f} | {cpu / wall:.2f} | {os.getloadavg()[0]:.1f} |", flush=True)
     return out
 
 
@@ -241,7 +244,7 @@ def main():
           f"load average {os.getloadavg()[0]:.1f})\n")
     print(f"Preloaded {a.preload:,} records in {time.time() - t0:.1f} s.\n")
     if a.scaling:
-        print("| searches in flight | searches/s | vs one |\n|---:|---:|---:|")
+        print("| searches in flight | searches/s | vs one | server CPU ms/search | server cores busy | load average |\n|---:|---:|---:|---:|---:|---:|")
         scaling(a, pipe, rng)
     else:
         print(f"{a.requests:,} requests, {a.inflight} in flight: 30 % upserts ({a.per_upsert} records with vectors each), "
