@@ -13,6 +13,9 @@ public final class EngineCache: @unchecked Sendable {
     var pendingRows: [Scope: PendingRows] = [:]
     /// Digest of the ids of every member and pending occurrence of the state (see `Workspace.knownIDs`).
     var knownIDs: IDDigest?
+    /// The profiles of groups as the state holds them (representative, examples, records, unit
+    /// centroid), so that a placement does not rebuild the profile of every candidate it looks at.
+    var profiles: [Int64: GroupProfile] = [:]
     /// Per scope, the occurrences its background level was measured on (see `Background.swift`).
     var backgrounds: [Scope: BackgroundBasis] = [:]
     var dimension = 0

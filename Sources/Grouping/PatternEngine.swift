@@ -234,6 +234,10 @@ extension PatternEngine {
         var ws = Workspace(state: state, occurrences: occurrences, constraints: constraints, config: config)
         ws.judge = judge
         ws.engineCache = ws.state.takeCache()
+        if let cache = ws.engineCache, cache.dimension == ws.dimension {
+            ws.profileCache = cache.profiles
+            cache.profiles = [:]
+        }
         let fresh = ws.reconcile()
         ws.newIDs = fresh
         try ws.checkDimensions(only: fresh)

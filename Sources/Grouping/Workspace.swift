@@ -320,6 +320,9 @@ struct Workspace {
         snapshots = [:]
         if cache.dimension == dimension { for (scope, r) in rows { cache.pendingRows[scope] = r } } else { cache.pendingRows = [:] }
         rows = [:]
+        // (Every profile left is current: a membership change drops its group's.)
+        cache.profiles = cache.dimension == dimension ? profileCache : [:]
+        profileCache = [:]
         cache.knownIDs = knownIDs
         // A basis is still right for the next refresh when no known occurrence left in this one.
         if !reconciledQuickly { cache.backgrounds = [:] }

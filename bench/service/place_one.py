@@ -5,7 +5,7 @@ Kindred as client vectors, so nothing is embedded while timing), one passage occ
 one category. A cold `kindred patterns refresh` process (which reads the whole history) is timed for
 comparison.
 """
-import argparse, datetime, json, os, statistics, struct, subprocess, sys, tempfile, time
+import argparse, datetime, json, os, shutil, statistics, struct, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "bench", "results", "grouping-data")
@@ -83,20 +83,35 @@ def main():
     ap.add_argument("--kindred", default=os.environ.get("KINDRED_BIN", os.path.join(ROOT, ".build", "release", "kindred")))
     ap.add_argument("--synthetic", action="store_true",
                     help="clustered random vectors (numpy) instead of the grouping speed corpus")
+    ap.add_argument("--prepared", help="directory keeping the ingested and built history: made on the first run, "
+                    "copied (not changed) on later runs with the same --n and --synthetic")
     a = ap.parse_args()
     if a.synthetic:
         SYNTHETIC["rows"] = synthetic_rows(a.n + a.place + 1)
     tmp = tempfile.mkdtemp(prefix="kindred-service-bench-")
     db = os.path.join(tmp, "k.sqlite")
-    history = os.path.join(tmp, "history.jsonl")
-    with open(history, "w") as out:
-        for r in records(0, a.n, "r"):
-            out.write(json.dumps(r) + "\n")
-    t0 = time.time()
-    subprocess.run([a.kindred, "ingest", "--db", db, "--owner", "ana", "--json", history], check=True, capture_output=True)
-    ingest = time.time() - t0
-    build = json.loads(subprocess.run([a.kindred, "patterns", "refresh", "--db", db, "--owner", "ana", "--json"],
-                                      check=True, capture_output=True, text=True).stdout)
+    kept = a.prepared and os.path.join(a.prepared, f"{'synthetic' if a.synthetic else 'corpus'}-{a.n}")
+    if kept and os.path.exists(os.path.join(kept, "build.json")):
+        for name in os.listdir(kept):
+            shutil.copy(os.path.join(kept, name), os.path.join(tmp, name))
+        meta = json.load(open(os.path.join(tmp, "build.json")))
+        ingest, build = meta["ingest"], meta["build"]
+    else:
+        history = os.path.join(tmp, "history.jsonl")
+        with open(history, "w") as out:
+            for r in records(0, a.n, "r"):
+                out.write(json.dumps(r) + "\n")
+        t0 = time.time()
+        subprocess.run([a.kindred, "ingest", "--db", db, "--owner", "ana", "--json", history], check=True, capture_output=True)
+        ingest = time.time() - t0
+        build = json.loads(subprocess.run([a.kindred, "patterns", "refresh", "--db", db, "--owner", "ana", "--json"],
+                                          check=True, capture_output=True, text=True).stdout)
+        if kept:
+            os.makedirs(kept, exist_ok=True)
+            for name in os.listdir(tmp):
+                if name.startswith("k.sqlite"):
+                    shutil.copy(os.path.join(tmp, name), os.path.join(kept, name))
+            json.dump({"ingest": ingest, "build": build}, open(os.path.join(kept, "build.json"), "w"))
     extra = list(records(a.n, a.place + 1, "new"))
     s = Server(a.kindred, db)
     s.call("initialize", {})
