@@ -34,6 +34,8 @@ struct AssignContext {
     let touchStart: Int
     /// Thresholds part of every certificate stamp.
     let configStamp: UInt64
+    /// The scope's pending watermark at the start of the call.
+    let watermark: PendingWatermark?
 
     init(_ ws: inout Workspace, scope: Scope) {
         self.scope = scope
@@ -46,6 +48,7 @@ struct AssignContext {
         rowChangedAt = [Int](repeating: -1, count: groups.live.count)
         dimension = ws.dimension
         touchStart = ws.touchLog.count
+        watermark = ws.state.checked[scope]
         let c = ws.config
         var h = Stamp()
         for x in [c.quantise(c.tauRep), c.quantise(c.tauSup), c.quantise(c.delta), c.candidateK, c.exemplars, c.scoreScale] { h.mix(Int64(x)) }
@@ -200,7 +203,10 @@ extension Workspace {
     /// evaluations score candidates by one GEMM per block (pending × unit centroids); groups changed
     /// after a block was scored are re-scored exactly, so the outcome equals one-at-a-time processing.
     /// Returns true when any membership changed.
-    mutating func assign(_ work: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
+    /// `lastChange`: the scope's last group change when the pass began; `work` holds every evaluated
+    /// pending occurrence of the scope evaluated before it. Those that keep their decision without
+    /// any change meanwhile are not written: the scope's watermark moves instead (`PendingWatermark`).
+    mutating func assign(_ work: [Int64], in scope: Scope, lastChange: Int, isCancelled: () -> Bool) throws -> Bool {
         guard let d = occurrences.vectorOf(work.first ?? -1)?.count else { return false }
         var ctx = AssignContext(&self, scope: scope)
         guard !ctx.live.isEmpty else { return false }
@@ -238,9 +244,13 @@ extension Workspace {
             // Nothing changed since the start: the answer from then still holds.
             let r = state.groupsVersion == versionAtStart ? atStart[n] : recheck(oid, &ctx)
             if case .same = r {
-                // Same candidates, same profiles: the decision is unchanged.
-                state.pending.values[pi].evaluatedAt = state.groupsVersion
-                state.pending.values[pi].certificate!.at = state.groupsVersion
+                // Same candidates, same profiles: the decision is unchanged. As of the start, the
+                // watermark says so (set below); after a change, the mark is written.
+                if state.groupsVersion != versionAtStart || state.pending.values[pi].scope != scope {
+                    state.pending.values[pi].evaluatedAt = state.groupsVersion
+                    state.pending.values[pi].certificate!.at = state.groupsVersion
+                    pendingChanged.insert(oid)
+                }
                 continue
             }
             let occ = occurrences[oid]!
@@ -263,6 +273,7 @@ extension Workspace {
                 let at = state.pending[oid]!.evaluatedAt == nil ? nil : state.groupsVersion
                 state.pending[oid]!.evaluatedAt = at
                 state.pending[oid]!.certificate = cert
+                pendingChanged.insert(oid)
                 continue
             }
             attach(oid, to: gid, source: .automatic(score: score))
@@ -271,6 +282,12 @@ extension Workspace {
             adoptSuggested(suggested, for: gid)
             changed = true
             ctx.invalidate(gid, self)
+        }
+        // Every evaluated mark of the scope evaluated before `lastChange` was in `work`: the ones
+        // not written above are current as of the start. (A watermark at or above `lastChange`
+        // covers none of them: nothing of the scope changed since it was set.)
+        if (state.checked[scope]?.at ?? Int.min) < lastChange {
+            state.checked[scope] = PendingWatermark(below: lastChange, at: versionAtStart)
         }
         keep(ctx)
         return changed
@@ -406,6 +423,7 @@ extension Workspace {
                 state.pending[oid]!.certificate = PendingCertificate(
                     at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
                     stamp: stamp(occ.recordID, ctx))
+                pendingChanged.insert(oid)
             }
         }
         keep(ctx)

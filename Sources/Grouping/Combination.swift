@@ -226,6 +226,7 @@ extension Workspace {
                 // combined back into this group, and its occurrence sent back here, forever).
                 makePending(m.occurrenceID)
                 state.pending[m.occurrenceID]!.evaluatedAt = state.groupsVersion
+                pendingChanged.insert(m.occurrenceID)
             } else {
                 attach(m.occurrenceID, to: old, source: .automatic(score: 0))
                 records.insert(r)

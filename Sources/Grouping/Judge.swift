@@ -137,6 +137,7 @@ extension Workspace {
         for id in awaitingJudge.sorted() where state.pending[id] != nil {
             state.pending[id]!.evaluatedAt = nil
             state.pending[id]!.certificate = nil
+            pendingChanged.insert(id)
             waiting += 1
         }
         waitingForJudge = waiting

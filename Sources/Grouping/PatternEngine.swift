@@ -28,6 +28,11 @@ public struct RefreshOutcome: Sendable, Hashable {
     public var stats: RefreshStats
     /// Groups created or whose membership changed, ascending. Persist these (and `state.pending`).
     public var changedGroups: [Int64]
+    /// Occurrences whose pending mark the call set, changed or removed, ascending: a store that
+    /// keeps marks one by one writes these (and `state.checked`), unless `pendingReplaced`.
+    public var changedPending: [Int64] = []
+    /// Every pending mark may have changed (a rebuild): write the whole map.
+    public var pendingReplaced = false
 }
 
 extension Workspace {
@@ -42,7 +47,8 @@ extension Workspace {
         stats.pending = state.pending.count
         stats.groupsCombined = combined
         stats.waitingForJudge = waitingForJudge
-        return RefreshOutcome(state: state, stats: stats, changedGroups: touched.sorted())
+        return RefreshOutcome(state: state, stats: stats, changedGroups: touched.sorted(), changedPending: pendingChanged.sorted(),
+                              pendingReplaced: pendingReplaced)
     }
 
     /// Checks that every vector has the same dimension as the lowest id's (the lowest mismatching
@@ -158,14 +164,15 @@ extension Workspace {
             let lastChange = scopeGroups(scope).lastChange
             recentlyEvicted = []
             // (The first pass's work was found while scanning the marks.)
+            let watermark = state.checked[scope]
             let work = firstWork ?? scopePending(scope).filter { id in
                 // (Read in place: copying each mark out costs more than the comparison.)
-                guard let i = state.pending.index(forKey: id), let at = state.pending.values[i].evaluatedAt else { return true }
+                guard let i = state.pending.index(forKey: id), let at = PatternState.evaluatedAt(state.pending.values[i], watermark: watermark) else { return true }
                 return at < lastChange
             }
             firstWork = nil
             if work.isEmpty && lastChange <= combineSince { return }
-            var changed = work.isEmpty ? false : try assign(work, in: scope, isCancelled: isCancelled)
+            var changed = work.isEmpty ? false : try assign(work, in: scope, lastChange: lastChange, isCancelled: isCancelled)
             // Evicted occurrences wait for the next pass rather than join another group in this one.
             // (Only the candidates are looked at, not every pending occurrence.)
             let fresh = mayBeFresh.filter { id in
@@ -208,9 +215,9 @@ extension Workspace {
         let marks = state.pending.values
         for i in state.pending.indices {
             let mark = marks[i]
-            if let at = mark.evaluatedAt, at >= latest { continue }
             guard let scope = mark.scope ?? occurrences.scopeOf(state.pending.keys[i]), !out.contains(scope) else { continue }
-            if mark.evaluatedAt == nil || mark.evaluatedAt! < lastChange[scope] ?? 0 { out.insert(scope) }
+            let at = state.evaluatedAt(mark)
+            if at == nil || at! < lastChange[scope] ?? 0 { out.insert(scope) }
         }
         return out.sorted()
     }

@@ -56,6 +56,21 @@ public struct PendingCertificate: Sendable, Hashable, Codable {
     }
 }
 
+/// Per scope, the last assignment pass that re-checked every evaluated pending occurrence of the
+/// scope: each mark evaluated before `below` (the scope's last group change when the pass began)
+/// that the pass did not write counts as evaluated at `at` (the version the pass began at), its
+/// certificate as current at `at` too. A placement then writes the few marks it changed instead of
+/// moving every pending mark of the category forward.
+public struct PendingWatermark: Sendable, Hashable, Codable {
+    public var below: Int
+    public var at: Int
+
+    public init(below: Int, at: Int) {
+        self.below = below
+        self.at = at
+    }
+}
+
 /// Everything the engine decides for one owner, as plain values to persist.
 public struct PatternState: Sendable, Hashable, Codable {
     public var groups: [Int64: Group] { didSet { cacheClaim = 0 } }
@@ -70,16 +85,29 @@ public struct PatternState: Sendable, Hashable, Codable {
     /// since, or with a new occurrence, can have work. nil: unknown (look at every pending
     /// occurrence); clear it when pending marks are edited outside the engine.
     public var settledAt: Int?
+    /// Per scope, the watermark of its pending marks (see `PendingWatermark`; `evaluatedAt(_:)`
+    /// gives a mark's version with it applied).
+    public var checked: [Scope: PendingWatermark] { didSet { cacheClaim = 0 } }
     /// What the refresh that returned this state derived from it, and this state's claim to it
     /// (0: none). Not persisted, not part of the value; editing `groups` or `pending` drops the claim.
     var cache: EngineCache?
     var cacheClaim: UInt64 = 0
 
-    private enum CodingKeys: String, CodingKey { case groups, pending, nextGroupID, groupsVersion, settledAt }
+    private enum CodingKeys: String, CodingKey { case groups, pending, nextGroupID, groupsVersion, settledAt, checked }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        groups = try c.decode([Int64: Group].self, forKey: .groups)
+        pending = try c.decode([Int64: PendingMark].self, forKey: .pending)
+        nextGroupID = try c.decode(Int64.self, forKey: .nextGroupID)
+        groupsVersion = try c.decode(Int.self, forKey: .groupsVersion)
+        settledAt = try c.decodeIfPresent(Int.self, forKey: .settledAt)
+        checked = try c.decodeIfPresent([Scope: PendingWatermark].self, forKey: .checked) ?? [:]
+    }
 
     public static func == (a: Self, b: Self) -> Bool {
         a.groups == b.groups && a.pending == b.pending && a.nextGroupID == b.nextGroupID
-            && a.groupsVersion == b.groupsVersion && a.settledAt == b.settledAt
+            && a.groupsVersion == b.groupsVersion && a.settledAt == b.settledAt && a.checked == b.checked
     }
 
     public func hash(into h: inout Hasher) {
@@ -88,6 +116,49 @@ public struct PatternState: Sendable, Hashable, Codable {
         h.combine(nextGroupID)
         h.combine(groupsVersion)
         h.combine(settledAt)
+        h.combine(checked)
+    }
+
+    /// The version pending `id` was last evaluated against, its scope's watermark applied (nil:
+    /// fresh or not pending).
+    public func evaluatedAt(_ id: Int64) -> Int? {
+        guard let m = pending[id] else { return nil }
+        return evaluatedAt(m)
+    }
+
+    /// `mark.evaluatedAt` with the watermark of its scope applied. (A mark without a scope, from a
+    /// state written before marks kept it, is never left to a watermark: it is always written.)
+    @inline(__always)
+    func evaluatedAt(_ mark: PendingMark) -> Int? {
+        guard let at = mark.evaluatedAt, let scope = mark.scope, let w = checked[scope], at < w.below else { return mark.evaluatedAt }
+        return w.at
+    }
+
+    /// `evaluatedAt(mark)` when `w` is the watermark of the mark's scope (looked up once per scope).
+    @inline(__always)
+    static func evaluatedAt(_ mark: PendingMark, watermark w: PendingWatermark?) -> Int? {
+        guard let at = mark.evaluatedAt, let w, mark.scope != nil, at < w.below else { return mark.evaluatedAt }
+        return w.at
+    }
+
+    /// The version `mark`'s certificate is current at, `w` (the watermark of its scope) applied.
+    static func certificateAt(_ mark: PendingMark, watermark w: PendingWatermark?) -> Int? {
+        guard let cert = mark.certificate else { return nil }
+        guard let at = mark.evaluatedAt, let w, mark.scope != nil, at < w.below else { return cert.at }
+        return max(cert.at, w.at)
+    }
+
+    /// The same state with every watermark written into the marks it covers, and none left.
+    public var materialized: PatternState {
+        guard !checked.isEmpty else { return self }
+        var out = self
+        for (id, m) in pending {
+            guard let scope = m.scope, let w = checked[scope], let at = m.evaluatedAt, at < w.below else { continue }
+            out.pending[id]!.evaluatedAt = w.at
+            if let c = m.certificate { out.pending[id]!.certificate!.at = max(c.at, w.at) }
+        }
+        out.checked = [:]
+        return out
     }
 
     /// The cache, taken over by a refresh, when this state still holds a claim to it.
@@ -98,7 +169,8 @@ public struct PatternState: Sendable, Hashable, Codable {
     }
 
     public init(groups: [Int64: Group] = [:], pending: [Int64: PendingMark] = [:], nextGroupID: Int64 = 1, groupsVersion: Int = 0,
-                settledAt: Int? = nil) {
+                settledAt: Int? = nil, checked: [Scope: PendingWatermark] = [:]) {
+        self.checked = checked
         self.groups = groups
         self.pending = pending
         self.nextGroupID = nextGroupID

@@ -12,6 +12,7 @@ extension PatternEngine {
         let old = state
         var base = state
         base.pending = [:]
+        base.checked = [:]
         for gid in base.groups.keys {
             base.groups[gid]!.members.removeAll { !$0.source.isUserDecided || !occurrences.has($0.occurrenceID) }
         }
@@ -26,6 +27,7 @@ extension PatternEngine {
         }
         var ws = Workspace(state: base, occurrences: occurrences, constraints: constraints, config: config)
         ws.judge = judge
+        ws.pendingReplaced = true
         try ws.checkDimensions()
         for gid in ws.state.groups.keys.sorted() { ws.settle(gid) }
         ws.reconcile()

@@ -34,8 +34,8 @@ extension Workspace {
             guard let occ = occurrence() else { return .full }
             stamped = stamp(occ.recordID, ctx)
         }
-        guard cert.stamp == stamped,
-              let changedGroups = ctx.changedMemoised(since: cert.at, self, limit: Self.certificateLimit) else { return .full }
+        guard cert.stamp == stamped, let since = PatternState.certificateAt(mark, watermark: ctx.watermark),
+              let changedGroups = ctx.changedMemoised(since: since, self, limit: Self.certificateLimit) else { return .full }
         var affected = false
         for gid in changedGroups {
             if binarySearch(cert.candidates, gid) { affected = true; continue }

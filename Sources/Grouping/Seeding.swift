@@ -15,6 +15,7 @@ extension Workspace {
         let before = state.groupsVersion
         func evaluated(_ id: Int64) {
             state.pending[id]!.evaluatedAt = min(before, state.pending[id]!.certificate?.at ?? before)
+            pendingChanged.insert(id)
         }
         guard pool.count >= 2, let d = occurrences[pool[0]]?.vector.count else {
             for id in fresh where state.pending[id] != nil { evaluated(id) }

@@ -21,6 +21,7 @@ extension PatternEngine {
         case let .dismiss(o, _):
             if ws.state.pending[o] != nil {
                 ws.state.pending[o] = PendingMark(scope: ws.state.pending[o]!.scope)
+                ws.pendingChanged.insert(o)
                 // A fresh mark without a group change: the next refresh must look at every scope.
                 ws.state.settledAt = nil
             }

@@ -57,6 +57,11 @@ struct Workspace {
     /// reconcile; membership moves keep it (an id goes from pending to a group or back); anything
     /// that removes an id drops it.
     var knownIDs: IDDigest?
+    /// Occurrences whose pending mark this call set, changed or removed (what a store that keeps
+    /// marks one by one writes; see `RefreshOutcome.changedPending`).
+    var pendingChanged: Set<Int64> = []
+    /// Every pending mark was replaced (a rebuild): write them all.
+    var pendingReplaced = false
     /// Pending vectors per scope (see `pendingRows(_:)`).
     var rows: [Scope: PendingRows] = [:]
     /// What the previous refresh of this very state derived (taken over by `refresh`), else nil.
@@ -122,6 +127,7 @@ struct Workspace {
     mutating func attach(_ occurrence: Int64, to gid: Int64, source: MembershipSource) {
         if let index = groupIndex { precondition(index[occurrence] == nil, "occurrence already has a group") }
         state.pending[occurrence] = nil
+        pendingChanged.insert(occurrence)
         pendingRemoved = true
         groupIndex?[occurrence] = gid
         let m = Membership(occurrenceID: occurrence, groupID: gid, source: source)
@@ -132,6 +138,7 @@ struct Workspace {
 
     mutating func makePending(_ occurrence: Int64) {
         state.pending[occurrence] = PendingMark(scope: occurrences.scopeOf(occurrence))
+        pendingChanged.insert(occurrence)
         if pendingList != nil {
             pendingAdded.append(occurrence)
             mayBeFresh.insert(occurrence)
@@ -177,6 +184,7 @@ struct Workspace {
             knownIDs = nil
             detach(m.occurrenceID, from: gid)
             state.pending[m.occurrenceID] = nil
+            pendingChanged.insert(m.occurrenceID)
             pendingRemoved = true
         }
         // (The stay threshold of the group's scope, also outside `run`: corrections, removals.)
@@ -219,6 +227,7 @@ struct Workspace {
         var affected = Set<Int64>()
         for id in ids.sorted() {
             state.pending[id] = nil
+            pendingChanged.insert(id)
             pendingRemoved = true
             if let gid = detach(id) { affected.insert(gid) }
         }
@@ -237,6 +246,7 @@ struct Workspace {
         var fresh = Set<Int64>()
         var work: [Int64] = []
         let marks = state.pending.values
+        let watermark = state.checked[scope]
         for i in state.pending.indices {
             let id = state.pending.keys[i]
             let mark = marks[i]
@@ -247,7 +257,7 @@ struct Workspace {
                       occurrences.values[at].owner == scope.owner else { continue }
             }
             out.append(id)
-            if let at = mark.evaluatedAt {
+            if let at = PatternState.evaluatedAt(mark, watermark: watermark) {
                 if at < lastChange { work.append(id) }
             } else {
                 fresh.insert(id)

@@ -102,8 +102,13 @@ extension KindredService {
             version = row.indexVersion
             state.nextGroupID = row.nextGroupID
             state.groupsVersion = Int(row.groupsVersion)
-            state.pending = try PatternCodec.decode([Int64: PendingMark].self, row.pending)
             state.settledAt = row.settledAt.map { Int($0) }
+            if let checked = row.pendingChecked { state.checked = try PendingJSON.decodeChecked(checked) }
+            let marks = try store.pendingMarkRows(owner: owner)
+            var pending = [Int64: PendingMark](minimumCapacity: marks.count)
+            let decoder = JSONDecoder()
+            for m in marks { pending[m.occurrence] = try decoder.decode(PendingMark.self, from: Data(m.mark.utf8)) }
+            state.pending = pending
         }
         for row in try store.groupRows(owner: owner) {
             state.groups[row.id] = try PatternCodec.group(row)
@@ -118,7 +123,7 @@ extension KindredService {
     /// Loads state, eligible occurrences (with vectors when `withVectors`) and active corrections.
     func loadOwnerPatterns(_ store: RecordStore, owner: String, withVectors: Bool, forUpdate: Bool = false) throws -> OwnerPatterns {
         let (state, descriptions, stateVersion) = try loadPatternState(store, owner: owner, forUpdate: forUpdate)
-        let (occurrences, toKeep) = try eligibleOccurrences(store, owner: owner, withVectors: withVectors)
+        let (occurrences, toKeep) = try eligibleOccurrences(store, owner: owner, withVectors: withVectors, handOver: forUpdate)
         let corrections = try store.correctionRows(owner: owner).filter { !$0.undone }.map { try PatternCodec.decode(Correction.self, $0.body) }
         return OwnerPatterns(state: state, stateIndexVersion: stateVersion, occurrences: occurrences, corrections: corrections,
                              labelDescriptions: descriptions, occurrencesToKeep: toKeep)
@@ -130,7 +135,9 @@ extension KindredService {
     /// it changed. Inside a transaction (rows not committed yet) the kept copy stays as committed and
     /// the up-to-date one is returned as `toKeep`: the caller keeps it once its transaction commits
     /// (`patterns/refresh` does, so that the next refresh reads only what changed since).
-    func eligibleOccurrences(_ store: RecordStore, owner: String, withVectors: Bool) throws
+    /// `handOver` (the caller keeps `toKeep` once it commits): the kept copy is updated in place and
+    /// not kept meanwhile — were the transaction to fail, the next call reads the occurrences in full.
+    func eligibleOccurrences(_ store: RecordStore, owner: String, withVectors: Bool, handOver: Bool = false) throws
         -> (occurrences: [Int64: Occurrence], toKeep: OccurrencesEntry?)
     {
         let version = indexVersion, passages = patternConfig.passageOccurrences
@@ -149,7 +156,7 @@ extension KindredService {
         let position = try store.inputLogPosition()
         if var copy = occurrenceCopies.take(owner), copy.indexVersion == version.description, copy.includePassages == passages,
            try store.inputLogPrunedUpTo() <= copy.position {
-            let committed = keep ? nil : copy
+            let committed = keep || handOver ? nil : copy
             defer { if let committed { occurrenceCopies.store(owner, committed) } }
             let changed = try store.loggedOccurrences(owner: owner, after: copy.position, upTo: position)
             if changed.count <= max(64, copy.occurrences.count / 2) {
@@ -169,16 +176,22 @@ extension KindredService {
         return (out, keep ? nil : entry)
     }
 
-    /// Writes what an engine call changed: the changed groups, the pending map and the counters;
-    /// `refreshedWith` (a refresh or rebuild) records the index version the groups now match.
+    /// Writes what an engine call changed: the changed groups, the changed pending marks (all of
+    /// them after a rebuild), the watermarks and the counters; `refreshedWith` (a refresh or
+    /// rebuild) records the index version the groups now match.
     func savePatternOutcome(_ store: RecordStore, owner: String, _ outcome: RefreshOutcome, refreshedWith: IndexVersion? = nil) throws {
         for id in outcome.changedGroups {
             guard let g = outcome.state.groups[id] else { continue }
             try store.saveGroupRow(try PatternCodec.groupRow(g))
         }
+        let pending = outcome.state.pending
+        let marks: [(occurrence: Int64, mark: String?)] = outcome.pendingReplaced
+            ? pending.keys.sorted().map { ($0, PendingJSON.mark(pending[$0]!)) }
+            : outcome.changedPending.map { id in (id, pending[id].map(PendingJSON.mark)) }
+        try store.savePendingMarks(owner: owner, marks, replacingAll: outcome.pendingReplaced)
         try store.savePatternStateRow(PatternStateRow(
             owner: owner, nextGroupID: outcome.state.nextGroupID, groupsVersion: Int64(outcome.state.groupsVersion),
-            pending: PendingJSON.encode(outcome.state.pending), settledAt: outcome.state.settledAt.map { Int64($0) },
+            pendingChecked: PendingJSON.checked(outcome.state.checked), settledAt: outcome.state.settledAt.map { Int64($0) },
             indexVersion: refreshedWith?.description))
     }
 }

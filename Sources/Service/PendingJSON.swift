@@ -1,25 +1,39 @@
 import Grouping
 import KindredCore
 
-/// The pending map as the engine's JSON — `[id, mark, id, mark, …]`, the form `JSONDecoder` reads
-/// for `[Int64: PendingMark]` — with ids ascending (so equal maps give equal rows) and each object's
-/// keys sorted. Written directly: a refresh rewrites the whole map, and `JSONEncoder` spent more
-/// time on it than the engine did on the refresh.
+/// A pending mark as the engine's JSON (what `JSONDecoder` reads for `PendingMark`), each object's
+/// keys sorted so that equal marks give equal rows; and the pending watermarks. Written directly:
+/// a rebuild writes every mark, and `JSONEncoder` spent more time on them than the engine did.
 enum PendingJSON {
-    static func encode(_ pending: [Int64: PendingMark]) -> String {
+    static func mark(_ m: PendingMark) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity(pending.count * 240 + 2)
-        out.append(UInt8(ascii: "["))
-        // The scope's JSON, written once per run of marks with the same scope (one or a few per owner).
+        out.reserveCapacity(240)
         var scopes = ScopeBytes()
-        for (n, entry) in pending.sorted(by: { $0.key < $1.key }).enumerated() {
-            if n > 0 { out.append(UInt8(ascii: ",")) }
-            int(entry.key, &out)
-            out.append(UInt8(ascii: ","))
-            mark(entry.value, &out, &scopes)
-        }
-        out.append(UInt8(ascii: "]"))
+        mark(m, &out, &scopes)
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// One watermark of `PatternState.checked`, as stored.
+    private struct Checked: Codable {
+        var owner: String
+        var category: String
+        var below: Int
+        var at: Int
+    }
+
+    /// The watermarks as a JSON array ordered by scope (nil when there is none).
+    static func checked(_ checked: [Scope: PendingWatermark]) -> String? {
+        guard !checked.isEmpty else { return nil }
+        let rows = checked.keys.sorted().map { Checked(owner: $0.owner, category: $0.category, below: checked[$0]!.below, at: checked[$0]!.at) }
+        return try? PatternCodec.encode(rows)
+    }
+
+    static func decodeChecked(_ text: String) throws -> [Scope: PendingWatermark] {
+        var out: [Scope: PendingWatermark] = [:]
+        for r in try PatternCodec.decode([Checked].self, text) {
+            out[Scope(owner: r.owner, category: r.category)] = PendingWatermark(below: r.below, at: r.at)
+        }
+        return out
     }
 
     /// The last scope written and its JSON object.

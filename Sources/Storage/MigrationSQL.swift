@@ -14,7 +14,10 @@
 /// - `pattern_groups`: one row per group per owner; `body` is the grouping engine's JSON encoding of
 ///   the group, the other columns are copies for querying. `label_description` is the client's
 ///   optional description written with the label (cleared with it).
-/// - `pattern_state`: per owner, the engine's counters and pending map (JSON).
+/// - `pattern_state`: per owner, the engine's counters; before migration 14 also its pending map
+///   (JSON; since then `'[]'`), since then `pending_checked`, the engine's pending watermarks (JSON).
+/// - `pattern_pending` (migration 14): one row per pending occurrence of an owner, `mark` the
+///   engine's JSON of its pending mark, so that a refresh writes only the marks it changed.
 /// - `pattern_corrections`: user corrections (engine JSON); undone ones are kept, flagged.
 /// - `pattern_revisions` (migration 5): per owner, a counter that triggers bump on every insert,
 ///   update and delete of the owner's rows in `pattern_groups`, `pattern_state` and
@@ -393,5 +396,41 @@ enum MigrationSQL {
             DELETE FROM vector_codes_file WHERE id = 1;
         END;
         CREATE TRIGGER vector_codes_file_record_delete AFTER DELETE ON records BEGIN DELETE FROM vector_codes_file WHERE id = 1; END;
+        """
+
+    /// Migration 14: pending marks one row each (moved out of `pattern_state.pending`, whose JSON is
+    /// `[id, mark, id, mark, …]`), and the engine's pending watermarks. Writes to `pattern_pending`
+    /// bump the owner's pattern revision like the other pattern tables.
+    static let v14 = """
+        CREATE TABLE pattern_pending(
+            owner TEXT NOT NULL,
+            occurrence INTEGER NOT NULL,
+            mark TEXT NOT NULL,
+            PRIMARY KEY(owner, occurrence)
+        ) WITHOUT ROWID;
+        INSERT INTO pattern_pending(owner, occurrence, mark)
+            SELECT owner, id, mark FROM (
+                SELECT s.owner AS owner, j.key AS k, j.value AS id,
+                       lead(j.value) OVER (PARTITION BY s.owner ORDER BY j.key) AS mark
+                FROM pattern_state s,
+                     json_each(CASE WHEN json_valid(s.pending) AND json_type(s.pending) = 'array' THEN s.pending ELSE '[]' END) j)
+            WHERE k % 2 = 0 AND mark IS NOT NULL;
+        UPDATE pattern_state SET pending = '[]';
+        ALTER TABLE pattern_state ADD COLUMN pending_checked TEXT;
+
+        CREATE TRIGGER pattern_pending_revision_insert AFTER INSERT ON pattern_pending BEGIN
+            INSERT INTO pattern_revisions(owner, revision) VALUES (new.owner, 1)
+                ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
+
+        CREATE TRIGGER pattern_pending_revision_update AFTER UPDATE ON pattern_pending BEGIN
+            INSERT INTO pattern_revisions(owner, revision) VALUES (new.owner, 1)
+                ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
+
+        CREATE TRIGGER pattern_pending_revision_delete AFTER DELETE ON pattern_pending BEGIN
+            INSERT INTO pattern_revisions(owner, revision) VALUES (old.owner, 1)
+                ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
         """
 }

@@ -86,24 +86,26 @@ public struct GroupRow: Sendable, Equatable {
     }
 }
 
-/// Per-owner engine counters and the pending map (JSON).
+/// Per-owner engine counters and pending watermarks (the pending marks are rows of their own,
+/// `RecordStore.pendingMarkRows`).
 public struct PatternStateRow: Sendable, Equatable {
     public var owner: String
     public var nextGroupID: Int64
     public var groupsVersion: Int64
-    public var pending: String
+    /// The engine's pending watermarks (JSON); nil: none.
+    public var pendingChecked: String?
     /// The engine's `settledAt` (nil: unknown).
     public var settledAt: Int64?
     /// The index version (model and dimension) whose vectors the groups were last refreshed with;
     /// nil: not known. Saving nil keeps the stored value.
     public var indexVersion: String?
 
-    public init(owner: String, nextGroupID: Int64, groupsVersion: Int64, pending: String, settledAt: Int64? = nil,
+    public init(owner: String, nextGroupID: Int64, groupsVersion: Int64, pendingChecked: String? = nil, settledAt: Int64? = nil,
                 indexVersion: String? = nil) {
         self.owner = owner
         self.nextGroupID = nextGroupID
         self.groupsVersion = groupsVersion
-        self.pending = pending
+        self.pendingChecked = pendingChecked
         self.settledAt = settledAt
         self.indexVersion = indexVersion
     }

@@ -221,22 +221,51 @@ extension RecordStore {
 
     public func patternStateRow(owner: String) throws -> PatternStateRow? {
         try database.query(
-            "SELECT owner, next_group_id, groups_version, pending, settled_at, index_version FROM pattern_state WHERE owner = ?", [.text(owner)]
+            "SELECT owner, next_group_id, groups_version, pending_checked, settled_at, index_version FROM pattern_state WHERE owner = ?",
+            [.text(owner)]
         ) {
-            PatternStateRow(owner: $0.text(0) ?? "", nextGroupID: $0.int(1), groupsVersion: $0.int(2), pending: $0.text(3) ?? "{}",
+            PatternStateRow(owner: $0.text(0) ?? "", nextGroupID: $0.int(1), groupsVersion: $0.int(2), pendingChecked: $0.text(3),
                             settledAt: $0.isNull(4) ? nil : $0.int(4), indexVersion: $0.text(5))
         }.first
     }
 
     public func savePatternStateRow(_ row: PatternStateRow) throws {
         try database.run("""
-            INSERT INTO pattern_state(owner, next_group_id, groups_version, pending, settled_at, index_version)
-            VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO pattern_state(owner, next_group_id, groups_version, pending, pending_checked, settled_at, index_version)
+            VALUES (?, ?, ?, '[]', ?, ?, ?)
             ON CONFLICT(owner) DO UPDATE SET next_group_id = excluded.next_group_id,
-                groups_version = excluded.groups_version, pending = excluded.pending, settled_at = excluded.settled_at,
+                groups_version = excluded.groups_version, pending_checked = excluded.pending_checked, settled_at = excluded.settled_at,
                 index_version = coalesce(excluded.index_version, pattern_state.index_version)
-            """, [.text(row.owner), .int(row.nextGroupID), .int(row.groupsVersion), .text(row.pending),
+            """, [.text(row.owner), .int(row.nextGroupID), .int(row.groupsVersion), row.pendingChecked.map { .text($0) } ?? .null,
                   row.settledAt.map { .int($0) } ?? .null, row.indexVersion.map { .text($0) } ?? .null])
+    }
+
+    /// The owner's pending marks (occurrence id, the engine's JSON of the mark), ids ascending.
+    public func pendingMarkRows(owner: String) throws -> [(occurrence: Int64, mark: String)] {
+        try database.query("SELECT occurrence, mark FROM pattern_pending WHERE owner = ? ORDER BY occurrence", [.text(owner)]) {
+            ($0.int(0), $0.text(1) ?? "{}")
+        }
+    }
+
+    /// Writes the given pending marks of the owner (nil: the occurrence is no longer pending).
+    /// `replacingAll`: every other mark of the owner goes first.
+    public func savePendingMarks(owner: String, _ marks: [(occurrence: Int64, mark: String?)], replacingAll: Bool = false) throws {
+        if replacingAll { try database.run("DELETE FROM pattern_pending WHERE owner = ?", [.text(owner)]) }
+        guard !marks.isEmpty else { return }
+        let upsert = try database.prepare("""
+            INSERT INTO pattern_pending(owner, occurrence, mark) VALUES (?, ?, ?)
+            ON CONFLICT(owner, occurrence) DO UPDATE SET mark = excluded.mark
+            """)
+        let delete = try database.prepare("DELETE FROM pattern_pending WHERE owner = ? AND occurrence = ?")
+        for m in marks {
+            if let mark = m.mark {
+                try upsert.bind([.text(owner), .int(m.occurrence), .text(mark)])
+                try upsert.step()
+            } else if !replacingAll {
+                try delete.bind([.text(owner), .int(m.occurrence)])
+                try delete.step()
+            }
+        }
     }
 
     static let groupColumns = "owner, id, category, state, version, label, label_description, body, centroid"

@@ -7,7 +7,8 @@ import Testing
 /// several refreshes, edits (a new revision's occurrences replace the old ones), deletions,
 /// dismissals, splits, merges, pins, undos and client labels. After every call both must hold the
 /// same groups (ids, members and their sources, representative, examples, state, version, label)
-/// and the same pending marks.
+/// and the same pending marks. The real engine's marks, kept one by one from what each call says it
+/// changed (`changedPending`), must also be its whole map: a store that writes only those is whole.
 @Suite struct EquivalenceTests {
     /// A small configuration exercises the speed paths of the real engine (GEMM blocks, pending
     /// rows, top-K certificates, running out of passes) on a small history.
@@ -36,6 +37,8 @@ struct History {
     var occ: [Int64: Occurrence] = [:]
     var corrections: [Correction] = []
     var real = PatternState()
+    /// The real engine's pending marks as a store keeps them: only the changed ones written.
+    var stored: [Int64: PendingMark] = [:]
     var ref: ReferenceEngine
     var nextID: Int64 = 1
     var nextRecord = 0
@@ -52,6 +55,13 @@ struct History {
 
     var constraints: Constraints { Constraints.derive(from: corrections, occurrences: occ) }
 
+    /// Keeps the real engine's outcome: its state, and its changed marks in `stored`.
+    mutating func keep(_ o: RefreshOutcome, _ context: String) {
+        if o.pendingReplaced { stored = o.state.pending } else { for id in o.changedPending { stored[id] = o.state.pending[id] } }
+        #expect(stored == o.state.pending, "\(context): marks written one by one differ from the state's")
+        real = o.state
+    }
+
     /// New occurrences for `records` records (ids "r<n>" from `firstRecord`, revision `revision`).
     mutating func arrive(records: Int, firstRecord: Int, revision: Int = 1) -> [Occurrence] {
         batch &+= 1
@@ -66,7 +76,7 @@ struct History {
 
     mutating func refresh(_ context: String) throws {
         let c = constraints
-        real = try PatternEngine.refresh(state: real, occurrences: occ, constraints: c, config: config).state
+        keep(try PatternEngine.refresh(state: real, occurrences: occ, constraints: c, config: config), context)
         ref.refresh(occ, c)
         try compare(context + " (refresh)")
     }
@@ -90,7 +100,7 @@ struct History {
         nextCorrection += 1
         corrections.append(c)
         let after = constraints
-        real = try PatternEngine.apply(c, to: real, occurrences: occ, constraints: after, config: config).state
+        keep(try PatternEngine.apply(c, to: real, occurrences: occ, constraints: after, config: config), context)
         ref.apply(c, occ, after)
         try compare("\(context) (\(kind))")
     }
@@ -112,7 +122,7 @@ struct History {
                 guard let r = pick(Set(occ.values.map(\.recordID)).sorted()) else { break }
                 let old = Set(occ.values.filter { $0.recordID == r }.map(\.id))
                 for id in old { occ[id] = nil }
-                real = PatternEngine.removeOccurrences(old, from: real, occurrences: occ, config: config).state
+                keep(PatternEngine.removeOccurrences(old, from: real, occurrences: occ, config: config), here)
                 ref.removeOccurrences(old, occ)
                 try compare("\(here) (edit \(r))")
                 let n = Int(r.dropFirst())!
@@ -123,7 +133,7 @@ struct History {
                 let gone = Set(occ.values.filter { $0.recordID == r }.map(\.id))
                 for id in gone { occ[id] = nil }
                 if Bool.random(using: &rng) {
-                    real = PatternEngine.removeOccurrences(gone, from: real, occurrences: occ, config: config).state
+                    keep(PatternEngine.removeOccurrences(gone, from: real, occurrences: occ, config: config), here)
                     ref.removeOccurrences(gone, occ)
                     try compare("\(here) (delete \(r))")
                 }
@@ -144,7 +154,7 @@ struct History {
                 guard let c = pick(corrections) else { break }
                 corrections.removeAll { $0.id == c.id }
                 let rest = constraints
-                real = PatternEngine.undo(c, state: real, occurrences: occ, constraints: rest, config: config).state
+                keep(PatternEngine.undo(c, state: real, occurrences: occ, constraints: rest, config: config), here)
                 ref.undo(c, occ, rest)
                 try compare("\(here) (undo \(c.kind))")
             default:
@@ -161,7 +171,8 @@ struct History {
             try refresh(here)
             // Idempotent: a second refresh changes nothing.
             let again = try PatternEngine.refresh(state: real, occurrences: occ, constraints: constraints, config: config)
-            #expect(again.state == real && again.changedGroups.isEmpty, "\(here): second refresh changed the state")
+            #expect(again.state == real && again.changedGroups.isEmpty && again.changedPending.isEmpty,
+                    "\(here): second refresh changed the state")
         }
         #expect(Invariants.check(real, occ).isEmpty, "\(context)")
     }

@@ -10,8 +10,8 @@ import Testing
     /// The state without certificates: every pending occurrence is evaluated in full when a group
     /// of its scope changed (the behaviour before certificates).
     static func withoutCertificates(_ s: PatternState) -> PatternState {
-        var out = s
-        out.pending = s.pending.mapValues { PendingMark(evaluatedAt: $0.evaluatedAt) }
+        var out = s.materialized
+        out.pending = out.pending.mapValues { PendingMark(evaluatedAt: $0.evaluatedAt, scope: $0.scope) }
         return out
     }
 

@@ -477,7 +477,8 @@ struct ReferenceEngine {
             let members = g.members.map { (id: $0.occurrenceID, source: $0.source) }
             out.append(line(g.id, g.scope, members, g.medoid, g.exemplars, g.state == .active, g.version, g.changedAt, g.label) + " \(g.mergedInto ?? 0)")
         }
-        for id in s.pending.keys.sorted() { out.append(line(id, s.pending[id]!.evaluatedAt)) }
+        // (With the scope's watermark applied: the version the mark counts as evaluated at.)
+        for id in s.pending.keys.sorted() { out.append(line(id, s.evaluatedAt(id))) }
         return out
     }
 

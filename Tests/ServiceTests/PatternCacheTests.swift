@@ -119,7 +119,7 @@ import Storage
         #expect(try g.patternRows() == rows)
     }
 
-    @Test func pendingJSONReadsBackAndIsCanonical() throws {
+    @Test func pendingMarkJSONReadsBackAndIsCanonical() throws {
         var marks: [Int64: PendingMark] = [:]
         var rng = SystemRandomNumberGenerator()
         for id in (1...300).shuffled(using: &rng) {
@@ -135,15 +135,17 @@ import Storage
                                            scope: Scope(owner: "o", category: "c"))
         }
         marks[.max] = .fresh
-        let text = PendingJSON.encode(marks)
-        let back = try JSONDecoder().decode([Int64: PendingMark].self, from: Data(text.utf8))
-        #expect(back == marks)
-        #expect(back.mapValues(\.scope) == marks.mapValues(\.scope))
-        // Built in another order, the same map gives the same text; ids come ascending.
-        var reordered: [Int64: PendingMark] = [:]
-        for id in marks.keys.sorted(by: >) { reordered[id] = marks[id] }
-        #expect(PendingJSON.encode(reordered) == text)
-        let ids = try #require(JSONParser.parse(text).arrayValue).enumerated().filter { $0.offset % 2 == 0 }.compactMap { $0.element.intValue }
-        #expect(ids == marks.keys.sorted())
+        let decoder = JSONDecoder()
+        for (id, mark) in marks {
+            let text = PendingJSON.mark(mark)
+            let back = try decoder.decode(PendingMark.self, from: Data(text.utf8))
+            #expect(back == mark, "mark \(id)")
+            #expect(back.scope == mark.scope, "mark \(id)")
+            // Canonical: JSONEncoder with sorted keys writes the same text.
+            #expect(text == (try PatternCodec.encode(mark)), "mark \(id)")
+        }
+        let checked = [Scope(owner: "o", category: "b"): PendingWatermark(below: 4, at: 9), Scope(owner: "o", category: "a"): PendingWatermark(below: 1, at: 2)]
+        #expect(try PendingJSON.decodeChecked(try #require(PendingJSON.checked(checked))) == checked)
+        #expect(PendingJSON.checked([:]) == nil)
     }
 }

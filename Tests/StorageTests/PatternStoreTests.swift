@@ -65,16 +65,34 @@ import KindredCore
         let dir = TempDirectory()
         let store = try RecordStore(path: dir.path("k.sqlite"))
         #expect(try store.patternStateRow(owner: "o") == nil)
-        try store.savePatternStateRow(PatternStateRow(owner: "o", nextGroupID: 4, groupsVersion: 9, pending: "{}", settledAt: 9))
-        #expect(try store.patternStateRow(owner: "o") == PatternStateRow(owner: "o", nextGroupID: 4, groupsVersion: 9, pending: "{}", settledAt: 9))
-        try store.savePatternStateRow(PatternStateRow(owner: "o", nextGroupID: 5, groupsVersion: 11, pending: "{}", settledAt: nil,
+        try store.savePatternStateRow(PatternStateRow(owner: "o", nextGroupID: 4, groupsVersion: 9, settledAt: 9))
+        #expect(try store.patternStateRow(owner: "o") == PatternStateRow(owner: "o", nextGroupID: 4, groupsVersion: 9, settledAt: 9))
+        try store.savePatternStateRow(PatternStateRow(owner: "o", nextGroupID: 5, groupsVersion: 11, settledAt: nil,
                                                       indexVersion: "m@2"))
         #expect(try store.patternStateRow(owner: "o")?.settledAt == nil)
         #expect(try store.patternStateRow(owner: "o")?.groupsVersion == 11)
         #expect(try store.patternStateRow(owner: "o")?.indexVersion == "m@2")
         // Saving without an index version (a correction, a deletion) keeps the stored one.
-        try store.savePatternStateRow(PatternStateRow(owner: "o", nextGroupID: 5, groupsVersion: 12, pending: "{}"))
+        try store.savePatternStateRow(PatternStateRow(owner: "o", nextGroupID: 5, groupsVersion: 12))
         #expect(try store.patternStateRow(owner: "o")?.indexVersion == "m@2")
+    }
+
+    @Test func pendingMarksAreWrittenOneByOneAndBumpTheRevision() throws {
+        let dir = TempDirectory()
+        let store = try RecordStore(path: dir.path("k.sqlite"))
+        try store.savePendingMarks(owner: "o", [(3, #"{"evaluatedAt":1}"#), (1, "{}"), (2, "{}")])
+        try store.savePendingMarks(owner: "p", [(1, "{}")])
+        #expect(try store.pendingMarkRows(owner: "o").map(\.occurrence) == [1, 2, 3])
+        let revision = try store.patternRevision(owner: "o")
+        // Changed, removed, added; the others stay.
+        try store.savePendingMarks(owner: "o", [(1, #"{"evaluatedAt":4}"#), (2, nil), (5, "{}")])
+        #expect(try store.pendingMarkRows(owner: "o").map { "\($0.occurrence) \($0.mark)" }
+                == [#"1 {"evaluatedAt":4}"#, #"3 {"evaluatedAt":1}"#, "5 {}"])
+        #expect(try store.patternRevision(owner: "o") > revision)
+        // Replacing all: only the given marks are left, and other owners keep theirs.
+        try store.savePendingMarks(owner: "o", [(7, "{}")], replacingAll: true)
+        #expect(try store.pendingMarkRows(owner: "o").map(\.occurrence) == [7])
+        #expect(try store.pendingMarkRows(owner: "p").map(\.occurrence) == [1])
     }
 
     @Test func nestedTransactionsRollBackTogether() throws {

@@ -52,6 +52,11 @@ import KindredCore
         let before = try Database(path: path)
         let occurrencesBefore = fixture.patterns ? try before.scalarInt("SELECT count(*) FROM occurrences") ?? 0 : 0
         let groupsBefore = fixture.patterns ? try before.scalarInt("SELECT count(*) FROM pattern_groups") ?? 0 : 0
+        let marksBefore = fixture.patterns ? try before.scalarInt("SELECT sum(json_array_length(pending)) / 2 FROM pattern_state") ?? 0 : 0
+        let firstMark = fixture.patterns
+            ? try before.query("SELECT json_extract(pending, '$[0]'), json_extract(pending, '$[1]') FROM pattern_state WHERE owner = 'alice'") {
+                ($0.int(0), $0.text(1) ?? "")
+            }.first : nil
         before.close()
 
         let store = try RecordStore(path: path)
@@ -101,6 +106,13 @@ import KindredCore
             #expect(groups.count == 1 && groups.first?.category == "passage")
             #expect(try store.correctionRows(owner: "alice").count == 1)
             #expect(try store.patternStateRow(owner: "alice") != nil)
+            // Pending marks moved from the state's JSON to one row each (migration 14), unchanged.
+            #expect(marksBefore > 0)
+            #expect(try store.database.scalarInt("SELECT count(*) FROM pattern_pending") == marksBefore)
+            #expect(try store.database.scalarInt("SELECT count(*) FROM pattern_state WHERE pending != '[]'") == 0)
+            let first = try #require(firstMark)
+            let row = try #require(try store.pendingMarkRows(owner: "alice").first { $0.occurrence == first.0 })
+            #expect(try JSONParser.parse(row.mark) == JSONParser.parse(first.1))
             let passages = try store.eligibleOccurrences(owner: "alice", indexVersion: Self.version, includePassages: true, withVectors: true)
             #expect(passages.filter { $0.source == "passage" }.allSatisfy { $0.vector?.count == 384 })
             #expect(try store.patternRevision(owner: "alice") > 0)
