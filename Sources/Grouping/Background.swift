@@ -17,14 +17,17 @@ extension Workspace {
         if let b = backgrounds[scope] { return b.level }
         let sample = max(2, baseConfig.backgroundSample)
         var ids: [Int64]
-        if reconciledQuickly, let cache = engineCache, cache.dimension == dimension, let kept = cache.backgrounds[scope] {
-            // Nothing known left and every new id is above every known one: the first ids stay first.
+        let newHere = newIDs.filter { occurrences.scopeOf($0) == scope }
+        if noneLeft, let cache = engineCache, cache.dimension == dimension, let kept = cache.backgrounds[scope],
+           newHere.allSatisfy({ $0 > kept.ids.last ?? .min }) {
+            // Nothing known left and every new id of the scope is above those measured: the first
+            // ids stay first.
             if kept.ids.count >= sample {
                 backgrounds[scope] = kept
                 return kept.level
             }
             ids = kept.ids
-            for id in newIDs.filter({ occurrences.scopeOf($0) == scope }).sorted() where ids.count < sample { ids.append(id) }
+            for id in newHere.sorted() where ids.count < sample { ids.append(id) }
             if ids.count == kept.ids.count {
                 backgrounds[scope] = kept
                 return kept.level

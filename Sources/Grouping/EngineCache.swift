@@ -11,8 +11,8 @@ public final class EngineCache: @unchecked Sendable {
     private var token: UInt64 = 0
     var scopes: [Scope: ScopeGroups] = [:]
     var pendingRows: [Scope: PendingRows] = [:]
-    /// Digest of the ids of every member and pending occurrence of the state (see `Workspace.knownIDs`).
-    var knownIDs: IDDigest?
+    /// occurrence → group of every member of the state, when the refresh had built it.
+    var groupIndex: [Int64: Int64]?
     /// The profiles of groups as the state holds them (representative, examples, records, unit
     /// centroid), so that a placement does not rebuild the profile of every candidate it looks at.
     var profiles: [Int64: GroupProfile] = [:]

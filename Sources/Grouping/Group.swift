@@ -88,7 +88,6 @@ public struct Group: Sendable, Hashable, Codable {
         var version: Int
         var changedAt: Int
         var centroid: PackedVector?
-        var memberDigest: IDDigest?
         var mergedInto: Int64?
     }
 
@@ -159,21 +158,16 @@ public struct Group: Sendable, Hashable, Codable {
         get { box.fields.mergedInto }
         set { SharedFields.unique(&box).fields.mergedInto = newValue }
     }
-    /// Digest of the member ids as of the last settle (nil while the members changed since).
-    public var memberDigest: IDDigest? {
-        get { box.fields.memberDigest }
-        set { SharedFields.unique(&box).fields.memberDigest = newValue }
-    }
 
     public init(
         id: Int64, owner: String, category: String, members: [Membership] = [], medoid: Int64? = nil,
         exemplars: [Int64] = [], state: GroupState = .dormant, label: String? = nil, labelVersion: Int? = nil,
-        version: Int = 0, changedAt: Int = 0, centroid: PackedVector? = nil, memberDigest: IDDigest? = nil
+        version: Int = 0, changedAt: Int = 0, centroid: PackedVector? = nil
     ) {
         box = SharedFields(Fields(
             id: id, owner: owner, category: category, members: members, medoid: medoid, exemplars: exemplars, state: state,
             label: label, labelVersion: labelVersion, version: version, changedAt: changedAt, centroid: centroid,
-            memberDigest: memberDigest, mergedInto: nil))
+            mergedInto: nil))
     }
 
     public init(from decoder: Decoder) throws { box = SharedFields(try Fields(from: decoder)) }

@@ -70,74 +70,6 @@ extension Workspace {
         if let bad { throw GroupingError.dimensionMismatch(occurrence: bad, expected: expected, found: occurrences.vectorOf(bad)!.count) }
     }
 
-    /// Brings the state in line with the current eligible occurrences: members and pending entries
-    /// whose occurrence is gone leave; occurrences not known yet become fresh pending. Returns those.
-    @discardableResult
-    mutating func reconcile() -> [Int64] {
-        if let fresh = reconcileQuickly() { return fresh }
-        var gone = Set<Int64>()
-        var known = 0, maxKnown = Int64.min
-        for g in state.groups.values {
-            for m in g.members {
-                known += 1
-                maxKnown = max(maxKnown, m.occurrenceID)
-                if occurrences.index(forKey: m.occurrenceID) == nil { gone.insert(m.occurrenceID) }
-            }
-        }
-        for id in state.pending.keys {
-            known += 1
-            maxKnown = max(maxKnown, id)
-            if occurrences.index(forKey: id) == nil { gone.insert(id) }
-        }
-        if !gone.isEmpty { _ = remove(gone) }
-        let expectedNew = occurrences.count - (known - gone.count)
-        guard expectedNew != 0 else { return [] }
-        // New occurrences usually carry ids above every known one; otherwise look at all of them.
-        var fresh: [Int64] = []
-        for id in occurrences.keys where id > maxKnown { fresh.append(id) }
-        if fresh.count != expectedNew {
-            fresh = []
-            for id in occurrences.keys where groupOf[id] == nil && state.pending.index(forKey: id) == nil { fresh.append(id) }
-        }
-        for id in fresh { makePending(id) }
-        return fresh
-    }
-
-    /// The common case without a dictionary look-up per occurrence: every known id (member or
-    /// pending) is still there and the new ones are above all of them. The known ids are compared
-    /// with the occurrence ids up to the largest known one by count and two 64-bit set checksums.
-    /// Returns the new ids, or nil (nothing done) when that cannot be shown.
-    private mutating func reconcileQuickly() -> [Int64]? {
-        // The digest the previous refresh of this very state left, or one over every member and
-        // pending occurrence.
-        var known = IDDigest()
-        if let kept = engineCache?.knownIDs {
-            known = kept
-        } else {
-            let groups = state.groups.values
-            for i in groups.indices {
-                let g = groups[i]
-                if let d = g.memberDigest, d.count == g.members.count {
-                    known.add(d)
-                } else {
-                    for m in g.members { known.add(m.occurrenceID) }
-                }
-            }
-            for id in state.pending.keys { known.add(id) }
-        }
-        let maxKnown = known.max
-        var fresh: [Int64] = []
-        var below = IDDigest()
-        for id in occurrences.keys {
-            if id > maxKnown { fresh.append(id) } else { below.add(id) }
-        }
-        guard below.count == known.count, below.sum == known.sum, below.xor == known.xor else { return nil }
-        for id in fresh { makePending(id); known.add(id) }
-        knownIDs = known
-        reconciledQuickly = true
-        return fresh
-    }
-
     /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
     mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
         config = config(for: scope)
@@ -232,9 +164,13 @@ extension PatternEngine {
     /// `state` is consumed: a caller that passes its last copy (`refresh(state: consume s, …)`)
     /// lets the engine update it in place instead of copying its dictionaries first.
     ///
+    /// `changes`: the ids that may have been added to or removed from `occurrences` since the call
+    /// that returned `state` (see `OccurrenceChanges`); nil when not known, and every occurrence
+    /// is compared with the state.
+    ///
     /// With `judge`, no occurrence joins or founds a group without its yes (`Judge.swift`).
     public static func refresh(
-        state: consuming PatternState, occurrences: [Int64: Occurrence], constraints: Constraints,
+        state: consuming PatternState, occurrences: [Int64: Occurrence], changes: OccurrenceChanges? = nil, constraints: Constraints,
         config: GroupingConfig = GroupingConfig(), isCancelled: () -> Bool = { false },
         progress: (Double) -> Void = { _ in }, judge: Judge? = nil
     ) throws -> RefreshOutcome {
@@ -244,8 +180,10 @@ extension PatternEngine {
         if let cache = ws.engineCache, cache.dimension == ws.dimension {
             ws.profileCache = cache.profiles
             cache.profiles = [:]
+            ws.adoptGroupIndex(cache.groupIndex)
+            cache.groupIndex = nil
         }
-        let fresh = ws.reconcile()
+        let fresh = ws.reconcile(changes: changes)
         ws.newIDs = fresh
         try ws.checkDimensions(only: fresh)
         let scopes = ws.scopesWithWork(fresh: fresh)

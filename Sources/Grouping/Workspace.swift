@@ -13,8 +13,8 @@ struct Workspace {
     let baseConfig: GroupingConfig
     /// The occurrences new to the state in this call (set by `reconcile`).
     var newIDs: [Int64] = []
-    /// `reconcile` showed by digests that no known occurrence left and every new one has a higher id.
-    var reconciledQuickly = false
+    /// `reconcile` found that no occurrence known to the state left.
+    var noneLeft = false
     /// Per scope, the ids a background level was measured on and the level (see `Background.swift`).
     var backgrounds: [Scope: BackgroundBasis] = [:]
     /// Every occurrence id by scope, when a background had to be measured from the occurrences.
@@ -53,10 +53,6 @@ struct Workspace {
     var unsettled = false
     /// Per scope, its groups as of `touchLog` index `at` (see `scopeGroups(_:)`).
     var snapshots: [Scope: (at: Int, groups: ScopeGroups)] = [:]
-    /// Digest of the ids of every member and pending occurrence, while known: set by a quick
-    /// reconcile; membership moves keep it (an id goes from pending to a group or back); anything
-    /// that removes an id drops it.
-    var knownIDs: IDDigest?
     /// Occurrences whose pending mark this call set, changed or removed (what a store that keeps
     /// marks one by one writes; see `RefreshOutcome.changedPending`).
     var pendingChanged: Set<Int64> = []
@@ -84,6 +80,12 @@ struct Workspace {
         dimension = occurrences.first?.value.vector.count ?? 0
     }
 
+    /// The index the previous refresh of this very state left (current: every membership change
+    /// since went through `attach`/`detach`).
+    mutating func adoptGroupIndex(_ index: [Int64: Int64]?) {
+        if groupIndex == nil { groupIndex = index }
+    }
+
     private mutating func buildGroupIndex() {
         guard groupIndex == nil else { return }
         var index: [Int64: Int64] = [:]
@@ -100,7 +102,6 @@ struct Workspace {
         state.groups[id]!.version += 1
         state.groups[id]!.changedAt = state.groupsVersion
         state.groups[id]!.centroid = nil
-        state.groups[id]!.memberDigest = nil
         changedGroups.insert(id)
         touchLog.append((state.groupsVersion, id))
         profileCache[id] = nil
@@ -181,7 +182,7 @@ struct Workspace {
         var out: [Int64] = []
         // Members whose occurrence is gone leave first.
         for m in state.groups[gid]!.members where occurrences.index(forKey: m.occurrenceID) == nil {
-            knownIDs = nil
+            noneLeft = false
             detach(m.occurrenceID, from: gid)
             state.pending[m.occurrenceID] = nil
             pendingChanged.insert(m.occurrenceID)
@@ -215,7 +216,6 @@ struct Workspace {
                 out.append(m.occurrenceID)
             }
         }
-        state.groups[gid]!.memberDigest = IDDigest(state.groups[gid]!.members.lazy.map(\.occurrenceID))
         let records = Set(state.groups[gid]!.members.compactMap { occurrences.recordOf($0.occurrenceID) })
         state.groups[gid]!.state = records.count >= 2 ? .active : .dormant
         return out
@@ -223,7 +223,7 @@ struct Workspace {
 
     /// Removes occurrences from groups and from pending, then settles the affected groups.
     mutating func remove(_ ids: Set<Int64>) -> [Int64] {
-        knownIDs = nil
+        noneLeft = false
         var affected = Set<Int64>()
         for id in ids.sorted() {
             state.pending[id] = nil
@@ -333,9 +333,9 @@ struct Workspace {
         // (Every profile left is current: a membership change drops its group's.)
         cache.profiles = cache.dimension == dimension ? profileCache : [:]
         profileCache = [:]
-        cache.knownIDs = knownIDs
+        cache.groupIndex = groupIndex
         // A basis is still right for the next refresh when no known occurrence left in this one.
-        if !reconciledQuickly { cache.backgrounds = [:] }
+        if !noneLeft { cache.backgrounds = [:] }
         for (scope, b) in backgrounds { cache.backgrounds[scope] = b }
         state.cache = cache
         state.cacheClaim = cache.issue()

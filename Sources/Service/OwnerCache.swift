@@ -48,6 +48,9 @@ struct PatternStateEntry {
     var state: PatternState
     var labelDescriptions: [Int64: String]
     var indexVersion: String?
+    /// The input log position of the occurrences the engine call that returned `state` was given
+    /// (set by `patterns/refresh`): the occurrences logged since are all that can differ.
+    var occurrencesAt: Int64? = nil
 }
 
 /// An owner's eligible occurrences (with vectors) as of input log position `position`

@@ -76,6 +76,17 @@ struct OwnerPatterns {
     /// Read inside a transaction: the occurrences as a copy to keep once it commits (see
     /// `eligibleOccurrences`).
     var occurrencesToKeep: OccurrencesEntry?
+    /// The input log position of the occurrences `state` was refreshed with, when known.
+    var stateOccurrencesAt: Int64?
+    /// The occurrences logged since `since` (the kept copy's position before it was brought up to
+    /// date); nil when the occurrences were read in full.
+    var occurrencesChanged: (since: Int64, ids: [Int64])?
+
+    /// What changed in the occurrences since `state` was refreshed, when the store's log says so.
+    var changesSinceState: OccurrenceChanges? {
+        guard let at = stateOccurrencesAt, let changed = occurrencesChanged, changed.since == at else { return nil }
+        return OccurrenceChanges(changed.ids)
+    }
 }
 
 extension KindredService {
@@ -87,13 +98,19 @@ extension KindredService {
     /// `forUpdate`: the caller is about to hand the state to the engine and save the result: the
     /// kept copy is taken out, so that the engine's copy is the only one and is updated in place.
     func loadPatternState(_ store: RecordStore, owner: String, forUpdate: Bool = false) throws -> (PatternState, [Int64: String], String?) {
+        let e = try loadPatternStateEntry(store, owner: owner, forUpdate: forUpdate)
+        return (e.state, e.labelDescriptions, e.indexVersion)
+    }
+
+    /// `loadPatternState`, as an entry (with the occurrences' log position when it was kept).
+    func loadPatternStateEntry(_ store: RecordStore, owner: String, forUpdate: Bool = false) throws -> PatternStateEntry {
         // Inside a transaction the rows may include writes not committed yet: a kept copy is used
         // only while the revision is the committed one it was read at (a write in this transaction
         // bumps it past every committed revision), and nothing read here is kept.
         let keep = !store.database.inTransaction
         let revision = try store.patternRevision(owner: owner)
         if let e = forUpdate ? patternStates.take(owner) : patternStates.entry(owner), e.revision == revision {
-            return (e.state, e.labelDescriptions, e.indexVersion)
+            return e
         }
         var state = PatternState()
         var descriptions: [Int64: String] = [:]
@@ -114,19 +131,19 @@ extension KindredService {
             state.groups[row.id] = try PatternCodec.group(row)
             if let d = row.labelDescription { descriptions[row.id] = d }
         }
-        if keep && !forUpdate {
-            patternStates.store(owner, .init(revision: revision, state: state, labelDescriptions: descriptions, indexVersion: version))
-        }
-        return (state, descriptions, version)
+        let entry = PatternStateEntry(revision: revision, state: state, labelDescriptions: descriptions, indexVersion: version)
+        if keep && !forUpdate { patternStates.store(owner, entry) }
+        return entry
     }
 
     /// Loads state, eligible occurrences (with vectors when `withVectors`) and active corrections.
     func loadOwnerPatterns(_ store: RecordStore, owner: String, withVectors: Bool, forUpdate: Bool = false) throws -> OwnerPatterns {
-        let (state, descriptions, stateVersion) = try loadPatternState(store, owner: owner, forUpdate: forUpdate)
-        let (occurrences, toKeep) = try eligibleOccurrences(store, owner: owner, withVectors: withVectors, handOver: forUpdate)
+        let entry = try loadPatternStateEntry(store, owner: owner, forUpdate: forUpdate)
+        let (occurrences, toKeep, changed) = try eligibleOccurrences(store, owner: owner, withVectors: withVectors, handOver: forUpdate)
         let corrections = try store.correctionRows(owner: owner).filter { !$0.undone }.map { try PatternCodec.decode(Correction.self, $0.body) }
-        return OwnerPatterns(state: state, stateIndexVersion: stateVersion, occurrences: occurrences, corrections: corrections,
-                             labelDescriptions: descriptions, occurrencesToKeep: toKeep)
+        return OwnerPatterns(state: entry.state, stateIndexVersion: entry.indexVersion, occurrences: occurrences, corrections: corrections,
+                             labelDescriptions: entry.labelDescriptions, occurrencesToKeep: toKeep, stateOccurrencesAt: entry.occurrencesAt,
+                             occurrencesChanged: changed)
     }
 
     /// The owner's eligible occurrences. With vectors they come from `occurrenceCopies`, brought up
@@ -137,8 +154,9 @@ extension KindredService {
     /// (`patterns/refresh` does, so that the next refresh reads only what changed since).
     /// `handOver` (the caller keeps `toKeep` once it commits): the kept copy is updated in place and
     /// not kept meanwhile — were the transaction to fail, the next call reads the occurrences in full.
+    /// `changed`: when the copy was brought up to date, its position before and the ids logged since.
     func eligibleOccurrences(_ store: RecordStore, owner: String, withVectors: Bool, handOver: Bool = false) throws
-        -> (occurrences: [Int64: Occurrence], toKeep: OccurrencesEntry?)
+        -> (occurrences: [Int64: Occurrence], toKeep: OccurrencesEntry?, changed: (since: Int64, ids: [Int64])?)
     {
         let version = indexVersion, passages = patternConfig.passageOccurrences
         func read(ids: [Int64]? = nil, vectors: Bool) throws -> [StoredOccurrence] {
@@ -150,7 +168,7 @@ extension KindredService {
         guard withVectors || occurrenceCopies.entry(owner) != nil else {
             var out: [Int64: Occurrence] = [:]
             for r in try read(vectors: false) { out[r.id] = PatternCodec.occurrence(r) }
-            return (out, nil)
+            return (out, nil, nil)
         }
         // The log position first: rows read after it may be newer, which only means re-reading them.
         let position = try store.inputLogPosition()
@@ -164,16 +182,17 @@ extension KindredService {
                     for id in changed { copy.occurrences[id] = nil }
                     for r in try read(ids: changed, vectors: true) { copy.occurrences[r.id] = PatternCodec.occurrence(r) }
                 }
+                let since = copy.position
                 copy.position = position
                 if keep { occurrenceCopies.store(owner, copy) }
-                return (copy.occurrences, keep ? nil : copy)
+                return (copy.occurrences, keep ? nil : copy, (since, changed))
             }
         }
         var out: [Int64: Occurrence] = [:]
         for r in try read(vectors: true) { out[r.id] = PatternCodec.occurrence(r) }
         let entry = OccurrencesEntry(position: position, indexVersion: version.description, includePassages: passages, occurrences: out)
         if keep { occurrenceCopies.store(owner, entry) }
-        return (out, keep ? nil : entry)
+        return (out, keep ? nil : entry, nil)
     }
 
     /// Writes what an engine call changed: the changed groups, the changed pending marks (all of

@@ -134,7 +134,8 @@ extension KindredService {
         let outcome = rebuild
             ? try PatternEngine.rebuild(state: state, occurrences: data.occurrences, constraints: constraints, config: config,
                                         isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
-            : try PatternEngine.refresh(state: consume state, occurrences: data.occurrences, constraints: constraints, config: config,
+            : try PatternEngine.refresh(state: consume state, occurrences: data.occurrences, changes: data.changesSinceState,
+                                        constraints: constraints, config: config,
                                         isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
         try ctx.checkCancelled()
         try savePatternOutcome(store, owner: owner, outcome, refreshedWith: version)
@@ -149,7 +150,8 @@ extension KindredService {
                                  occurrences: data.occurrences, coverage: &coverage)
         coverage.revision = revision
         return (outcome.stats, PatternStateEntry(revision: revision, state: outcome.state, labelDescriptions: descriptions,
-                                                 indexVersion: version.description), tally, coverage, data.occurrencesToKeep)
+                                                 indexVersion: version.description, occurrencesAt: data.occurrencesToKeep?.position),
+                tally, coverage, data.occurrencesToKeep)
     }
 
     /// The judge of one owner's refresh: the client (when it declared `capabilities.judge`) or the

@@ -281,7 +281,9 @@ enum GroupingCommand {
             let o = occurrence(i, rows[i], category: categories[i])
             occ[o.id] = o
             let start = clock.now
-            current = try PatternEngine.refresh(state: consume current, occurrences: occ, constraints: Constraints(), config: cfg).state
+            // (Told what changed, as the service is by its store's change log.)
+            current = try PatternEngine.refresh(state: consume current, occurrences: occ, changes: OccurrenceChanges([o.id]),
+                                                constraints: Constraints(), config: cfg).state
             times.append(seconds(clock.now - start) * 1000)
             if current.pending[o.id] == nil { joined += 1 }
         }

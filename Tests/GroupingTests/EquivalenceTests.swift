@@ -9,6 +9,8 @@ import Testing
 /// same groups (ids, members and their sources, representative, examples, state, version, label)
 /// and the same pending marks. The real engine's marks, kept one by one from what each call says it
 /// changed (`changedPending`), must also be its whole map: a store that writes only those is whole.
+/// Two refreshes in three are told what changed in the occurrences (`OccurrenceChanges`, with one
+/// unchanged id more); the third compares every occurrence with the state.
 @Suite struct EquivalenceTests {
     /// A small configuration exercises the speed paths of the real engine (GEMM blocks, pending
     /// rows, top-K certificates, running out of passes) on a small history.
@@ -39,6 +41,9 @@ struct History {
     var real = PatternState()
     /// The real engine's pending marks as a store keeps them: only the changed ones written.
     var stored: [Int64: PendingMark] = [:]
+    /// The occurrence ids the real engine's last call was given, and how many refreshes ran.
+    var lastIDs = Set<Int64>()
+    var refreshes = 0
     var ref: ReferenceEngine
     var nextID: Int64 = 1
     var nextRecord = 0
@@ -60,6 +65,16 @@ struct History {
         if o.pendingReplaced { stored = o.state.pending } else { for id in o.changedPending { stored[id] = o.state.pending[id] } }
         #expect(stored == o.state.pending, "\(context): marks written one by one differ from the state's")
         real = o.state
+        lastIDs = Set(occ.keys)
+    }
+
+    /// The ids added or removed since the real engine's last call, with one unchanged id more
+    /// (any superset will do); nil every third refresh.
+    mutating func changes() -> OccurrenceChanges? {
+        refreshes += 1
+        guard refreshes % 3 != 0 else { return nil }
+        let now = Set(occ.keys)
+        return OccurrenceChanges(now.symmetricDifference(lastIDs).union(now.intersection(lastIDs).min().map { [$0] } ?? []))
     }
 
     /// New occurrences for `records` records (ids "r<n>" from `firstRecord`, revision `revision`).
@@ -76,7 +91,8 @@ struct History {
 
     mutating func refresh(_ context: String) throws {
         let c = constraints
-        keep(try PatternEngine.refresh(state: real, occurrences: occ, constraints: c, config: config), context)
+        let changes = changes()
+        keep(try PatternEngine.refresh(state: real, occurrences: occ, changes: changes, constraints: c, config: config), context)
         ref.refresh(occ, c)
         try compare(context + " (refresh)")
     }
@@ -170,7 +186,8 @@ struct History {
             }
             try refresh(here)
             // Idempotent: a second refresh changes nothing.
-            let again = try PatternEngine.refresh(state: real, occurrences: occ, constraints: constraints, config: config)
+            let again = try PatternEngine.refresh(state: real, occurrences: occ, changes: OccurrenceChanges([]), constraints: constraints,
+                                                  config: config)
             #expect(again.state == real && again.changedGroups.isEmpty && again.changedPending.isEmpty,
                     "\(here): second refresh changed the state")
         }
