@@ -7,9 +7,10 @@ import Storage
 /// occurrences out of their groups (labels cleared, versions bumped, groups below two records go
 /// dormant). A new revision with the same text keeps its occurrences, moved to that revision.
 extension KindredService {
-    /// Runs the record write `body` and the pattern follow-up in one transaction.
+    /// Runs the record write `body` and the pattern follow-up in one transaction (the caller's, when
+    /// it has one: an error fails it whole).
     func withPatternInvalidation<T>(_ store: RecordStore, owner: String, recordIDs: [String], _ body: () throws -> T) throws -> T {
-        try store.database.transaction {
+        try store.database.joiningTransaction {
             let before = try store.patternSnapshots(owner: owner, recordIDs: recordIDs)
             let result = try body()
             guard !before.isEmpty else { return result }
