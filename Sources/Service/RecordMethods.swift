@@ -44,23 +44,39 @@ extension KindredService {
         return try withWriter { store in
             typealias Placement = (rowid: Int64, vector: [Float]?)
             let (outcomes, placements) = try store.database.transaction { () throws -> ([UpsertOutcome], [Placement]) in
-                let settled = try store.outcomesWithoutChange(owner: owner, records: records)
-                let writes = records.filter { settled[$0.id] == nil }
+                var absent = Set<String>()
+                let settled = try store.outcomesWithoutChange(owner: owner, records: records, absent: &absent)
+                // The common case, nothing settled: every record is written, in order.
+                let writes = settled.isEmpty ? records : records.filter { settled[$0.id] == nil }
                 guard !writes.isEmpty else { return (records.compactMap { settled[$0.id] }, []) }
-                let (written, placements) = try write(store, owner: owner, records: writes, indexVersion: version)
+                let (written, placements) = try write(store, owner: owner, records: writes, indexVersion: version, absent: absent)
+                if settled.isEmpty { return (written, placements) }
                 let byID = Dictionary(uniqueKeysWithValues: written.map { ($0.id, $0) })
                 return (records.compactMap { settled[$0.id] ?? byID[$0.id] }, placements)
             }
             writeIndex { index in
+                // Rows new to the index are coded in one pass (`load`), the others one by one.
+                var fresh: [Int64] = []
+                var freshVectors: [Float] = []
                 for (rowid, vector) in placements {
-                    if let vector { index.put(owner: owner, rowid: rowid, vector: vector) } else { index.remove(rowid: rowid) }
+                    guard let vector else { index.remove(rowid: rowid); continue }
+                    if index.contains(rowid: rowid) {
+                        index.put(owner: owner, rowid: rowid, vector: vector)
+                    } else {
+                        if fresh.isEmpty { freshVectors.reserveCapacity(placements.count * vector.count) }
+                        fresh.append(rowid)
+                        freshVectors.append(contentsOf: vector)
+                    }
                 }
+                if !fresh.isEmpty { index.load(owner: owner, rowids: fresh, vectors: freshVectors) }
             }
-            let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
-            keywords.didWrite(owner: owner, outcomes.compactMap { o in
-                guard o.status == .created || o.status == .updated, let rowid = o.rowid, let r = byID[o.id] else { return nil }
-                return (rowid, r.text, r.permissions.search)
-            })
+            if keywords.isReady {
+                // `outcomes` holds one outcome per record, in the records' order (ids are unique).
+                keywords.didWrite(owner: owner, zip(records, outcomes).compactMap { r, o in
+                    guard o.status == .created || o.status == .updated, let rowid = o.rowid else { return nil }
+                    return (rowid, r.text, r.permissions.search)
+                })
+            }
             return outcomes
         }
     }
@@ -69,16 +85,18 @@ extension KindredService {
     /// outcomes and what the index should hold for each changed record: its client vector, or a
     /// model vector that survived because the text did not change, or nothing (waiting for
     /// embedding, or not searchable).
-    private func write(_ store: RecordStore, owner: String, records: [Record], indexVersion version: IndexVersion) throws
+    /// `absent`: ids found missing earlier in the same transaction (new records, which have no
+    /// occurrences yet and need no second look-up).
+    private func write(_ store: RecordStore, owner: String, records: [Record], indexVersion version: IndexVersion, absent: Set<String>) throws
         -> ([UpsertOutcome], [(rowid: Int64, vector: [Float]?)])
     {
-        let byID = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
-        let outcomes = try withPatternInvalidation(store, owner: owner, recordIDs: records.map(\.id)) {
-            try store.upsert(owner: owner, records: records, indexVersion: version)
+        let existing = records.lazy.map(\.id).filter { !absent.contains($0) }
+        let outcomes = try withPatternInvalidation(store, owner: owner, recordIDs: Array(existing)) {
+            try store.upsert(owner: owner, records: records, indexVersion: version, absent: absent)
         }
-        let changed = outcomes.filter { $0.status == .created || $0.status == .updated }
-        let placements: [(rowid: Int64, vector: [Float]?)] = try changed.compactMap { o in
-            guard let rowid = o.rowid, let r = byID[o.id] else { return nil }
+        // `store.upsert` answers one outcome per record, in order.
+        let placements: [(rowid: Int64, vector: [Float]?)] = try zip(records, outcomes).compactMap { r, o in
+            guard o.status == .created || o.status == .updated, let rowid = o.rowid else { return nil }
             guard r.permissions.search else { return (rowid, nil) }
             if let v = r.vector { return (rowid, v) }
             return (rowid, o.status == .updated ? try store.vector(rowid: rowid, indexVersion: version) : nil)

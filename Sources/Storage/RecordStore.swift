@@ -23,66 +23,110 @@ public final class RecordStore {
 
     // MARK: writes
 
-    /// Upserts validated records in one transaction. Revisions only move forward.
-    public func upsert(owner: String, records: [Record], indexVersion: IndexVersion) throws -> [UpsertOutcome] {
-        try database.transaction {
-            let find = try database.prepare("SELECT rowid, revision, text FROM records WHERE owner = ? AND id = ?")
+    /// Upserts validated records in one transaction. Revisions only move forward. `absent` names
+    /// records the caller found missing earlier in the same transaction (`outcomesWithoutChange`):
+    /// they are inserted without being looked up again. Every statement is prepared once per call
+    /// and bound field by field.
+    public func upsert(owner: String, records: [Record], indexVersion: IndexVersion, absent: Set<String> = []) throws -> [UpsertOutcome] {
+        try database.joiningTransaction {
+            // Tombstones are rare: an owner with none costs one look-up per call, not one per record.
+            let tombstones = try database.scalarInt("SELECT EXISTS (SELECT 1 FROM record_tombstones WHERE owner = ?)", [.text(owner)]) == 1
+            let version = indexVersion.description
+            var unseen = absent  // an id repeated in `records` is looked up from its second time on
             var out: [UpsertOutcome] = []
-            for r in records {
-                try find.bind([.text(owner), .text(r.id)])
-                if try find.step() {
-                    let rowid = find.int(0), rev = find.int(1), text = find.text(2) ?? ""
-                    if r.revision < rev {
-                        out.append(UpsertOutcome(id: r.id, revision: rev, status: .stale, rowid: rowid))
-                    } else if r.revision == rev {
-                        out.append(UpsertOutcome(id: r.id, revision: rev, status: text == r.text ? .unchanged : .conflict, rowid: rowid))
-                    } else {
-                        try database.run("""
-                            UPDATE records SET revision = ?, text = ?, kind = ?, date = ?, tags = ?, metadata = ?,
-                                perm_search = ?, perm_patterns = ? WHERE rowid = ?
-                            """, Self.columns(r) + [.int(rowid)])
-                        try writeVector(rowid: rowid, record: r, indexVersion: indexVersion, textChanged: text != r.text)
-                        out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .updated, rowid: rowid))
+            out.reserveCapacity(records.count)
+            try database.reusing(Self.findRecordSQL) { find in
+                try database.reusing(Self.insertRecordSQL) { insert in
+                    try database.reusing(Self.putVectorSQL) { putVector in
+                        for r in records {
+                            if unseen.remove(r.id) == nil {
+                                find.reset()
+                                try find.bind(1, text: owner)
+                                try find.bind(2, text: r.id)
+                                if try find.step() {
+                                    let rowid = find.int(0), rev = find.int(1), text = find.text(2) ?? ""
+                                    find.reset()
+                                    if r.revision < rev {
+                                        out.append(UpsertOutcome(id: r.id, revision: rev, status: .stale, rowid: rowid))
+                                    } else if r.revision == rev {
+                                        out.append(UpsertOutcome(id: r.id, revision: rev, status: text == r.text ? .unchanged : .conflict, rowid: rowid))
+                                    } else {
+                                        try database.run("""
+                                            UPDATE records SET revision = ?, text = ?, kind = ?, date = ?, tags = ?, metadata = ?,
+                                                perm_search = ?, perm_patterns = ? WHERE rowid = ?
+                                            """, Self.columns(r) + [.int(rowid)])
+                                        try writeVector(putVector, rowid: rowid, record: r, version: version, textChanged: text != r.text)
+                                        out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .updated, rowid: rowid))
+                                    }
+                                    continue
+                                }
+                            }
+                            let deleted = tombstones ? try tombstoneRevision(owner: owner, id: r.id) : nil
+                            if let deleted, r.revision <= deleted {
+                                // Deleted at `deleted`: replaying that revision or an older one must not bring it back.
+                                out.append(UpsertOutcome(id: r.id, revision: deleted, status: .stale, rowid: nil, deleted: true))
+                                continue
+                            }
+                            // A tombstone of an older revision goes (none, the common case, costs no statement).
+                            if deleted != nil {
+                                try database.run("DELETE FROM record_tombstones WHERE owner = ? AND id = ?", [.text(owner), .text(r.id)])
+                            }
+                            insert.reset()
+                            try Self.bindColumns(insert, r)
+                            try insert.bind(9, text: owner)
+                            try insert.bind(10, text: r.id)
+                            try insert.step()
+                            let rowid = database.lastInsertRowID
+                            try writeVector(putVector, rowid: rowid, record: r, version: version, textChanged: true)
+                            out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .created, rowid: rowid))
+                        }
                     }
-                } else {
-                    let deleted = try tombstoneRevision(owner: owner, id: r.id)
-                    if let deleted, r.revision <= deleted {
-                        // Deleted at `deleted`: replaying that revision or an older one must not bring it back.
-                        out.append(UpsertOutcome(id: r.id, revision: deleted, status: .stale, rowid: nil, deleted: true))
-                        find.reset()
-                        continue
-                    }
-                    // A tombstone of an older revision goes (none, the common case, costs no statement).
-                    if deleted != nil {
-                        try database.run("DELETE FROM record_tombstones WHERE owner = ? AND id = ?", [.text(owner), .text(r.id)])
-                    }
-                    try database.run("""
-                        INSERT INTO records(revision, text, kind, date, tags, metadata, perm_search, perm_patterns, owner, id)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, Self.columns(r) + [.text(owner), .text(r.id)])
-                    let rowid = database.lastInsertRowID
-                    try writeVector(rowid: rowid, record: r, indexVersion: indexVersion, textChanged: true)
-                    out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .created, rowid: rowid))
                 }
-                find.reset()
             }
             return out
         }
     }
 
+    private static let findRecordSQL = "SELECT rowid, revision, text FROM records WHERE owner = ?1 AND id = ?2"
+    private static let insertRecordSQL = """
+        INSERT INTO records(revision, text, kind, date, tags, metadata, perm_search, perm_patterns, owner, id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    private static let putVectorSQL = """
+        INSERT INTO vectors(record, index_version, revision, source, data) VALUES (?1, ?2, ?3, 'client', ?4)
+        ON CONFLICT(record) DO UPDATE SET index_version = excluded.index_version, revision = excluded.revision,
+            source = excluded.source, data = excluded.data
+        """
+
+    private static func tagsJSON(_ r: Record) -> String { r.tags.isEmpty ? "[]" : JSONWriter.string(.from(r.tags)) }
+    private static func metadataJSON(_ r: Record) -> String { r.metadata.isEmpty ? "{}" : JSONWriter.string(.object(r.metadata)) }
+
     private static func columns(_ r: Record) -> [SQLValue] {
-        [.int(r.revision), .text(r.text), .from(r.kind), .from(r.date),
-         .text(JSONWriter.string(.from(r.tags))), .text(JSONWriter.string(.object(r.metadata))),
+        [.int(r.revision), .text(r.text), .from(r.kind), .from(r.date), .text(tagsJSON(r)), .text(metadataJSON(r)),
          .from(r.permissions.search), .from(r.permissions.patterns)]
     }
 
-    private func writeVector(rowid: Int64, record r: Record, indexVersion: IndexVersion, textChanged: Bool) throws {
+    /// Binds parameters 1–8 of an insert or update of `records` (the order of `columns`).
+    private static func bindColumns(_ s: Statement, _ r: Record) throws {
+        try s.bind(1, int: r.revision)
+        try s.bind(2, text: r.text)
+        try s.bind(3, text: r.kind)
+        try s.bind(4, text: r.date)
+        try s.bind(5, text: tagsJSON(r))
+        try s.bind(6, text: metadataJSON(r))
+        try s.bind(7, int: r.permissions.search ? 1 : 0)
+        try s.bind(8, int: r.permissions.patterns ? 1 : 0)
+    }
+
+    /// `putVector` is the prepared `putVectorSQL`; the blob is bound from the record's own floats.
+    private func writeVector(_ putVector: Statement, rowid: Int64, record r: Record, version: String, textChanged: Bool) throws {
         if let v = r.vector {
-            try database.run("""
-                INSERT INTO vectors(record, index_version, revision, source, data) VALUES (?, ?, ?, 'client', ?)
-                ON CONFLICT(record) DO UPDATE SET index_version = excluded.index_version, revision = excluded.revision,
-                    source = excluded.source, data = excluded.data
-                """, [.int(rowid), .text(indexVersion.description), .int(r.revision), .blob(VectorBlob.encode(v))])
+            putVector.reset()
+            try putVector.bind(1, int: rowid)
+            try putVector.bind(2, text: version)
+            try putVector.bind(3, int: r.revision)
+            try VectorBlob.withBytes(v) { try putVector.bind(4, blob: $0) }
+            try putVector.step()
         } else if textChanged {
             // A model vector of the old text no longer describes the record: it waits for re-embedding.
             try database.run("DELETE FROM vectors WHERE record = ?", [.int(rowid)])
@@ -114,7 +158,7 @@ public final class RecordStore {
     /// when nil).
     public func delete(owner: String, ids: [String], deletedAt: String? = nil) throws
         -> (deleted: [(id: String, rowid: Int64)], missing: [String]) {
-        try database.transaction {
+        try database.joiningTransaction {
             var deleted: [(String, Int64)] = []
             var missing: [String] = []
             var seen = Set<String>()

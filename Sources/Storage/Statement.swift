@@ -71,6 +71,27 @@ public final class Statement {
         }
     }
 
+    // One parameter at a time (1-based), for statements bound many times in a row: no array of
+    // values per round.
+
+    public func bind(_ i: Int32, int x: Int64) throws {
+        guard sqlite3_bind_int64(handle, i, x) == SQLITE_OK else { throw error() }
+    }
+
+    public func bind(_ i: Int32, text s: String?) throws {
+        guard var s else {
+            guard sqlite3_bind_null(handle, i) == SQLITE_OK else { throw error() }
+            return
+        }
+        let rc = s.withUTF8 { kindred_sqlite_bind_text(handle, i, $0.baseAddress, UInt64($0.count)) }
+        guard rc == SQLITE_OK else { throw error() }
+    }
+
+    /// Binds `bytes` as a blob (SQLite copies them).
+    public func bind(_ i: Int32, blob bytes: UnsafeRawBufferPointer) throws {
+        guard kindred_sqlite_bind_blob(handle, i, bytes.baseAddress, UInt64(bytes.count)) == SQLITE_OK else { throw error() }
+    }
+
     /// Steps once; true when a row is available.
     @discardableResult
     public func step() throws -> Bool {

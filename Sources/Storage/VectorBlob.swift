@@ -16,6 +16,15 @@ public enum VectorBlob {
         #endif
     }
 
+    /// Calls `body` with the blob bytes of `v`: the vector's own memory on a little-endian host (no copy).
+    public static func withBytes<T>(_ v: [Float], _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        #if _endian(little)
+        return try v.withUnsafeBytes(body)
+        #else
+        return try encode(v).withUnsafeBytes(body)
+        #endif
+    }
+
     /// Decodes into `out` (appending); returns false when the size is not `dimension` floats.
     public static func decode(_ bytes: UnsafeRawBufferPointer, dimension: Int, into out: inout [Float]) -> Bool {
         guard bytes.count == dimension * 4 else { return false }
