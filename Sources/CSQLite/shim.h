@@ -6,6 +6,10 @@
 // SQLITE_TRANSIENT is a macro cast Swift cannot see.
 static inline sqlite3_destructor_type kindred_sqlite_transient(void) { return SQLITE_TRANSIENT; }
 
+// Turns off SQLite's memory statistics (process-wide; only before the first connection opens):
+// with them on, every allocation SQLite makes takes a global mutex. Nothing here reads them.
+static inline int kindred_sqlite_disable_memstatus(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
+
 // Text and blobs are always bound with their byte length: a NUL inside a string is data, never
 // its end. A NULL pointer would bind SQL NULL, so an empty value (whose buffer may have no address)
 // is bound from a static empty string.

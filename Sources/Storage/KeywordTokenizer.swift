@@ -16,6 +16,7 @@ public final class KeywordTokenizer: @unchecked Sendable {
     private let lock = Guarded(())
 
     public init() throws {
+        _ = Database.configured
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
