@@ -4,8 +4,8 @@
 /// ranks exactly as FTS5's bm25() — `KeywordIndex.rankAll` is that rule written plainly, and
 /// `search` gets the same top k without scoring every matching record (MaxScore, see Search.swift).
 ///
-/// Every record of the table is in it (its length and terms count in the statistics); records with
-/// search off are kept but never returned. Replacing or removing a record leaves its old postings
+/// Every record of the table that has text is in it (its length and terms count in the
+/// statistics); records with search off are kept but never returned. Replacing or removing a record leaves its old postings
 /// in place, marked dead, until enough are dead to rebuild the lists. Not thread-safe: callers
 /// serialise writes and may run searches concurrently under a read lock.
 public final class KeywordIndex {

@@ -31,13 +31,16 @@ final class KeywordMirror: @unchecked Sendable {
         lock.write { index = fresh }
     }
 
-    /// Records written (created or changed): their terms replace the old ones.
+    /// Records written (created or changed): their terms replace the old ones. A record with empty
+    /// text leaves the copy, as it leaves FTS5 (migration 13).
     func didWrite(owner: String, _ records: [(rowid: Int64, text: String, searchable: Bool)]) {
         guard let tokenizer, isReady, !records.isEmpty else { return }
-        let terms = records.map { tokenizer.documentTerms($0.text) }
+        let terms = records.map { $0.text.isEmpty ? [] : tokenizer.documentTerms($0.text) }
         lock.write {
             guard let index else { return }
-            for (r, t) in zip(records, terms) { index.put(rowid: r.rowid, owner: owner, terms: t, searchable: r.searchable) }
+            for (r, t) in zip(records, terms) {
+                if r.text.isEmpty { index.remove(rowid: r.rowid) } else { index.put(rowid: r.rowid, owner: owner, terms: t, searchable: r.searchable) }
+            }
         }
     }
 

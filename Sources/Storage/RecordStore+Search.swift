@@ -37,9 +37,10 @@ extension RecordStore {
     }
 
     /// Every record's rowid, owner, text and search permission, in rowid order: what the keyword
-    /// index holds (it indexes every record; search permission only hides a record from results).
+    /// index holds (it indexes every record with text; search permission only hides a record from
+    /// results).
     public func forEachKeywordRow(_ body: (Int64, String, String, Bool) throws -> Void) throws {
-        let s = try database.prepare("SELECT rowid, owner, text, perm_search FROM records ORDER BY rowid")
+        let s = try database.prepare("SELECT rowid, owner, text, perm_search FROM records WHERE text != '' ORDER BY rowid")
         while try s.step() { try body(s.int(0), s.text(1) ?? "", s.text(2) ?? "", s.int(3) != 0) }
     }
 

@@ -29,6 +29,49 @@ import KindredCore
         #expect(try ids(s, "walking parks") == ["walk"])
     }
 
+    /// Records with empty text stay out of FTS5 (migration 13), through inserts, updates to and from
+    /// empty text and deletes.
+    @Test func recordsWithEmptyTextStayOutOfTheKeywordIndex() throws {
+        let (_, s) = try store(["a": "Rain on the roof", "b": "", "c": ""])
+        func indexed() throws -> Int64? { try s.database.scalarInt("SELECT count(*) FROM records_fts_docsize") }
+        #expect(try indexed() == 1)
+        _ = try s.upsert(owner: "o", records: [Record(id: "b", revision: 2, text: "Rain in the night")], indexVersion: version)
+        #expect(try indexed() == 2)
+        #expect(try ids(s, "rain").sorted() == ["a", "b"])
+        _ = try s.upsert(owner: "o", records: [Record(id: "a", revision: 2, text: "")], indexVersion: version)
+        #expect(try indexed() == 1)
+        #expect(try ids(s, "rain") == ["b"])
+        #expect(try ids(s, "roof").isEmpty)
+        _ = try s.delete(owner: "o", ids: ["a", "b", "c"])
+        #expect(try indexed() == 0)
+        try s.database.execute("INSERT INTO records_fts(records_fts) VALUES ('integrity-check')")
+        #expect(try s.database.integrityCheck() == "ok")
+    }
+
+    /// A file written before migration 13 keeps its empty-text records in FTS5; the upgrade takes
+    /// them out and keeps every record with text findable.
+    @Test func theUpgradeTakesEmptyTextsOutOfTheKeywordIndex() throws {
+        let dir = TempDirectory()
+        let path = dir.path("v12.sqlite")
+        do {
+            let db = try Database(path: path)
+            try Migrations.migrate(db, upTo: 12)
+            for (i, text) in ["Rain on the roof", "", "", "Snow on the hills"].enumerated() {
+                try db.run("INSERT INTO records(owner, id, revision, text) VALUES ('o', ?, 1, ?)", [.text("r\(i)"), .text(text)])
+            }
+            #expect(try db.scalarInt("SELECT count(*) FROM records_fts_docsize") == 4)
+        }
+        let s = try RecordStore(path: path)
+        #expect(try s.schemaVersionInFile() == RecordStore.schemaVersion)
+        #expect(try s.database.scalarInt("SELECT count(*) FROM records_fts_docsize") == 2)
+        #expect(try ids(s, "rain") == ["r0"])
+        #expect(try ids(s, "hills") == ["r3"])
+        _ = try s.delete(owner: "o", ids: ["r1", "r0"])
+        #expect(try ids(s, "rain").isEmpty)
+        try s.database.execute("INSERT INTO records_fts(records_fts) VALUES ('integrity-check')")
+        #expect(try s.database.integrityCheck() == "ok")
+    }
+
     @Test func diacriticsAreIgnored() throws {
         let (_, s) = try store(["cafe": "Coffee at the café", "other": "Tea at home"])
         #expect(try ids(s, "cafe") == ["cafe"])
