@@ -59,10 +59,12 @@ enum SearchBenchmark {
             var i = 0
             while i < count {
                 let end = min(count, i + batch)
+                let d = o.dimension
                 let records = data.withUnsafeBytes { raw in
                     (i..<end).map { r in
-                        Record(id: "v\(r)", revision: 1, text: "", vector: (0..<o.dimension).map { j in
-                            raw.loadUnaligned(fromByteOffset: (r * o.dimension + j) * 4, as: Float.self)
+                        Record(id: "v\(r)", revision: 1, text: "", vector: [Float](unsafeUninitializedCapacity: d) { buf, n in
+                            UnsafeMutableRawPointer(buf.baseAddress!).copyMemory(from: raw.baseAddress! + r * d * 4, byteCount: d * 4)
+                            n = d
                         })
                     }
                 }
