@@ -32,7 +32,7 @@ final class KeywordMirror: @unchecked Sendable {
     }
 
     /// Records written (created or changed): their terms replace the old ones. A record with empty
-    /// text leaves the copy, as it leaves FTS5 (migration 13).
+    /// text leaves the copy, as it leaves FTS5 (migration 15).
     func didWrite(owner: String, _ records: [(rowid: Int64, text: String, searchable: Bool)]) {
         guard let tokenizer, isReady, !records.isEmpty else { return }
         let terms = records.map { $0.text.isEmpty ? [] : tokenizer.documentTerms($0.text) }

@@ -398,28 +398,6 @@ enum MigrationSQL {
         CREATE TRIGGER vector_codes_file_record_delete AFTER DELETE ON records BEGIN DELETE FROM vector_codes_file WHERE id = 1; END;
         """
 
-    /// Migration 13: the keyword index leaves out records whose text is empty (records written
-    /// with a vector alone). They match no term; indexing them cost FTS5 work for every such record
-    /// written. BM25's record count is then the count of records with text. The index is refilled
-    /// from the records with text.
-    static let v13 = """
-        DROP TRIGGER records_fts_insert;
-        DROP TRIGGER records_fts_delete;
-        DROP TRIGGER records_fts_update;
-        INSERT INTO records_fts(records_fts) VALUES ('delete-all');
-        INSERT INTO records_fts(rowid, text) SELECT rowid, text FROM records WHERE text != '';
-        CREATE TRIGGER records_fts_insert AFTER INSERT ON records WHEN new.text != '' BEGIN
-            INSERT INTO records_fts(rowid, text) VALUES (new.rowid, new.text);
-        END;
-        CREATE TRIGGER records_fts_delete AFTER DELETE ON records WHEN old.text != '' BEGIN
-            INSERT INTO records_fts(records_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
-        END;
-        CREATE TRIGGER records_fts_update AFTER UPDATE OF text ON records BEGIN
-            INSERT INTO records_fts(records_fts, rowid, text) SELECT 'delete', old.rowid, old.text WHERE old.text != '';
-            INSERT INTO records_fts(rowid, text) SELECT new.rowid, new.text WHERE new.text != '';
-        END;
-        """
-
     /// Migration 14: pending marks one row each (moved out of `pattern_state.pending`, whose JSON is
     /// `[id, mark, id, mark, …]`), and the engine's pending watermarks. Writes to `pattern_pending`
     /// bump the owner's pattern revision like the other pattern tables.
@@ -453,6 +431,28 @@ enum MigrationSQL {
         CREATE TRIGGER pattern_pending_revision_delete AFTER DELETE ON pattern_pending BEGIN
             INSERT INTO pattern_revisions(owner, revision) VALUES (old.owner, 1)
                 ON CONFLICT(owner) DO UPDATE SET revision = revision + 1;
+        END;
+        """
+
+    /// Migration 15: the keyword index leaves out records whose text is empty (records written
+    /// with a vector alone). They match no term; indexing them cost FTS5 work for every such record
+    /// written. BM25's record count is then the count of records with text. The index is refilled
+    /// from the records with text.
+    static let v15 = """
+        DROP TRIGGER records_fts_insert;
+        DROP TRIGGER records_fts_delete;
+        DROP TRIGGER records_fts_update;
+        INSERT INTO records_fts(records_fts) VALUES ('delete-all');
+        INSERT INTO records_fts(rowid, text) SELECT rowid, text FROM records WHERE text != '';
+        CREATE TRIGGER records_fts_insert AFTER INSERT ON records WHEN new.text != '' BEGIN
+            INSERT INTO records_fts(rowid, text) VALUES (new.rowid, new.text);
+        END;
+        CREATE TRIGGER records_fts_delete AFTER DELETE ON records WHEN old.text != '' BEGIN
+            INSERT INTO records_fts(records_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+        END;
+        CREATE TRIGGER records_fts_update AFTER UPDATE OF text ON records BEGIN
+            INSERT INTO records_fts(records_fts, rowid, text) SELECT 'delete', old.rowid, old.text WHERE old.text != '';
+            INSERT INTO records_fts(rowid, text) SELECT new.rowid, new.text WHERE new.text != '';
         END;
         """
 }

@@ -15,8 +15,8 @@ enum Migrations {
         (10, "vectors staged by index/rebuild", MigrationSQL.v10),
         (11, "evidence judge verdicts", MigrationSQL.v11),
         (12, "stamp of the vector index's codes file", MigrationSQL.v12),
-        (13, "keyword index without empty texts", MigrationSQL.v13),
         (14, "pending marks one row each; pending watermarks", MigrationSQL.v14),
+        (15, "keyword index without empty texts", MigrationSQL.v15),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -29,7 +29,7 @@ import KindredCore
         #expect(try ids(s, "walking parks") == ["walk"])
     }
 
-    /// Records with empty text stay out of FTS5 (migration 13), through inserts, updates to and from
+    /// Records with empty text stay out of FTS5 (migration 15), through inserts, updates to and from
     /// empty text and deletes.
     @Test func recordsWithEmptyTextStayOutOfTheKeywordIndex() throws {
         let (_, s) = try store(["a": "Rain on the roof", "b": "", "c": ""])
@@ -48,14 +48,14 @@ import KindredCore
         #expect(try s.database.integrityCheck() == "ok")
     }
 
-    /// A file written before migration 13 keeps its empty-text records in FTS5; the upgrade takes
+    /// A file written before migration 15 keeps its empty-text records in FTS5; the upgrade takes
     /// them out and keeps every record with text findable.
     @Test func theUpgradeTakesEmptyTextsOutOfTheKeywordIndex() throws {
         let dir = TempDirectory()
-        let path = dir.path("v12.sqlite")
+        let path = dir.path("v14.sqlite")
         do {
             let db = try Database(path: path)
-            try Migrations.migrate(db, upTo: 12)
+            try Migrations.migrate(db, upTo: 14)
             for (i, text) in ["Rain on the roof", "", "", "Snow on the hills"].enumerated() {
                 try db.run("INSERT INTO records(owner, id, revision, text) VALUES ('o', ?, 1, ?)", [.text("r\(i)"), .text(text)])
             }
