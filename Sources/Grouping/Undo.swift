@@ -1,6 +1,6 @@
 import LinearAlgebra
 
-/// Undoing a correction (docs/grouping-design.md, "Corrections"): it stops constraining later refreshes, and
+/// Undoing a correction (docs/patterns.md, `patterns/undoCorrection`): it stops constraining later refreshes, and
 /// what it moved goes back where it came from as far as the current state allows.
 extension PatternEngine {
     /// Reverses what `correction` did to the memberships:
