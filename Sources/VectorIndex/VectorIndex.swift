@@ -100,13 +100,12 @@ public final class VectorIndex {
     /// index or that `rows` no longer holds), from one read of `rows`.
     public func exactScores(query: [Float], rowids: [Int64]) -> [Float?] {
         precondition(query.count == dimension, "dimension mismatch")
-        let present = rowids.filter { ownerOf[$0] != nil }
+        let (units, _) = unitRows(rowids.filter { ownerOf[$0] != nil })
         let unit = Vectors.normalized(query)
         var score: [Int64: Float] = [:]
-        for (r, v) in zip(present, rows.vectors(present)) {
-            guard let v, v.count == dimension else { continue }
+        for (r, v) in units {
             var one: Float = 0
-            kindred_dots_f32(unit, Vectors.normalized(v), 1, dimension, &one)
+            kindred_dots_f32(unit, v, 1, dimension, &one)
             score[r] = one
         }
         return rowids.map { score[$0] }
@@ -265,17 +264,22 @@ public final class VectorIndex {
 
     /// Float32 scores of each query's candidate slots, read from `rows` once for all the queries;
     /// returns the top k of each and the rowids the source no longer holds.
+    /// The unit float32 rows of `rowids`, read from `rows` in one go, and the rowids it no longer holds.
+    private func unitRows(_ rowids: [Int64]) -> (units: [Int64: [Float]], gone: Set<Int64>) {
+        var units: [Int64: [Float]] = [:]
+        units.reserveCapacity(rowids.count)
+        var gone: Set<Int64> = []
+        for (r, v) in zip(rowids, rows.vectors(rowids)) {
+            if let v, v.count == dimension { units[r] = Vectors.normalized(v) } else { gone.insert(r) }
+        }
+        return (units, gone)
+    }
+
     private func rescore(_ picks: [[Int32]], block: OwnerBlock, queries: [[Float]], k: Int) -> ([[ScoredRow]], Set<Int64>) {
         var wanted: [Int64] = []
         var seen: Set<Int32> = []
         for p in picks { for s in p where seen.insert(s).inserted { wanted.append(block.rowids[Int(s)]) } }
-        let fetched = rows.vectors(wanted)
-        var unit: [Int64: [Float]] = [:]
-        unit.reserveCapacity(wanted.count)
-        var gone: Set<Int64> = []
-        for (r, v) in zip(wanted, fetched) {
-            if let v, v.count == dimension { unit[r] = Vectors.normalized(v) } else { gone.insert(r) }
-        }
+        let (unit, gone) = unitRows(wanted)
         let d = dimension
         var out: [[ScoredRow]] = []
         out.reserveCapacity(picks.count)
