@@ -57,7 +57,7 @@ let package = Package(
 
         .testTarget(name: "KindredCoreTests", dependencies: ["KindredCore"]),
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "KindredCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "KindredCore", "KindredTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex", "LinearAlgebra", "CKernels"]),
         .testTarget(name: "KeywordIndexTests", dependencies: ["KeywordIndex"]),
         .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "LinearAlgebra"], resources: [.copy("Fixtures")]),

@@ -455,4 +455,40 @@ enum MigrationSQL {
             INSERT INTO records_fts(rowid, text) SELECT new.rowid, new.text WHERE new.text != '';
         END;
         """
+
+    /// Migration 16: vectors stored in blocks (`VectorBlocks`). `vector_blocks` holds 16 vectors of
+    /// one width per row; each `vectors` row names its record's `block` and `slot` instead of
+    /// holding the bytes; `vector_free_slots` lists the slots no row names. Between this text and
+    /// `v16After`, `VectorBlocks.moveRowsIntoBlocks` copies every `data` into blocks. A row whose
+    /// bytes are not whole floats keeps block 0, which no block has: it reads as no vector, as its
+    /// bytes did before. `vectors_next` (staging of `index/rebuild`) keeps one row per vector; its
+    /// rows go into blocks when the rebuild completes.
+    static let v16 = """
+        CREATE TABLE vector_blocks(
+            block INTEGER PRIMARY KEY,
+            width INTEGER NOT NULL CHECK (width > 0),
+            data BLOB NOT NULL
+        );
+        CREATE TABLE vector_free_slots(
+            block INTEGER NOT NULL REFERENCES vector_blocks(block) ON DELETE CASCADE,
+            slot INTEGER NOT NULL,
+            PRIMARY KEY (block, slot)
+        ) WITHOUT ROWID;
+        ALTER TABLE vectors ADD COLUMN block INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE vectors ADD COLUMN slot INTEGER NOT NULL DEFAULT 0;
+        """
+
+    /// Migration 16, after the move: the bytes' column goes, and a slot is freed when its row is
+    /// deleted or moves to another place.
+    static let v16After = """
+        ALTER TABLE vectors DROP COLUMN data;
+        CREATE TRIGGER vector_slot_free_delete AFTER DELETE ON vectors WHEN old.block != 0 BEGIN
+            INSERT INTO vector_free_slots(block, slot) VALUES (old.block, old.slot);
+        END;
+        CREATE TRIGGER vector_slot_free_move AFTER UPDATE OF block, slot ON vectors
+            WHEN old.block != 0 AND (old.block != new.block OR old.slot != new.slot) BEGIN
+            INSERT INTO vector_free_slots(block, slot) VALUES (old.block, old.slot);
+        END;
+        """
 }
+

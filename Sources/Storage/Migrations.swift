@@ -2,21 +2,22 @@
 /// `PRAGMA user_version` mirrors the latest applied number.
 enum Migrations {
     /// Every migration in order. The SQL is frozen text (`MigrationSQL`): append, never edit.
-    static let all: [(version: Int, name: String, sql: String)] = [
-        (1, "records and vectors", MigrationSQL.v1),
-        (2, "keyword index", MigrationSQL.v2),
-        (3, "pattern discovery", MigrationSQL.v3),
-        (4, "pattern state: settled version, index version; group centroids", MigrationSQL.v4),
-        (5, "pattern revisions and input log", MigrationSQL.v5),
-        (6, "one schema for every file at version 5", MigrationSQL.v6),
-        (7, "record tombstones", MigrationSQL.v7),
-        (8, "keyword index with stemming", MigrationSQL.v8),
-        (9, "remote provider usage per owner and day", MigrationSQL.v9),
-        (10, "vectors staged by index/rebuild", MigrationSQL.v10),
-        (11, "evidence judge verdicts", MigrationSQL.v11),
-        (12, "stamp of the vector index's codes file", MigrationSQL.v12),
-        (14, "pending marks one row each; pending watermarks", MigrationSQL.v14),
-        (15, "keyword index without empty texts", MigrationSQL.v15),
+    static let all: [Migration] = [
+        Migration(1, "records and vectors", MigrationSQL.v1),
+        Migration(2, "keyword index", MigrationSQL.v2),
+        Migration(3, "pattern discovery", MigrationSQL.v3),
+        Migration(4, "pattern state: settled version, index version; group centroids", MigrationSQL.v4),
+        Migration(5, "pattern revisions and input log", MigrationSQL.v5),
+        Migration(6, "one schema for every file at version 5", MigrationSQL.v6),
+        Migration(7, "record tombstones", MigrationSQL.v7),
+        Migration(8, "keyword index with stemming", MigrationSQL.v8),
+        Migration(9, "remote provider usage per owner and day", MigrationSQL.v9),
+        Migration(10, "vectors staged by index/rebuild", MigrationSQL.v10),
+        Migration(11, "evidence judge verdicts", MigrationSQL.v11),
+        Migration(12, "stamp of the vector index's codes file", MigrationSQL.v12),
+        Migration(14, "pending marks one row each; pending watermarks", MigrationSQL.v14),
+        Migration(15, "keyword index without empty texts", MigrationSQL.v15),
+        Migration(16, "vectors in blocks", MigrationSQL.v16, then: VectorBlocks.moveRowsIntoBlocks, MigrationSQL.v16After),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }
@@ -33,11 +34,33 @@ enum Migrations {
         for m in all where m.version > current && m.version <= target {
             try db.transaction {
                 try db.execute(m.sql)
+                if let then = m.then {
+                    try then(db)
+                    try db.execute(m.sqlAfter)
+                }
                 try db.run("INSERT INTO schema_migrations(version, name) VALUES (?, ?)", [.from(m.version), .text(m.name)])
                 try db.execute("PRAGMA user_version = \(m.version)")
             }
             applied.append(m.version)
         }
         return applied
+    }
+}
+
+/// One numbered migration: frozen SQL, and for a move SQL cannot express, a step in code between
+/// it and a second frozen SQL text (`sqlAfter`), all in the migration's one transaction.
+struct Migration: Sendable {
+    let version: Int
+    let name: String
+    let sql: String
+    let then: (@Sendable (Database) throws -> Void)?
+    let sqlAfter: String
+
+    init(_ version: Int, _ name: String, _ sql: String, then: (@Sendable (Database) throws -> Void)? = nil, _ sqlAfter: String = "") {
+        self.version = version
+        self.name = name
+        self.sql = sql
+        self.then = then
+        self.sqlAfter = sqlAfter
     }
 }

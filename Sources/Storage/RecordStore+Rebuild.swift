@@ -58,18 +58,36 @@ extension RecordStore {
     /// Returns how many were moved in and how many rows of other versions are gone (replaced or deleted).
     public func completeRebuild(indexVersion: IndexVersion) throws -> (moved: Int, deleted: Int) {
         try database.transaction {
-            let old = Int(try database.scalarInt("SELECT count(*) FROM vectors WHERE index_version != ?", [.text(indexVersion.description)]) ?? 0)
-            try database.run("""
-                INSERT INTO vectors(record, index_version, revision, source, data)
-                SELECT n.record, n.index_version, n.revision, 'model', n.data FROM vectors_next n JOIN records r ON r.rowid = n.record
-                WHERE n.index_version = ?1 AND n.revision = r.revision AND true
-                ON CONFLICT(record) DO UPDATE SET index_version = excluded.index_version, revision = excluded.revision,
-                    source = excluded.source, data = excluded.data
-                WHERE vectors.source = 'model' OR vectors.index_version != ?1
-                """, [.text(indexVersion.description)])
-            let moved = database.changes
+            let version = indexVersion.description
+            let old = Int(try database.scalarInt("SELECT count(*) FROM vectors WHERE index_version != ?", [.text(version)]) ?? 0)
+            // Staged vectors go into blocks a bounded number at a time, in record order.
+            var moved = 0
+            var after: Int64 = 0
+            while true {
+                var vectors = PendingVectors(version: version, source: "model")
+                var last: Int64?
+                try database.reusing("""
+                    SELECT n.record, n.revision, n.data FROM vectors_next n JOIN records r ON r.rowid = n.record
+                    WHERE n.index_version = ?1 AND n.revision = r.revision AND n.record > ?2
+                        AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.record = n.record AND v.source = 'client' AND v.index_version = ?1)
+                    ORDER BY n.record LIMIT 16384
+                    """) { s in
+                    try s.bind([.text(version), .int(after)])
+                    while try s.step() {
+                        last = s.int(0)
+                        var v: [Float] = []
+                        guard s.withBlob(2, { VectorBlob.decode($0, dimension: indexVersion.dimension, into: &v) }) else { continue }
+                        vectors.add(rowid: s.int(0), revision: s.int(1), vector: v, isNew: false)
+                    }
+                }
+                guard let last else { break }
+                after = last
+                moved += vectors.rowids.count
+                try vectors.flush(database)
+            }
             try database.run("DELETE FROM vectors_next")
-            try database.run("DELETE FROM vectors WHERE index_version != ?", [.text(indexVersion.description)])
+            try database.run("DELETE FROM vectors WHERE index_version != ?", [.text(version)])
+            try VectorBlocks.releaseEmptyBlocks(database)
             return (moved, old)
         }
     }

@@ -35,54 +35,57 @@ public final class RecordStore {
             var unseen = absent  // an id repeated in `records` is looked up from its second time on
             var out: [UpsertOutcome] = []
             out.reserveCapacity(records.count)
+            // Client vectors are written together after the loop (whole blocks at a time); a record
+            // named again later in `records` first has what is pending written.
+            var vectors = PendingVectors(version: version, source: "client")
             try database.reusing(Self.findRecordSQL) { find in
                 try database.reusing(Self.insertRecordSQL) { insert in
-                    try database.reusing(Self.putVectorSQL) { putVector in
-                        for r in records {
-                            if unseen.remove(r.id) == nil {
+                    for r in records {
+                        if unseen.remove(r.id) == nil {
+                            find.reset()
+                            try find.bind(1, text: owner)
+                            try find.bind(2, text: r.id)
+                            if try find.step() {
+                                let rowid = find.int(0), rev = find.int(1), text = find.text(2) ?? ""
                                 find.reset()
-                                try find.bind(1, text: owner)
-                                try find.bind(2, text: r.id)
-                                if try find.step() {
-                                    let rowid = find.int(0), rev = find.int(1), text = find.text(2) ?? ""
-                                    find.reset()
-                                    if r.revision < rev {
-                                        out.append(UpsertOutcome(id: r.id, revision: rev, status: .stale, rowid: rowid))
-                                    } else if r.revision == rev {
-                                        out.append(UpsertOutcome(id: r.id, revision: rev, status: text == r.text ? .unchanged : .conflict, rowid: rowid))
-                                    } else {
-                                        try database.run("""
-                                            UPDATE records SET revision = ?, text = ?, kind = ?, date = ?, tags = ?, metadata = ?,
-                                                perm_search = ?, perm_patterns = ? WHERE rowid = ?
-                                            """, Self.columns(r) + [.int(rowid)])
-                                        try writeVector(putVector, rowid: rowid, record: r, version: version, textChanged: text != r.text)
-                                        out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .updated, rowid: rowid))
-                                    }
-                                    continue
+                                if vectors.holds(rowid) { try vectors.flush(database) }
+                                if r.revision < rev {
+                                    out.append(UpsertOutcome(id: r.id, revision: rev, status: .stale, rowid: rowid))
+                                } else if r.revision == rev {
+                                    out.append(UpsertOutcome(id: r.id, revision: rev, status: text == r.text ? .unchanged : .conflict, rowid: rowid))
+                                } else {
+                                    try database.run("""
+                                        UPDATE records SET revision = ?, text = ?, kind = ?, date = ?, tags = ?, metadata = ?,
+                                            perm_search = ?, perm_patterns = ? WHERE rowid = ?
+                                        """, Self.columns(r) + [.int(rowid)])
+                                    try writeVector(&vectors, rowid: rowid, record: r, isNew: false, textChanged: text != r.text)
+                                    out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .updated, rowid: rowid))
                                 }
-                            }
-                            let deleted = tombstones ? try tombstoneRevision(owner: owner, id: r.id) : nil
-                            if let deleted, r.revision <= deleted {
-                                // Deleted at `deleted`: replaying that revision or an older one must not bring it back.
-                                out.append(UpsertOutcome(id: r.id, revision: deleted, status: .stale, rowid: nil, deleted: true))
                                 continue
                             }
-                            // A tombstone of an older revision goes (none, the common case, costs no statement).
-                            if deleted != nil {
-                                try database.run("DELETE FROM record_tombstones WHERE owner = ? AND id = ?", [.text(owner), .text(r.id)])
-                            }
-                            insert.reset()
-                            try Self.bindColumns(insert, r)
-                            try insert.bind(9, text: owner)
-                            try insert.bind(10, text: r.id)
-                            try insert.step()
-                            let rowid = database.lastInsertRowID
-                            try writeVector(putVector, rowid: rowid, record: r, version: version, textChanged: true)
-                            out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .created, rowid: rowid))
                         }
+                        let deleted = tombstones ? try tombstoneRevision(owner: owner, id: r.id) : nil
+                        if let deleted, r.revision <= deleted {
+                            // Deleted at `deleted`: replaying that revision or an older one must not bring it back.
+                            out.append(UpsertOutcome(id: r.id, revision: deleted, status: .stale, rowid: nil, deleted: true))
+                            continue
+                        }
+                        // A tombstone of an older revision goes (none, the common case, costs no statement).
+                        if deleted != nil {
+                            try database.run("DELETE FROM record_tombstones WHERE owner = ? AND id = ?", [.text(owner), .text(r.id)])
+                        }
+                        insert.reset()
+                        try Self.bindColumns(insert, r)
+                        try insert.bind(9, text: owner)
+                        try insert.bind(10, text: r.id)
+                        try insert.step()
+                        let rowid = database.lastInsertRowID
+                        try writeVector(&vectors, rowid: rowid, record: r, isNew: true, textChanged: true)
+                        out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .created, rowid: rowid))
                     }
                 }
             }
+            try vectors.flush(database)
             return out
         }
     }
@@ -91,11 +94,6 @@ public final class RecordStore {
     private static let insertRecordSQL = """
         INSERT INTO records(revision, text, kind, date, tags, metadata, perm_search, perm_patterns, owner, id)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    private static let putVectorSQL = """
-        INSERT INTO vectors(record, index_version, revision, source, data) VALUES (?1, ?2, ?3, 'client', ?4)
-        ON CONFLICT(record) DO UPDATE SET index_version = excluded.index_version, revision = excluded.revision,
-            source = excluded.source, data = excluded.data
         """
 
     private static func tagsJSON(_ r: Record) -> String { r.tags.isEmpty ? "[]" : JSONWriter.string(.from(r.tags)) }
@@ -118,15 +116,11 @@ public final class RecordStore {
         try s.bind(8, int: r.permissions.patterns ? 1 : 0)
     }
 
-    /// `putVector` is the prepared `putVectorSQL`; the blob is bound from the record's own floats.
-    private func writeVector(_ putVector: Statement, rowid: Int64, record r: Record, version: String, textChanged: Bool) throws {
+    /// A client vector joins `vectors` (written at its flush); without one, a model vector is
+    /// dropped when the text changed and otherwise follows the record's revision.
+    private func writeVector(_ vectors: inout PendingVectors, rowid: Int64, record r: Record, isNew: Bool, textChanged: Bool) throws {
         if let v = r.vector {
-            putVector.reset()
-            try putVector.bind(1, int: rowid)
-            try putVector.bind(2, text: version)
-            try putVector.bind(3, int: r.revision)
-            try VectorBlob.withBytes(v) { try putVector.bind(4, blob: $0) }
-            try putVector.step()
+            vectors.add(rowid: rowid, revision: r.revision, vector: v, isNew: isNew)
         } else if textChanged {
             // A model vector of the old text no longer describes the record: it waits for re-embedding.
             try database.run("DELETE FROM vectors WHERE record = ?", [.int(rowid)])
@@ -139,16 +133,13 @@ public final class RecordStore {
     /// Returns the rowids that were written.
     public func storeModelVectors(_ items: [(rowid: Int64, revision: Int64, vector: [Float])], indexVersion: IndexVersion) throws -> [Int64] {
         try database.transaction {
-            var written: [Int64] = []
+            var vectors = PendingVectors(version: indexVersion.description, source: "model")
             for item in items {
                 guard try database.scalarInt("SELECT revision FROM records WHERE rowid = ?", [.int(item.rowid)]) == item.revision else { continue }
-                try database.run("""
-                    INSERT INTO vectors(record, index_version, revision, source, data) VALUES (?, ?, ?, 'model', ?)
-                    ON CONFLICT(record) DO UPDATE SET index_version = excluded.index_version, revision = excluded.revision,
-                        source = excluded.source, data = excluded.data
-                    """, [.int(item.rowid), .text(indexVersion.description), .int(item.revision), .blob(VectorBlob.encode(item.vector))])
-                written.append(item.rowid)
+                vectors.add(rowid: item.rowid, revision: item.revision, vector: item.vector, isNew: false)
             }
+            let written = vectors.rowids
+            try vectors.flush(database)
             return written
         }
     }
@@ -177,6 +168,7 @@ public final class RecordStore {
                     missing.append(id)
                 }
             }
+            if !deleted.isEmpty { try VectorBlocks.releaseEmptyBlocks(database) }
             return (deleted, missing)
         }
     }
@@ -229,12 +221,14 @@ public final class RecordStore {
 
     /// The stored vector of a record, if it has one of `indexVersion`.
     public func vector(rowid: Int64, indexVersion: IndexVersion) throws -> [Float]? {
-        let s = try database.prepare("SELECT data FROM vectors WHERE record = ? AND index_version = ?")
-        try s.bind([.int(rowid), .text(indexVersion.description)])
-        guard try s.step() else { return nil }
-        var out: [Float] = []
-        let ok = s.withBlob(0) { VectorBlob.decode($0, dimension: indexVersion.dimension, into: &out) }
-        return ok ? out : nil
+        let places = try database.query("SELECT block, slot FROM vectors WHERE record = ? AND index_version = ?",
+                                        [.int(rowid), .text(indexVersion.description)]) { VectorBlocks.Place(block: $0.int(0), slot: Int($0.int(1))) }
+        var out: [Float]?
+        try VectorBlocks.read(database, places: places, width: indexVersion.dimension * 4) { _, bytes in
+            var v: [Float] = []
+            if VectorBlob.decode(bytes, dimension: indexVersion.dimension, into: &v) { out = v }
+        }
+        return out
     }
 
     /// The stored vectors of `rowids` for `indexVersion`, in order: the current one, else one staged by
@@ -247,11 +241,23 @@ public final class RecordStore {
             out.reserveCapacity(d)
             return s.withBlob(0) { VectorBlob.decode($0, dimension: d, into: &out) } ? out : nil
         }
-        var out = try database.reusing("SELECT data FROM vectors WHERE record = ?1 AND index_version = ?2") { s in
-            try rowids.map { rowid -> [Float]? in
+        // Where each vector is, then the blocks read in block order.
+        var places: [VectorBlocks.Place] = []
+        var asked: [Int] = []
+        try database.reusing("SELECT block, slot FROM vectors WHERE record = ?1 AND index_version = ?2") { s in
+            for (i, rowid) in rowids.enumerated() {
                 try s.bind([.int(rowid), version])
-                return try s.step() ? decoded(s) : nil
+                if try s.step() {
+                    places.append(VectorBlocks.Place(block: s.int(0), slot: Int(s.int(1))))
+                    asked.append(i)
+                }
             }
+        }
+        var out = [[Float]?](repeating: nil, count: rowids.count)
+        try VectorBlocks.read(database, places: places, width: d * 4) { n, bytes in
+            var v: [Float] = []
+            v.reserveCapacity(d)
+            if VectorBlob.decode(bytes, dimension: d, into: &v) { out[asked[n]] = v }
         }
         guard out.contains(where: { $0 == nil }) else { return out }
         try database.reusing("""
@@ -270,10 +276,28 @@ public final class RecordStore {
     /// `index/rebuild` included): (rowid, owner, vector bytes), in no
     /// particular order (sorting 1.5 KB rows would cost more than the scan).
     public func forEachSearchableVector(indexVersion: IndexVersion, _ body: (Int64, String, UnsafeRawBufferPointer) throws -> Void) throws {
-        let s = try database.prepare("""
-            SELECT r.rowid, r.owner, v.data FROM vectors v JOIN records r ON r.rowid = v.record
+        // Every place first, then each block read once, in block order.
+        var rowids: [Int64] = []
+        var owners: [String] = []
+        var places: [VectorBlocks.Place] = []
+        var ownerIDs: [String: String] = [:]  // one String per owner, not one per row
+        try database.reusing("""
+            SELECT r.rowid, r.owner, v.block, v.slot FROM vectors v JOIN records r ON r.rowid = v.record
             WHERE v.index_version = ?1 AND r.perm_search = 1
-            UNION ALL
+            """) { s in
+            try s.bind([.text(indexVersion.description)])
+            while try s.step() {
+                let name = s.text(1) ?? ""
+                if ownerIDs[name] == nil { ownerIDs[name] = name }
+                rowids.append(s.int(0))
+                owners.append(ownerIDs[name]!)
+                places.append(VectorBlocks.Place(block: s.int(2), slot: Int(s.int(3))))
+            }
+        }
+        try VectorBlocks.readBlocks(database, places: places, width: indexVersion.dimension * 4) { n, bytes in
+            try body(rowids[n], owners[n], bytes)
+        }
+        let s = try database.prepare("""
             SELECT r.rowid, r.owner, n.data FROM vectors_next n JOIN records r ON r.rowid = n.record
             WHERE n.index_version = ?1 AND n.revision = r.revision AND r.perm_search = 1
                 AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.record = n.record AND v.index_version = ?1)
@@ -349,12 +373,20 @@ public final class RecordStore {
 
     /// Drops model vectors not of `indexVersion` so they are re-embedded; returns how many.
     public func dropModelVectors(except indexVersion: IndexVersion) throws -> Int {
-        try database.run("DELETE FROM vectors WHERE source = 'model' AND index_version != ?", [.text(indexVersion.description)])
-        return database.changes
+        try database.transaction {
+            try database.run("DELETE FROM vectors WHERE source = 'model' AND index_version != ?", [.text(indexVersion.description)])
+            let n = database.changes
+            try VectorBlocks.releaseEmptyBlocks(database)
+            return n
+        }
     }
 
     public func dropAllModelVectors() throws -> Int {
-        try database.run("DELETE FROM vectors WHERE source = 'model'")
-        return database.changes
+        try database.transaction {
+            try database.run("DELETE FROM vectors WHERE source = 'model'")
+            let n = database.changes
+            try VectorBlocks.releaseEmptyBlocks(database)
+            return n
+        }
     }
 }

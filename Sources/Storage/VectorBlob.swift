@@ -42,4 +42,9 @@ public enum VectorBlob {
         #endif
         return true
     }
+
+    /// Decodes every whole float of `bytes` into `out` (appending), whatever their count.
+    static func decodeRaw(_ bytes: UnsafeRawBufferPointer, into out: inout [Float]) -> Bool {
+        decode(UnsafeRawBufferPointer(rebasing: bytes.prefix(bytes.count / 4 * 4)), dimension: bytes.count / 4, into: &out)
+    }
 }
