@@ -2,7 +2,7 @@ import LinearAlgebra
 
 /// What one `assign` call knows about the groups of its scope: their ids, changes and unit
 /// centroids from the workspace's `ScopeGroups` (shared, not copied), full profiles only for
-/// groups that are looked at (candidates, changed groups), the tag index only for tagged occurrences.
+/// groups that are looked at (candidates, changed groups), the tag groups only for tagged occurrences.
 struct AssignContext {
     let scope: Scope
     /// Groups of the scope, ascending (at the start of the call).
@@ -23,13 +23,14 @@ struct AssignContext {
     /// The profile asked for last (re-checks ask for the same changed group thousands of times).
     private var lastProfile: GroupProfile?
     private var noProfile: Set<Int64> = []
-    var tagIndex: [String: Set<Int64>]?
+    /// The scope's tag groups (from the workspace, or gathered when first asked for).
+    var tagIndex: TagIndex?
     /// (changedAt, group) of the scope's groups at the start of the call, ascending; built when a
     /// certificate is first checked.
     private var changeLog: [(at: Int, gid: Int64)]?
     private var changedQueries = 0
     static let scansBeforeSorting = 16
-    private let changedAtStart: [Int]
+    let changedAtStart: [Int]
     /// Index into `Workspace.touchLog` at the start of the call.
     let touchStart: Int
     /// Thresholds part of every certificate stamp.
@@ -49,6 +50,10 @@ struct AssignContext {
         dimension = ws.dimension
         touchStart = ws.touchLog.count
         watermark = ws.state.checked[scope]
+        if var t = ws.tagIndexes.removeValue(forKey: scope) ?? ws.engineCache?.tagIndexes.removeValue(forKey: scope) {
+            t.update(ws.touchLog, ws.state, ws.occurrences)
+            tagIndex = t
+        }
         let c = ws.config
         var h = Stamp()
         for x in [c.quantise(c.tauRep), c.quantise(c.tauSup), c.quantise(c.delta), c.candidateK, c.exemplars, c.scoreScale] { h.mix(Int64(x)) }
@@ -71,16 +76,14 @@ struct AssignContext {
     /// row and move its tags. (A live group stays live: its medoid is a member, never evicted.)
     mutating func invalidate(_ gid: Int64, _ ws: Workspace) {
         if lastProfile?.id == gid { lastProfile = nil }
-        let old = profiles.removeValue(forKey: gid)
+        profiles.removeValue(forKey: gid)
         noProfile.remove(gid)
         if let j = Self.position(of: gid, in: live) {
             let u = ScopeGroups.unit(ws.state.groups[gid]!, ws.occurrences, d: dimension)
             if ownMatrix { centroids.setRow(j, u) } else { overrides[j] = u }
             rowChangedAt[j] = ws.touchLog.count
         }
-        guard tagIndex != nil else { return }
-        if let old { for t in old.tags { tagIndex![t]?.remove(gid) } }
-        if let new = profile(gid, ws) { for t in new.tags { tagIndex![t, default: []].insert(gid) } }
+        tagIndex?.set(gid, ws.state, ws.occurrences)
     }
 
     /// Makes the centroid matrix the context's own and current in every row (for GEMM).
@@ -105,15 +108,8 @@ struct AssignContext {
     }
 
     mutating func tags(_ ws: Workspace) -> [String: Set<Int64>] {
-        if let t = tagIndex { return t }
-        var index: [String: Set<Int64>] = [:]
-        for gid in live {
-            for m in ws.state.groups[gid]!.members {
-                for t in ws.occurrences.tagsOf(m.occurrenceID) ?? [] { index[t, default: []].insert(gid) }
-            }
-        }
-        tagIndex = index
-        return index
+        if tagIndex == nil { tagIndex = TagIndex(scope, live: live, ws.state, ws.occurrences, at: ws.touchLog.count) }
+        return tagIndex!.groups
     }
 
     /// `changed(since:)` answers by version, valid while `ws.touchLog` has `changedMemoAt` entries.
@@ -196,6 +192,8 @@ extension Workspace {
     static let certificateLimit = 32
     /// From this many full evaluations on, candidates are scored by GEMM against a matrix of centroids.
     static let centroidGEMMThreshold = 8
+    /// Changed groups the pending index follows one by one; beyond this, every mark is re-checked.
+    static let reachLimit = 8
 
     /// Evaluates `work` (pending, ascending) against the groups of `scope`, one at a time in order.
     /// An occurrence whose certificate shows that no group it looked at changed, and no changed
@@ -212,32 +210,42 @@ extension Workspace {
         guard !ctx.live.isEmpty else { return false }
         ctx.plainStamp = constraints.cannotLink.isEmpty ? stamp("", ctx) : nil
         var changed = false
+        // Many to re-check (after a placement, every pending occurrence of the scope): the pending
+        // index names those a change can reach; the others give `.same` as of the start.
+        var index = work.count >= config.blockSize ? takeIndex(scope) : nil
+        defer { if let index { keepIndex(index) } }
+        let plain = Int(truncatingIfNeeded: ctx.configStamp & 0x1F_FFFF_FFFF_FFFF)
+        let reached = index?.reachable(
+            work, occurrences, groups: (ctx.order, ctx.changedAtStart), unit: { ctx.profile($0, self)?.unitSum },
+            watermark: ctx.watermark, plainStamp: plain, scale: config.scoreScale, maxChanged: Self.reachLimit)
+        var list = reached ?? work
         // Which occurrences need a full evaluation as of the start; their rows are scored by GEMM in
         // blocks of `blockSize` as they come. A re-check is repeated after any change.
         var atStart: [Recheck] = []
-        atStart.reserveCapacity(work.count)
-        var needAt: [Int] = []
-        // Many to re-check (after a placement, every pending occurrence of the scope): their
-        // vectors are read from the scope's pending rows, in the same ascending order.
-        let rows = work.count >= config.blockSize ? pendingRows(scope) : nil
-        if let rows {
-            var lookup = rows.lookup()
-            for (n, oid) in work.enumerated() {
-                let r = recheck(oid, &ctx, vector: lookup.row(oid))
-                if case .full = r { needAt.append(n) }
-                atStart.append(r)
-            }
-        } else {
-            for (n, oid) in work.enumerated() {
-                let r = recheck(oid, &ctx)
-                if case .full = r { needAt.append(n) }
-                atStart.append(r)
-            }
+        atStart.reserveCapacity(list.count)
+        var needFull: [Int64] = []
+        for oid in list {
+            let r = recheck(oid, &ctx, vector: index?.vector(of: oid))
+            if case .full = r { needFull.append(oid) }
+            atStart.append(r)
         }
-        let useGEMM = needAt.count >= Self.centroidGEMMThreshold
+        let useGEMM = needFull.count >= Self.centroidGEMMThreshold
         let versionAtStart = state.groupsVersion
         var block = ScoreBlock()
-        for (n, oid) in work.enumerated() {
+        var everyOne = reached == nil
+        var n = -1
+        while n + 1 < list.count {
+            n += 1
+            let oid = list[n]
+            if !everyOne && state.groupsVersion != versionAtStart {
+                // A group changed in this pass: from here on every occurrence of the work is
+                // re-checked as it comes (and written), not only those reached at the start.
+                let last = list[n - 1]
+                list = Array(list[..<n]) + work[Self.firstIndex(after: last, in: work)...]
+                everyOne = true
+                n -= 1
+                continue
+            }
             // (An earlier occurrence's group change may have evicted or placed this one.)
             guard let pi = state.pending.index(forKey: oid) else { continue }
             if n % config.blockSize == 0, isCancelled() { throw GroupingError.cancelled }
@@ -261,7 +269,7 @@ extension Workspace {
             case let .revised(candidates, kth):
                 e = conclude(occ, candidates: candidates, kth: kth, ctx: &ctx)
             case .full:
-                e = evaluateFully(oid, n: n, work: work, needAt: needAt, useGEMM: useGEMM, block: &block, ctx: &ctx, d: d)
+                e = evaluateFully(oid, needFull: needFull, useGEMM: useGEMM, block: &block, ctx: &ctx, d: d)
             }
             var suggested: String?
             if judge != nil, e.decision != nil { (e.decision, suggested) = judged(occ, e, ctx: &ctx) }
@@ -293,20 +301,19 @@ extension Workspace {
         return changed
     }
 
-    /// Full evaluation of `work[n]`. One or a few occurrences (a placement) are scored against the
+    /// Full evaluation of `oid`. One or a few occurrences (a placement) are scored against the
     /// centroids directly; more are worth a matrix of centroids and a GEMM per block: this
-    /// occurrence and the next ones that needed a full evaluation at the start.
+    /// occurrence and the next ones that needed a full evaluation at the start (`needFull`).
     private func evaluateFully(
-        _ oid: Int64, n: Int, work: [Int64], needAt: [Int], useGEMM: Bool, block: inout ScoreBlock,
-        ctx: inout AssignContext, d: Int
+        _ oid: Int64, needFull: [Int64], useGEMM: Bool, block: inout ScoreBlock, ctx: inout AssignContext, d: Int
     ) -> Evaluation {
         if useGEMM {
             ctx.ensureCentroids()
             if block.row(of: oid) == nil {
                 var ids = [oid]
-                var k = Self.firstIndex(after: n, in: needAt)
-                while ids.count < config.blockSize && k < needAt.count {
-                    if state.pending.index(forKey: work[needAt[k]]) != nil { ids.append(work[needAt[k]]) }
+                var k = Self.firstIndex(after: oid, in: needFull)
+                while ids.count < config.blockSize && k < needFull.count {
+                    if state.pending.index(forKey: needFull[k]) != nil { ids.append(needFull[k]) }
                     k += 1
                 }
                 block = ScoreBlock(ids, occurrences, centroids: ctx.centroids, at: touchLog.count)
@@ -315,16 +322,20 @@ extension Workspace {
         return evaluate(occurrences[oid]!, ctx: &ctx, d: d, scored: block.row(of: oid).map { (block, $0) })
     }
 
-    /// The first position in the ascending `positions` above `n`.
-    static func firstIndex(after n: Int, in positions: [Int]) -> Int {
-        var lo = 0, hi = positions.count
-        while lo < hi { let mid = (lo + hi) / 2; if positions[mid] <= n { lo = mid + 1 } else { hi = mid } }
+    /// The first position in the ascending `xs` holding a value above `x`.
+    static func firstIndex<T: Comparable>(after x: T, in xs: [T]) -> Int {
+        var lo = 0, hi = xs.count
+        while lo < hi { let mid = (lo + hi) / 2; if xs[mid] <= x { lo = mid + 1 } else { hi = mid } }
         return lo
     }
 
     /// Keeps what `ctx` computed (all current: changed groups were invalidated in it) for later passes.
     mutating func keep(_ ctx: AssignContext) {
         profileCache = ctx.current
+        if var t = ctx.tagIndex {
+            t.update(touchLog, state, occurrences)
+            tagIndexes[ctx.scope] = t
+        }
     }
 
     /// Full evaluation of `occ` against the live groups of the context: top-K by quantised centroid
@@ -399,11 +410,10 @@ extension Workspace {
     /// else changes: one that would join a group keeps no certificate and is evaluated in full
     /// after the next change, as before.
     mutating func certify(_ scope: Scope, isCancelled: () -> Bool) throws {
-        // Evaluated, without a certificate (one look at each mark).
-        let todo = scopePending(scope).filter {
-            let i = state.pending.index(forKey: $0)!
-            return state.pending.values[i].evaluatedAt != nil && state.pending.values[i].certificate == nil
-        }
+        // Evaluated, without a certificate.
+        let index = takeIndex(scope)
+        let todo = index.uncertified
+        keepIndex(index)
         guard !todo.isEmpty else { return }
         let d = dimension
         var ctx = AssignContext(&self, scope: scope)

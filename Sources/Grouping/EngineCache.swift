@@ -1,8 +1,8 @@
 import Foundation
 
 /// What a refresh derived from the groups of the state it returned, kept for the next refresh of
-/// that same state: per scope, the group lists and unit centroids (`ScopeGroups`) and the pending
-/// occurrences' vectors (`PendingRows`). Not persisted
+/// that same state: per scope, the group lists and unit centroids (`ScopeGroups`), the pending
+/// marks as columns with their vectors (`PendingIndex`) and the tag groups (`TagIndex`). Not persisted
 /// and not part of the state's value. It is valid only while the state is exactly as the refresh
 /// returned it: any edit of the state's groups or pending marks (by anyone) drops the state's
 /// claim to it, and a refresh that takes it over makes every other copy's claim void.
@@ -10,7 +10,8 @@ public final class EngineCache: @unchecked Sendable {
     private let lock = NSLock()
     private var token: UInt64 = 0
     var scopes: [Scope: ScopeGroups] = [:]
-    var pendingRows: [Scope: PendingRows] = [:]
+    var pendingIndexes: [Scope: PendingIndex] = [:]
+    var tagIndexes: [Scope: TagIndex] = [:]
     /// occurrence → group of every member of the state, when the refresh had built it.
     var groupIndex: [Int64: Int64]?
     /// The profiles of groups as the state holds them (representative, examples, records, unit

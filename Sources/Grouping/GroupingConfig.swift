@@ -31,8 +31,9 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     public var minComparisonDenominator: Int
     /// Upper bound on assignment/seeding passes per category within one refresh.
     public var maxPasses: Int
-    /// Rows scored per GEMM block; also the number of pending occurrences from which re-checks and
-    /// seeding read vectors from the scope's `PendingRows` instead of looking each one up.
+    /// Rows scored per GEMM block; also the number of pending occurrences to re-check from which an
+    /// assignment pass asks the scope's `PendingIndex` which of them a change can reach (and seeding
+    /// reads the pool's vectors from it) instead of looking at each one.
     public var blockSize: Int
     /// c-TF-IDF keywords in a deterministic label.
     public var keywordCount: Int

@@ -74,13 +74,6 @@ extension Workspace {
     mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
         config = config(for: scope)
         defer { config = baseConfig }
-        let scanned = scanPending(scope, lastChange: scopeGroups(scope).lastChange)
-        pendingList = (scope, scanned.all)
-        mayBeFresh = scanned.fresh
-        firstWork = scanned.work
-        pendingAdded = []
-        pendingRemoved = false
-        defer { pendingList = nil; pendingAdded = []; mayBeFresh = []; firstWork = nil }
         try passes(scope, isCancelled: isCancelled)
         try certify(scope, isCancelled: isCancelled)
     }
@@ -95,23 +88,12 @@ extension Workspace {
         for pass in 0..<passes {
             let lastChange = scopeGroups(scope).lastChange
             recentlyEvicted = []
-            // (The first pass's work was found while scanning the marks.)
-            let watermark = state.checked[scope]
-            let work = firstWork ?? scopePending(scope).filter { id in
-                // (Read in place: copying each mark out costs more than the comparison.)
-                guard let i = state.pending.index(forKey: id), let at = PatternState.evaluatedAt(state.pending.values[i], watermark: watermark) else { return true }
-                return at < lastChange
-            }
-            firstWork = nil
+            // Fresh, or evaluated before the scope's last change.
+            let work = duePending(scope, lastChange: lastChange)
             if work.isEmpty && lastChange <= combineSince { return }
             var changed = work.isEmpty ? false : try assign(work, in: scope, lastChange: lastChange, isCancelled: isCancelled)
             // Evicted occurrences wait for the next pass rather than join another group in this one.
-            // (Only the candidates are looked at, not every pending occurrence.)
-            let fresh = mayBeFresh.filter { id in
-                guard let i = state.pending.index(forKey: id) else { return false }
-                return state.pending.values[i].evaluatedAt == nil && !recentlyEvicted.contains(id)
-            }.sorted()
-            mayBeFresh = Set(fresh).union(recentlyEvicted)
+            let fresh = freshPending(scope).filter { !recentlyEvicted.contains($0) }
             if !fresh.isEmpty { changed = try seed(fresh, in: scope, isCancelled: isCancelled) || changed }
             if changed && pass < passes - 1 { continue }
             let sweep = state.groupsVersion

@@ -73,11 +73,12 @@ extension Workspace {
                     // pool order); a small one is looked up.
                     var fromRows = false
                     if pool.count >= config.blockSize {
-                        let rows = pendingRows(scope)
+                        var rows = takeIndex(scope)
+                        defer { keepIndex(rows) }
                         var j = 0
                         fromRows = true
                         occ.vector.withUnsafeBufferPointer { x in
-                            rows.forEachLive { id, row in
+                            rows.forEachLive(occurrences) { id, row in
                                 guard fromRows, j < pool.count, pool[j] == id else { fromRows = false; return }
                                 let s = Vectors.dot(x.baseAddress!, row, count: d)
                                 if s >= prefilter { close.append((j, s)) }

@@ -38,28 +38,19 @@ struct Workspace {
     var touchLog: [(at: Int, gid: Int64)] = []
     /// Profiles computed in this call, dropped when their group changes.
     var profileCache: [Int64: GroupProfile] = [:]
-    /// The pending occurrences of the scope `run` works on, ascending, kept up to date by
-    /// `scopePending()` (with the occurrences made pending since it last looked).
-    var pendingList: (scope: Scope, ids: [Int64])?
-    var pendingAdded: [Int64] = []
-    /// While `run` works on a scope: a superset of its fresh pending occurrences (the fresh ones
-    /// when it began, and every one made pending since).
-    var mayBeFresh: Set<Int64> = []
-    /// The first pass's work, found by `run`'s scan of the marks.
-    var firstWork: [Int64]?
-    /// Some pending entry was removed since `pendingList` was last brought up to date.
-    var pendingRemoved = false
     /// A scope ran out of passes while still changing (the state cannot be marked settled).
     var unsettled = false
     /// Per scope, its groups as of `touchLog` index `at` (see `scopeGroups(_:)`).
     var snapshots: [Scope: (at: Int, groups: ScopeGroups)] = [:]
     /// Occurrences whose pending mark this call set, changed or removed (what a store that keeps
     /// marks one by one writes; see `RefreshOutcome.changedPending`).
-    var pendingChanged: Set<Int64> = []
+    var pendingChanged = ChangedMarks()
     /// Every pending mark was replaced (a rebuild): write them all.
     var pendingReplaced = false
-    /// Pending vectors per scope (see `pendingRows(_:)`).
-    var rows: [Scope: PendingRows] = [:]
+    /// Per scope, its pending marks as columns (see `takeIndex(_:)`).
+    var indexes: [Scope: PendingIndex] = [:]
+    /// Per scope, its tag groups as the last assignment call left them (see `TagIndex`).
+    var tagIndexes: [Scope: TagIndex] = [:]
     /// What the previous refresh of this very state derived (taken over by `refresh`), else nil.
     var engineCache: EngineCache?
     /// The vector dimension (of any occurrence; a refresh checks that all agree).
@@ -129,7 +120,6 @@ struct Workspace {
         if let index = groupIndex { precondition(index[occurrence] == nil, "occurrence already has a group") }
         state.pending[occurrence] = nil
         pendingChanged.insert(occurrence)
-        pendingRemoved = true
         groupIndex?[occurrence] = gid
         let m = Membership(occurrenceID: occurrence, groupID: gid, source: source)
         let at = state.groups[gid]!.members.firstIndex { $0.occurrenceID > occurrence } ?? state.groups[gid]!.members.count
@@ -140,29 +130,27 @@ struct Workspace {
     mutating func makePending(_ occurrence: Int64) {
         state.pending[occurrence] = PendingMark(scope: occurrences.scopeOf(occurrence))
         pendingChanged.insert(occurrence)
-        if pendingList != nil {
-            pendingAdded.append(occurrence)
-            mayBeFresh.insert(occurrence)
-        }
     }
 
-    /// Pending occurrences of `scope`, ascending (from the list `run` keeps when it is this scope's).
+    /// Pending occurrences of `scope`, ascending.
     mutating func scopePending(_ scope: Scope) -> [Int64] {
-        guard let list = pendingList, list.scope == scope else { return pending(in: scope) }
-        if !pendingRemoved && pendingAdded.isEmpty { return list.ids }
-        var ids = pendingRemoved ? list.ids.filter { state.pending.index(forKey: $0) != nil } : list.ids
-        pendingRemoved = false
-        // Added ones go in at their place (the list stays ascending).
-        for id in Set(pendingAdded).sorted() where state.pending.index(forKey: id) != nil {
-            guard let at = occurrences.index(forKey: id), occurrences.values[at].category == scope.category,
-                  occurrences.values[at].owner == scope.owner else { continue }
-            var lo = 0, hi = ids.count
-            while lo < hi { let mid = (lo + hi) / 2; if ids[mid] < id { lo = mid + 1 } else { hi = mid } }
-            if lo == ids.count || ids[lo] != id { ids.insert(id, at: lo) }
-        }
-        pendingAdded = []
-        pendingList = (scope, ids)
-        return ids
+        var index = takeIndex(scope)
+        defer { keepIndex(index) }
+        return index.all
+    }
+
+    /// Pending occurrences of `scope` that are fresh or were evaluated before `lastChange`, ascending.
+    mutating func duePending(_ scope: Scope, lastChange: Int) -> [Int64] {
+        let index = takeIndex(scope)
+        defer { keepIndex(index) }
+        return index.due(lastChange: lastChange, watermark: state.checked[scope], state: state)
+    }
+
+    /// Fresh pending occurrences of `scope`, ascending.
+    mutating func freshPending(_ scope: Scope) -> [Int64] {
+        let index = takeIndex(scope)
+        defer { keepIndex(index) }
+        return index.fresh
     }
 
     /// A new empty group with the next id from the persisted counter.
@@ -186,7 +174,6 @@ struct Workspace {
             detach(m.occurrenceID, from: gid)
             state.pending[m.occurrenceID] = nil
             pendingChanged.insert(m.occurrenceID)
-            pendingRemoved = true
         }
         // (The stay threshold of the group's scope, also outside `run`: corrections, removals.)
         let stay = stayThreshold(state.groups[gid]!.scope)
@@ -228,43 +215,10 @@ struct Workspace {
         for id in ids.sorted() {
             state.pending[id] = nil
             pendingChanged.insert(id)
-            pendingRemoved = true
             if let gid = detach(id) { affected.insert(gid) }
         }
         for gid in affected.sorted() { settle(gid) }
         return affected.sorted()
-    }
-
-    /// Pending occurrences of `scope`, ascending.
-    /// (After `reconcile`, which leaves no pending entry without its occurrence.)
-    func pending(in scope: Scope) -> [Int64] { scanPending(scope, lastChange: 0).all }
-
-    /// Pending occurrences of `scope`, ascending; those of them that are fresh; and those fresh or
-    /// evaluated before `lastChange`, ascending (one look at each mark).
-    func scanPending(_ scope: Scope, lastChange: Int) -> (all: [Int64], fresh: Set<Int64>, work: [Int64]) {
-        var out: [Int64] = []
-        var fresh = Set<Int64>()
-        var work: [Int64] = []
-        let marks = state.pending.values
-        let watermark = state.checked[scope]
-        for i in state.pending.indices {
-            let id = state.pending.keys[i]
-            let mark = marks[i]
-            if let s = mark.scope {
-                guard s.category == scope.category && s.owner == scope.owner else { continue }
-            } else {
-                guard let at = occurrences.index(forKey: id), occurrences.values[at].category == scope.category,
-                      occurrences.values[at].owner == scope.owner else { continue }
-            }
-            out.append(id)
-            if let at = PatternState.evaluatedAt(mark, watermark: watermark) {
-                if at < lastChange { work.append(id) }
-            } else {
-                fresh.insert(id)
-                work.append(id)
-            }
-        }
-        return (out.sorted(), fresh, work.sorted())
     }
 
     /// The groups of `scope` as they are now: from the snapshot kept for the scope (or the one the
@@ -295,17 +249,24 @@ struct Workspace {
         return base
     }
 
-    /// The vectors of the pending occurrences of `scope`, in line with its pending list (from the
-    /// previous refresh's cache when there is one, patched).
-    mutating func pendingRows(_ scope: Scope) -> PendingRows {
-        let list = scopePending(scope)
-        var r = rows.removeValue(forKey: scope)
-            ?? engineCache.flatMap { $0.dimension == dimension ? $0.pendingRows.removeValue(forKey: scope) : nil }
-            ?? PendingRows(d: dimension)
-        r.sync(to: list, occurrences)
-        rows[scope] = r
-        return r
+    /// The pending index of `scope`, up to date with the marks, taken out of the workspace (so
+    /// that using it copies nothing); hand it back with `keepIndex`. From the previous refresh's
+    /// cache when there is one, else built from the marks.
+    mutating func takeIndex(_ scope: Scope) -> PendingIndex {
+        let k = config.candidateK
+        var index = indexes.removeValue(forKey: scope)
+            ?? engineCache.flatMap { $0.dimension == dimension ? $0.pendingIndexes.removeValue(forKey: scope) : nil }
+        if index?.k != k || index?.d != dimension { index = nil }
+        if index == nil {
+            index = PendingIndex(scope, state, occurrences, k: k, d: dimension)
+            index!.cursor = pendingChanged.log.count
+        }
+        index!.sync(pendingChanged.log, state, occurrences)
+        index!.useCannotLinks(constraints.cannotLink, occurrences)
+        return index!
     }
+
+    mutating func keepIndex(_ index: PendingIndex) { indexes[index.scope] = index }
 
     /// A build starts with every occurrence pending and ends with a fraction of them: the map keeps
     /// its capacity, and every later look-up pays for the spread. Re-packed when mostly empty.
@@ -320,7 +281,7 @@ struct Workspace {
     /// and gives that state its claim. Call last: any later edit of the state drops the claim.
     mutating func handOverCache() {
         let cache = engineCache ?? EngineCache()
-        if cache.dimension != dimension { cache.scopes = [:]; cache.dimension = dimension }
+        if cache.dimension != dimension { cache.scopes = [:]; cache.pendingIndexes = [:]; cache.tagIndexes = [:]; cache.dimension = dimension }
         var touched = Set<Scope>()
         for e in touchLog { if let g = state.groups[e.gid] { touched.insert(g.scope) } }
         engineCache = cache
@@ -328,8 +289,29 @@ struct Workspace {
             cache.scopes[scope] = scopeGroups(scope)
         }
         snapshots = [:]
-        if cache.dimension == dimension { for (scope, r) in rows { cache.pendingRows[scope] = r } } else { cache.pendingRows = [:] }
-        rows = [:]
+        // Every index, the ones this call did not use too, in line with the state returned.
+        for scope in Array(cache.pendingIndexes.keys) where indexes[scope] == nil {
+            indexes[scope] = cache.pendingIndexes.removeValue(forKey: scope)
+        }
+        cache.pendingIndexes = [:]
+        // (Moved out, not copied: a shared copy would make the sync copy its vectors.)
+        for scope in Array(indexes.keys) {
+            var index = indexes.removeValue(forKey: scope)!
+            guard index.d == dimension else { continue }
+            index.sync(pendingChanged.log, state, occurrences)
+            index.cursor = 0
+            cache.pendingIndexes[scope] = index
+        }
+        for scope in Array(cache.tagIndexes.keys) where tagIndexes[scope] == nil {
+            tagIndexes[scope] = cache.tagIndexes.removeValue(forKey: scope)
+        }
+        cache.tagIndexes = [:]
+        for scope in Array(tagIndexes.keys) {
+            var t = tagIndexes.removeValue(forKey: scope)!
+            t.update(touchLog, state, occurrences)
+            t.at = 0
+            cache.tagIndexes[scope] = t
+        }
         // (Every profile left is current: a membership change drops its group's.)
         cache.profiles = cache.dimension == dimension ? profileCache : [:]
         profileCache = [:]

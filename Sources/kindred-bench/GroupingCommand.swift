@@ -15,7 +15,7 @@ enum GroupingCommand {
         USAGE: kindred-bench grouping embed --texts FILE --out FILE.f32 [--batch N] [--threads T] [--model DIR]
                kindred-bench grouping cluster --vectors FILE.f32 [--records FILE] [--initial N] [--dismiss PAIRS.json | --dismiss-random K [--seed S]] [THRESHOLDS]
                kindred-bench grouping speed --vectors FILE.f32 --n N [--categories FILE] [--place P] [THRESHOLDS]
-               kindred-bench grouping speed --synthetic --n N [--clusters C] [--place P]
+               kindred-bench grouping speed --synthetic --n N [--clusters C] [--synthetic-categories K] [--place P]
 
         FILE.f32 holds little-endian float32 rows of --dim (384) floats. Every row is one occurrence of
         its own record (or of the record named on the same line of --records), in one category (or the
@@ -32,6 +32,8 @@ enum GroupingCommand {
           (median, p90, max) and peak RSS (VmHWM, kB). --state FILE: load the built state from FILE
           instead of building (build_seconds is then null), or save it there after building; for
           timing placements again without a rebuild (same rows, thresholds and engine version).
+          --synthetic: clustered random rows in K categories (default 10) with C situations each
+          (default N / 250); K = 1 is the service bench's one category of N.
         THRESHOLDS: --tau-rep --tau-sup --tau-seed --delta --tau-stay --tau-combine --candidate-k --calibrated-background (defaults of GroupingConfig;
           --tau-combine above 1 turns combining groups off; --calibrated-background above 1 keeps the
           thresholds fixed in every category).
@@ -231,14 +233,15 @@ enum GroupingCommand {
     // MARK: speed
 
     static func speed(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "n", "categories", "place", "dim", "threads", "clusters", "state"]),
+        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "n", "categories", "place", "dim", "threads", "clusters", "state", "synthetic-categories"]),
                                  flags: ["help", "synthetic"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         BLAS.setThreads(try args.int("threads") ?? 1)
         let cfg = try config(args)
         let n = try args.int("n") ?? 100_000
         if args.has("synthetic") {
-            let t = try GroupingBenchmark.run(occurrences: n, clustersPerCategory: try args.int("clusters") ?? max(1, n / 250),
+            let t = try GroupingBenchmark.run(occurrences: n, categories: try args.int("synthetic-categories") ?? 10,
+                                              clustersPerCategory: try args.int("clusters") ?? max(1, n / 250),
                                               placements: try args.int("place") ?? 20, config: cfg)
             Output.json(["n": .from(n), "build_seconds": .double(t.fullBuildSeconds), "place_one_ms_median": .double(t.placeOneSeconds * 1000),
                          "place_one_ms_max": .double(t.placeOneMaxSeconds * 1000), "placements": .from(t.placements),
