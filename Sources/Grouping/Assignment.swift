@@ -271,6 +271,8 @@ extension Workspace {
             case .full:
                 e = evaluateFully(oid, needFull: needFull, useGEMM: useGEMM, block: &block, ctx: &ctx, d: d)
             }
+            // (A join that would push a member out is not made: `JoinStay.swift`.)
+            if let (gid, _) = e.decision, !joinKeepsMembers(oid, gid) { e.decision = nil }
             var suggested: String?
             if judge != nil, e.decision != nil { (e.decision, suggested) = judged(occ, e, ctx: &ctx) }
             guard let (gid, score) = e.decision else {

@@ -45,7 +45,7 @@ public struct Config: Sendable, Equatable {
         ("patterns.tauSup", 0.40, "Minimum mean similarity of an occurrence to a group's supporting examples."),
         ("patterns.tauSeed", 0.68, "Minimum pairwise similarity inside the clique that seeds a new group."),
         ("patterns.delta", 0.0, "Margin by which the best group must beat the runner-up; otherwise the occurrence waits."),
-        ("patterns.tauStay", 0.30, "Automatic members less similar than this to a new medoid leave the group."),
+        ("patterns.tauStay", 0.30, "Automatic members less similar than this to a new medoid leave the group (after a deletion, an edit or a correction); an occurrence whose joining would leave a member below it waits instead."),
         ("patterns.tauCombine", 0.50, "Two groups of a category whose representatives and examples accept each other's examples are combined when the mean similarity of all their member pairs is at least this (the older id survives); above 1 never."),
         ("patterns.calibratedBackground", 0.22, "Background similarity (mean cosine over a category's pairs) the thresholds were calibrated at; in a category whose background is more than 0.02 lower, tauRep, tauSup, tauCombine and tauStay are lowered in proportion (the first three never below tauStay); above 1 never."),
         ("patterns.candidateK", 10, "Groups proposed per occurrence by centroid similarity (tag-sharing groups are added)."),

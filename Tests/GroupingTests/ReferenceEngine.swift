@@ -270,7 +270,7 @@ struct ReferenceEngine {
         guard groups.values.contains(where: { $0.scope == scope && $0.medoid != nil }) else { return false }
         var changed = false
         for o in work where pending[o] != nil {
-            if let (g, score) = decide(o, candidates: candidates(o, scope)) {
+            if let (g, score) = decide(o, candidates: candidates(o, scope)), keepsMembers(o, joining: g) {
                 attach(o, to: g, .automatic(score: score))
                 settle(g)
                 changed = true
@@ -317,6 +317,20 @@ struct ReferenceEngine {
         guard let best = eligible.first else { return nil }
         if eligible.count > 1, best.score - eligible[1].score < q(config.delta) { return nil }
         return best
+    }
+
+    /// A join never pushes a member out: with `o` added, `o` and every automatic member are at or
+    /// above τ_stay of the medoid the group would then have.
+    func keepsMembers(_ o: Int64, joining gid: Int64) -> Bool {
+        let ids = (groups[gid]!.ids + [o]).sorted()
+        let s = sum(ids)
+        var medoid = ids[0]
+        for id in ids where q(Vectors.dot(occurrences[id]!.vector, s)) > q(Vectors.dot(occurrences[medoid]!.vector, s)) { medoid = id }
+        let stay = q(base.adapted(toBackground: background(groups[gid]!.scope)).tauStay)
+        let mv = occurrences[medoid]!.vector
+        return ids.allSatisfy { id in
+            (id != o && groups[gid]!.members[id]!.isUserDecided) || q(Vectors.dot(occurrences[id]!.vector, mv)) >= stay
+        }
     }
 
     /// From each fresh occurrence in order, a clique over the scope's pending pool: neighbours
