@@ -28,7 +28,7 @@ let package = Package(
 
         .target(name: "KindredCore"),
         .target(name: "LinearAlgebra", dependencies: ["KindredCore", "CBLAS", "CLAPACKE"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"]),
+        .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"], exclude: ["README.md"]),
         .target(name: "VectorIndex", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),
         .target(name: "KeywordIndex"),
         .target(name: "Embedding", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),

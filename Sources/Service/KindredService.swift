@@ -20,6 +20,8 @@ public final class KindredService: Sendable {
     /// The limits params are decoded with.
     let paramRules: ParamRules
     let writer: Guarded<RecordStore>
+    /// Copies the WAL into the file on its own thread (nil for an in-memory store).
+    let checkpointer: Checkpointer?
     let readers: ReaderPool
     /// Searches read it together; loading and removing vectors take it alone.
     let index: ReadWriteGuarded<VectorIndex>
@@ -61,6 +63,14 @@ public final class KindredService: Sendable {
         paramRules = ParamRules(dimension: dimension, defaultLimit: config.int("search.defaultLimit"), maxLimit: config.int("search.maxLimit"))
         let store = try RecordStore(path: databasePath)
         writer = Guarded(store)
+        // A file's checkpoints run beside the writer (an in-memory store has no WAL).
+        if !databasePath.isEmpty && databasePath != ":memory:" {
+            let c = try Checkpointer(path: databasePath)
+            store.database.handCheckpoints(to: c)
+            checkpointer = c
+        } else {
+            checkpointer = nil
+        }
         readers = ReaderPool(path: databasePath)
         let vi = VectorIndex(dimension: dimension, rows: StoredRows(readers: readers, version: indexVersion),
                              batchGemmThreshold: config.int("search.batchGemmThreshold"), scanThreads: config.int("search.scanThreads"))
@@ -111,6 +121,7 @@ public final class KindredService: Sendable {
     public func close() {
         stopBackgroundEmbedding()
         readers.close()
+        checkpointer?.stop()
         writer.with { store in
             saveCodesFile(store)
             // Fold the write-ahead log back into the file, then close.

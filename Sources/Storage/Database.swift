@@ -37,6 +37,8 @@ public final class Database {
     static let configured: Bool = kindred_sqlite_disable_memstatus() == SQLITE_OK
 
     private var isOpen = true
+    /// What this connection's WAL hook calls (`handCheckpoints`), kept alive with the connection.
+    var walHookOwner: AnyObject?
 
     deinit { close() }
 
