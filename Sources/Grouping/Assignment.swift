@@ -231,6 +231,8 @@ extension Workspace {
         }
         let useGEMM = needFull.count >= Self.centroidGEMMThreshold
         let versionAtStart = state.groupsVersion
+        // Whether the scope's watermark moves at the end (see below).
+        let watermarkMoves = (state.checked[scope]?.at ?? Int.min) < lastChange
         var block = ScoreBlock()
         var everyOne = reached == nil
         var n = -1
@@ -279,6 +281,14 @@ extension Workspace {
                 let cert = PendingCertificate(
                     at: state.groupsVersion, candidates: e.candidates, kthScore: e.kth?.q, kthGroup: e.kth?.id,
                     stamp: stamp(occ.recordID, ctx))
+                // The same certificate again before any change in this pass: as for `.same`, the
+                // watermark set below says so (the mark is evaluated before `lastChange`).
+                let mark = state.pending[oid]!
+                if state.groupsVersion == versionAtStart, watermarkMoves, mark.scope == scope,
+                   let old = mark.certificate, let was = mark.evaluatedAt, was < lastChange,
+                   old.candidates == cert.candidates, old.kthScore == cert.kthScore, old.kthGroup == cert.kthGroup, old.stamp == cert.stamp {
+                    continue
+                }
                 // Fresh occurrences stay fresh until seeding has looked at them too.
                 let at = state.pending[oid]!.evaluatedAt == nil ? nil : state.groupsVersion
                 state.pending[oid]!.evaluatedAt = at
@@ -296,7 +306,7 @@ extension Workspace {
         // Every evaluated mark of the scope evaluated before `lastChange` was in `work`: the ones
         // not written above are current as of the start. (A watermark at or above `lastChange`
         // covers none of them: nothing of the scope changed since it was set.)
-        if (state.checked[scope]?.at ?? Int.min) < lastChange {
+        if watermarkMoves {
             state.checked[scope] = PendingWatermark(below: lastChange, at: versionAtStart)
         }
         keep(ctx)

@@ -8,9 +8,10 @@ import Testing
 /// occurrence's scope, the version at which every scope was settled). They must never
 /// change a decision: the same refresh over a state stripped of them gives the same groups.
 @Suite struct KeptShortcutTests {
-    /// `s` without anything the engine can derive again.
+    /// `s` without anything the engine can derive again. (The watermarks are written into the
+    /// marks first: a mark without its scope is never covered by one.)
     static func stripped(_ s: PatternState) -> PatternState {
-        var out = s
+        var out = s.materialized
         out.settledAt = nil
         for id in out.groups.keys {
             out.groups[id]!.centroid = nil
