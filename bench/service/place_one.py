@@ -113,6 +113,7 @@ def main():
                     shutil.copy(os.path.join(tmp, name), os.path.join(kept, name))
             json.dump({"ingest": ingest, "build": build}, open(os.path.join(kept, "build.json"), "w"))
     extra = list(records(a.n, a.place + 1, "new"))
+    load_before = os.getloadavg()[0]
     s = Server(a.kindred, db)
     s.call("initialize", {})
     t0 = time.time()
@@ -148,7 +149,8 @@ def main():
         f"| same, p90 | {trips[min(len(trips) - 1, len(trips) * 9 // 10)]:.0f} ms |",
         f"| same, `durationMs` median | {statistics.median(durations):.0f} ms |",
         f"| one new record with a cold `kindred patterns refresh` process (reads the whole history) | {cold['durationMs']} ms ({cold_wall * 1000:.0f} ms wall) |",
-        "", f"{joined} of {a.place} new records joined a group.",
+        "", f"{joined} of {a.place} new records joined a group. Load average (1 min) {load_before:.1f} before the server started, "
+        f"{os.getloadavg()[0]:.1f} at the end; binary {a.kindred}.",
     ]
     text = "\n".join(lines) + "\n"
     print(text)
