@@ -1,4 +1,5 @@
-/// English function words that never make a keyword and never start or end a key phrase.
+/// English function words that never make a keyword and never start or end a key phrase; every
+/// word of scikit-learn's English stop list is one of them.
 /// (Kept in Grouping until a shared list exists lower down.)
 enum Stopwords {
     static let english: Set<String> = [
@@ -22,6 +23,23 @@ enum Stopwords {
         "three", "lot", "lots", "way", "made", "make", "going", "gone", "came", "come", "said", "says", "say",
         "without", "within", "across", "along", "among", "onto", "toward", "towards", "since", "unless", "whether",
         "another", "else", "ago", "instead", "whole",
+        // scikit-learn's English stop list (the Glasgow list) where the lines above miss it, a few of its words
+        // (fire, bill, call, system…) more content than function, but a list readers know; and "second", "seven", "goes".
+        "afterwards", "alone", "already", "although", "always", "amongst", "amoungst", "amount", "anyhow", "anyone",
+        "anyway", "anywhere", "became", "become", "becomes", "becoming", "beforehand", "behind", "beside",
+        "besides", "beyond", "bill", "bottom", "call", "cant", "co", "con", "couldnt", "cry", "de", "describe",
+        "detail", "done", "due", "eg", "eight", "either", "eleven", "elsewhere", "empty", "enough", "etc",
+        "everyone", "everywhere", "except", "fifteen", "fifty", "fill", "find", "fire", "first", "five", "former",
+        "formerly", "forty", "found", "four", "front", "full", "give", "go", "hasnt", "hence", "hereafter",
+        "hereby", "herein", "hereupon", "however", "hundred", "ie", "inc", "indeed", "interest", "last", "latter",
+        "latterly", "least", "less", "ltd", "many", "may", "meanwhile", "might", "mill", "mine", "moreover",
+        "mostly", "move", "name", "namely", "neither", "nevertheless", "next", "nine", "nobody", "none", "noone",
+        "nowhere", "often", "others", "otherwise", "part", "per", "perhaps", "please", "put", "see", "seem",
+        "seemed", "seeming", "seems", "serious", "several", "show", "side", "sincere", "six", "sixty", "somehow",
+        "sometime", "sometimes", "somewhere", "system", "take", "ten", "thence", "thereafter", "thereby",
+        "therefore", "therein", "thereupon", "thick", "thin", "third", "throughout", "thru", "thus", "together",
+        "top", "twelve", "twenty", "un", "via", "well", "whatever", "whence", "whenever", "whereafter", "whereas",
+        "whereby", "wherein", "whereupon", "wherever", "whither", "whoever", "whose", "second", "seven", "goes",
     ]
 
     static func contains(_ word: String) -> Bool { english.contains(word) }
