@@ -412,9 +412,10 @@ extension Workspace {
 
     /// The decision among `candidates` (ascending), with what the certificate keeps.
     func conclude(_ occ: Occurrence, candidates: [Int64], kth: (id: Int64, q: Int)?, ctx: inout AssignContext) -> Evaluation {
-        var profiles: [Int64: GroupProfile] = [:]
-        for gid in candidates { if let p = ctx.profile(gid, self) { profiles[gid] = p } }
-        return Evaluation(decision: decide(occ, candidates: candidates, profiles: profiles), candidates: candidates, kth: kth)
+        var profiles: [GroupProfile] = []
+        profiles.reserveCapacity(candidates.count)
+        for gid in candidates { if let p = ctx.profile(gid, self) { profiles.append(p) } }
+        return Evaluation(decision: decide(occ, candidates: profiles), candidates: candidates, kth: kth)
     }
 
     /// Gives a certificate to the pending occurrences of `scope` that were last looked at by
@@ -461,25 +462,35 @@ extension Workspace {
     }
 
     /// The group `occ` joins, with its quantised score, or nil (no eligible group, or ambiguous).
-    func decide(_ occ: Occurrence, candidates: [Int64], profiles: [Int64: GroupProfile]) -> (Int64, Int)? {
+    /// `candidates`: the profiles of the candidate groups with a representative, ids ascending.
+    func decide(_ occ: Occurrence, candidates: [GroupProfile]) -> (Int64, Int)? {
         let qRep = config.quantise(config.tauRep), qSup = config.quantise(config.tauSup)
-        var eligible: [(id: Int64, score: Int)] = []
-        for gid in candidates {
-            guard let p = profiles[gid], !p.records.contains(occ.recordID),
-                  !constraints.conflicts(occ.recordID, with: p.records) else { continue }
+        // The best eligible candidate (highest score, then lowest id) and the runner-up's score.
+        var best: (id: Int64, score: Int)?
+        var runnerUp: Int?
+        var sims: [Float] = []
+        for p in candidates {
+            guard !p.records.contains(occ.recordID), !constraints.conflicts(occ.recordID, with: p.records) else { continue }
             let sRep = Vectors.dot(occ.vector, p.medoid)
             guard config.quantise(sRep) >= qRep else { continue }
-            let sims = p.exemplars.filter { $0.record != occ.recordID }
-                .map { Vectors.dot(occ.vector, $0.vector) }.sorted(by: >)
+            // s_sup: the mean of the top m similarities to the examples of other records.
+            sims.removeAll(keepingCapacity: true)
+            for e in p.exemplars where e.record != occ.recordID { sims.append(Vectors.dot(occ.vector, e.vector)) }
+            sims.sort(by: >)
             let m = min(config.exemplars, p.records.count, sims.count)
             guard m > 0 else { continue }
             let sSup = sims.prefix(m).reduce(0, +) / Float(m)
             guard config.quantise(sSup) >= qSup else { continue }
-            eligible.append((gid, config.quantise((sRep + sSup) / 2)))
+            let score = config.quantise((sRep + sSup) / 2)
+            if let b = best, score < b.score || (score == b.score && p.id > b.id) {
+                runnerUp = max(runnerUp ?? score, score)
+            } else {
+                if let b = best { runnerUp = b.score }
+                best = (p.id, score)
+            }
         }
-        eligible.sort { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
-        guard let best = eligible.first else { return nil }
-        if eligible.count > 1, best.score - eligible[1].score < config.quantise(config.delta) { return nil }
+        guard let best else { return nil }
+        if let runnerUp, best.score - runnerUp < config.quantise(config.delta) { return nil }
         return (best.id, best.score)
     }
 
