@@ -123,8 +123,7 @@ extension Workspace {
         var lastChange: [Scope: Int] = [:]
         let groups = state.groups.values
         for i in groups.indices { lastChange[groups[i].scope] = max(lastChange[groups[i].scope] ?? 0, groups[i].changedAt) }
-        // A pending occurrence evaluated after the last change of every scope has no work.
-        let latest = lastChange.values.max() ?? 0
+        // A pending occurrence evaluated after the last change of its scope has no work.
         var out = Set<Scope>()
         let marks = state.pending.values
         for i in state.pending.indices {
