@@ -21,14 +21,13 @@ extension Workspace {
         ids.insert(x, at: at)
         let sum = GroupGeometry.sum(ids, occurrences)
         guard let medoid = GroupGeometry.medoid(ids, sum: sum, occurrences, config: config) else { return false }
-        // The medoid stays where it was: nothing the group held changes its distance to it.
-        if medoid == g.medoid { return config.quantise(Vectors.dot(occurrences.vectorOf(x)!, occurrences.vectorOf(medoid)!)) >= stay }
         let mv = occurrences.vectorOf(medoid)!
         guard config.quantise(Vectors.dot(occurrences.vectorOf(x)!, mv)) >= stay else { return false }
+        // The medoid stays where it was: nothing the group held changes its distance to it.
+        if medoid == g.medoid { return true }
         for m in g.members where !m.source.isUserDecided {
             if config.quantise(Vectors.dot(occurrences.vectorOf(m.occurrenceID)!, mv)) < stay { return false }
         }
         return true
     }
-
 }
