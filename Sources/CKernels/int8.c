@@ -2,6 +2,10 @@
 #include <math.h>
 #include <string.h>
 
+// Products and sums rounded one by one, never fused: the bounds of a row are then the same bits
+// whichever kernel computes them (the vector one, its scalar tail, or `kindred_i8_refine`).
+#pragma STDC FP_CONTRACT OFF
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define KINDRED_X86 1
@@ -106,11 +110,19 @@ static void code_level(const double *x, size_t d, size_t dp, uint8_t *qu, float 
     *scale = s;
 }
 
-double kindred_i8_query(const float *q, size_t d, size_t dp, uint8_t *qu, float *scales, double *approx_norm) {
+double kindred_i8_query(const float *q, size_t d, size_t dp, uint8_t *qu, float *scales, double *approx_norm, double *first_level) {
     double x[d > 0 ? d : 1];
     for (size_t j = 0; j < d; j++) x[j] = q[j];
     code_level(x, d, dp, qu, &scales[0]);
-    for (size_t j = 0; j < d; j++) x[j] = (double)q[j] - (double)scales[0] * ((int)qu[j] - 128);
+    double f2 = 0, r2 = 0;
+    for (size_t j = 0; j < d; j++) {
+        double a = (double)scales[0] * ((int)qu[j] - 128);
+        x[j] = (double)q[j] - a;
+        f2 += a * a;
+        r2 += x[j] * x[j];
+    }
+    first_level[0] = sqrt(f2) * (1 + 1e-6);
+    first_level[1] = sqrt(r2) * (1 + 1e-6) + 1e-12;
     code_level(x, d, dp, qu + dp, &scales[1]);
     double e2 = 0, n2 = 0;
     for (size_t j = 0; j < d; j++) {
@@ -305,6 +317,26 @@ size_t kindred_i8_bounds(const int32_t *dots, const int32_t *dots2, size_t n, co
         if (up >= floor) { idx[found] = (uint32_t)i; upper[found] = up; lower[found] = approx - bound; found++; }
     }
     return found;
+}
+
+void kindred_i8_refine(const uint8_t *qv, const int8_t *codes, size_t dp, size_t first, const int32_t *dots, size_t n, const uint32_t *idx,
+                       const float *scale, const int32_t *csum, const float *err, float qscale, float qscale2, float qnorm, float slack,
+                       float *upper, float *lower) {
+    // Survivors come in slot order, often several to a group: the group's 16 second-level dots are
+    // computed once (one pass of 16 · dp bytes) and kept while the next survivor is in it.
+    int32_t level2[16];
+    size_t cached = (size_t)-1;
+    for (size_t f = 0; f < n; f++) {
+        size_t r = idx[f], slot = first + r, g = slot / 16;
+        if (g != cached) {
+            kindred_i8_dots(qv, codes + g * 16 * dp, 1, dp, level2);
+            cached = g;
+        }
+        float approx = scale[r] * (qscale * (float)(dots[r] - 128 * csum[r]) + qscale2 * (float)(level2[slot % 16] - 128 * csum[r]));
+        float bound = qnorm * err[r] + slack;
+        upper[f] = approx + bound;
+        lower[f] = approx - bound;
+    }
 }
 
 int kindred_i8_vectorized(void) {

@@ -114,3 +114,33 @@ struct OwnerBlock {
         return m
     }
 }
+
+/// Raw views of one block's arrays for the length of one scan: taken once, so that the scan's inner
+/// loops do no reference counting.
+struct BlockView {
+    let codes: UnsafePointer<Int8>
+    let scales: UnsafePointer<Float>
+    let sums: UnsafePointer<Int32>
+    let errors: UnsafePointer<Float>
+    let rowids: UnsafePointer<Int64>
+    let padded: Int
+}
+
+extension OwnerBlock {
+    /// Calls `body` with views of the block's arrays (valid only inside `body`; the block holds a row).
+    func withView<R>(_ body: (BlockView) -> R) -> R {
+        precondition(count > 0, "an empty block has no view")
+        return codes.withUnsafeBufferPointer { c in
+            scales.withUnsafeBufferPointer { s in
+                sums.withUnsafeBufferPointer { m in
+                    errors.withUnsafeBufferPointer { e in
+                        rowids.withUnsafeBufferPointer { r in
+                            body(BlockView(codes: c.baseAddress!, scales: s.baseAddress!, sums: m.baseAddress!, errors: e.baseAddress!,
+                                           rowids: r.baseAddress!, padded: padded))
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -116,12 +116,20 @@ public final class VectorIndex {
         var unit: [Float]
         /// Both levels' codes, padded dimension each.
         var codes: [UInt8]
-        var scale: Float
-        var scale2: Float
-        /// ‖q̂‖, rounded up.
-        var norm: Float
-        /// ‖q − q̂‖ plus the rounding slack.
-        var slack: Float
+        var figures: Figures
+
+        /// What the bounds kernels need besides the codes.
+        struct Figures {
+            var scale: Float
+            var scale2: Float
+            /// ‖q̂‖, rounded up.
+            var norm: Float
+            /// ‖q − q̂‖ plus the rounding slack.
+            var slack: Float
+            /// The first level alone (q̂₁ = scale · (u − 128)): ‖q̂₁‖ rounded up, and ‖q − q̂₁‖ plus the rounding slack.
+            var norm1: Float
+            var slack1: Float
+        }
     }
 
     func coded(_ query: [Float]) -> CodedQuery {
@@ -131,17 +139,21 @@ public final class VectorIndex {
         var codes = [UInt8](repeating: 128, count: 2 * dp)
         var scales: [Float] = [0, 0]
         var norm = 0.0
-        let residual = codes.withUnsafeMutableBufferPointer { c in kindred_i8_query(unit, dimension, dp, c.baseAddress!, &scales, &norm) }
-        // For a unit row x = x̂ + e and q = q̂ + r: q·x − q̂·x̂ = q̂·e + r·x, so |q·x − q̂·x̂| ≤ ‖q̂‖‖e‖ + ‖r‖.
-        return CodedQuery(unit: unit, codes: codes, scale: scales[0], scale2: scales[1], norm: Float(norm).nextUp,
-                          slack: Float(residual).nextUp + Self.roundingSlack(dimension: dimension))
+        var first: [Double] = [0, 0]
+        let residual = codes.withUnsafeMutableBufferPointer { c in kindred_i8_query(unit, dimension, dp, c.baseAddress!, &scales, &norm, &first) }
+        // For a unit row x = x̂ + e and q = q̂ + r: q·x − q̂·x̂ = q̂·e + r·x, so |q·x − q̂·x̂| ≤ ‖q̂‖‖e‖ + ‖r‖
+        // (with q̂ both levels or the first alone).
+        let rounding = Self.roundingSlack(dimension: dimension)
+        let figures = CodedQuery.Figures(scale: scales[0], scale2: scales[1], norm: Float(norm).nextUp, slack: Float(residual).nextUp + rounding,
+                                         norm1: Float(first[0]).nextUp, slack1: Float(first[1]).nextUp + rounding)
+        return CodedQuery(unit: unit, codes: codes, figures: figures)
     }
 
     /// The best `k` rows of `owner` by cosine with `query`. When `allowed` is given, only those rowids
     /// are eligible (the predicate is applied inside the scan).
     public func search(owner: String, query: [Float], k: Int, allowed: Set<Int64>? = nil, exclude: Int64? = nil) -> [ScoredRow] {
         precondition(query.count == dimension, "dimension mismatch")
-        guard let block = blocks[owner], k > 0 else { return [] }
+        guard let block = blocks[owner], block.count > 0, k > 0 else { return [] }
         let q = coded(query)
         let mask = allowed.map { block.mask(allowing: $0) }
         var dots = [Int32](repeating: 0, count: block.groups * 16)
@@ -149,13 +161,18 @@ public final class VectorIndex {
         firstPass(block: block, query: q, into: &dots, &dots2)
         var missing: Set<Int64> = []
         var scratch = Scratch()
+        defer { scratch.release() }
         var rounds = 0
         while true {
             var pick = Candidates(k: k)
             dots.withUnsafeBufferPointer { dp in
                 dots2.withUnsafeBufferPointer { dp2 in
-                    Self.collect(dots: dp.baseAddress!, dp2.baseAddress!, rows: 0..<block.count, block: block, query: q, mask: mask,
-                                 exclude: exclude, missing: missing, scratch: &scratch, into: &pick)
+                    mask.withOptionalPointer { mp in
+                        block.withView { view in
+                            Self.collect(dots: dp.baseAddress!, .computed(dp2.baseAddress!), rows: 0..<block.count, block: view, query: q.figures,
+                                         mask: mp, exclude: exclude, missing: missing, scratch: &scratch, into: &pick)
+                        }
+                    }
                 }
             }
             let (top, gone) = rescore([pick.final()], block: block, queries: [q.unit], k: k)
@@ -167,8 +184,9 @@ public final class VectorIndex {
         }
     }
 
-    /// The first pass's figures for one row, computed as the kernels do (for tests of the bound).
-    func searchApprox(owner: String, query: [Float], rowid: Int64) -> (approx: Float, bound: Float)? {
+    /// The first pass's figures for one row, computed as the kernels do (for tests of the bound):
+    /// both levels', and the first level's alone.
+    func searchApprox(owner: String, query: [Float], rowid: Int64) -> (approx: Float, bound: Float, approx1: Float, bound1: Float)? {
         guard let block = blocks[owner], let slot = block.slotOf[rowid] else { return nil }
         let q = coded(query)
         var row = [Int8](repeating: 0, count: block.padded)
@@ -179,8 +197,10 @@ public final class VectorIndex {
             dot2 += Int32(q.codes[block.padded + j]) * Int32(c)
         }
         let m = 128 * block.sums[slot]
-        let approx = block.scales[slot] * (q.scale * Float(dot - m) + q.scale2 * Float(dot2 - m))
-        return (approx, q.norm * block.errors[slot] + q.slack)
+        let f = q.figures
+        let approx = block.scales[slot] * (f.scale * Float(dot - m) + f.scale2 * Float(dot2 - m))
+        let approx1 = block.scales[slot] * (f.scale * Float(dot - m))
+        return (approx, f.norm * block.errors[slot] + f.slack, approx1, f.norm1 * block.errors[slot] + f.slack1)
     }
 
     /// Integer dot products of the coded query with every slot, shared by `scanThreads` threads on large blocks.
@@ -225,40 +245,59 @@ public final class VectorIndex {
         }
     }
 
-    /// Buffers of the bounds kernel, reused across calls.
+    /// Buffers of the bounds kernel, reused across calls (allocated once per scan, freed by `release`).
     struct Scratch {
-        var idx = [UInt32](repeating: 0, count: VectorIndex.chunkRows)
-        var up = [Float](repeating: 0, count: VectorIndex.chunkRows)
-        var lo = [Float](repeating: 0, count: VectorIndex.chunkRows)
+        let idx = UnsafeMutablePointer<UInt32>.allocate(capacity: VectorIndex.chunkRows)
+        let up = UnsafeMutablePointer<Float>.allocate(capacity: VectorIndex.chunkRows)
+        let lo = UnsafeMutablePointer<Float>.allocate(capacity: VectorIndex.chunkRows)
+        func release() {
+            idx.deallocate()
+            up.deallocate()
+            lo.deallocate()
+        }
+    }
+
+    /// Where the second query level's dots come from.
+    enum SecondLevel {
+        /// Computed for every row in the same pass as the first level's (`kindred_i8_dots2`).
+        case computed(UnsafePointer<Int32>)
+        /// Computed here from the query's second-level codes, only for the rows whose first-level bound
+        /// (looser: the first level's residual counts whole) reaches the k-th best lower bound so far
+        /// (`kindred_i8_refine`).
+        case onDemand(UnsafePointer<UInt8>)
     }
 
     /// Feeds the bounds of `rows` (slots of `block`; `dots` starts at slot `rows.lowerBound`) into `pick`.
-    static func collect(dots: UnsafePointer<Int32>, _ dots2: UnsafePointer<Int32>, rows: Range<Int>, block: OwnerBlock, query q: CodedQuery, mask: [Bool]?,
-                        exclude: Int64?, missing: Set<Int64>, scratch: inout Scratch, into pick: inout Candidates) {
-        block.scales.withUnsafeBufferPointer { s in
-            block.sums.withUnsafeBufferPointer { m in
-                block.errors.withUnsafeBufferPointer { e in
-                    var start = rows.lowerBound
-                    while start < rows.upperBound {
-                        let n = min(chunkRows, rows.upperBound - start)
-                        let off = start - rows.lowerBound
-                        let found = kindred_i8_bounds(dots + off, dots2 + off, n, s.baseAddress! + start, m.baseAddress! + start,
-                                                      e.baseAddress! + start, q.scale, q.scale2, q.norm, q.slack, pick.lower.kth, &scratch.idx, &scratch.up, &scratch.lo)
-                        for f in 0..<found {
-                            let slot = start + Int(scratch.idx[f])
-                            if let mask, !mask[slot] { continue }
-                            let rowid = block.rowids[slot]
-                            if rowid == exclude || (!missing.isEmpty && missing.contains(rowid)) { continue }
-                            pick.lower.offer(scratch.lo[f])
-                            if scratch.up[f] >= pick.lower.kth {
-                                pick.slots.append(Int32(slot))
-                                pick.uppers.append(scratch.up[f])
-                            }
-                        }
-                        start += n
-                    }
+    static func collect(dots: UnsafePointer<Int32>, _ second: SecondLevel, rows: Range<Int>, block: BlockView, query q: CodedQuery.Figures,
+                        mask: UnsafePointer<Bool>?, exclude: Int64?, missing: Set<Int64>, scratch: inout Scratch, into pick: inout Candidates) {
+        let (idx, up, lo) = (scratch.idx, scratch.up, scratch.lo)
+        var start = rows.lowerBound
+        while start < rows.upperBound {
+            let n = min(chunkRows, rows.upperBound - start)
+            let off = start - rows.lowerBound
+            let (sp, mp, ep) = (block.scales + start, block.sums + start, block.errors + start)
+            let found: Int
+            switch second {
+            case .computed(let dots2):
+                found = kindred_i8_bounds(dots + off, dots2 + off, n, sp, mp, ep, q.scale, q.scale2, q.norm, q.slack, pick.lower.kth, idx, up, lo)
+            case .onDemand(let level2):
+                // A row whose first-level upper bound is below a proven lower bound of the k-th best
+                // score cannot be in the top k; the rest get both levels' bounds.
+                found = kindred_i8_bounds(dots + off, dots + off, n, sp, mp, ep, q.scale, 0, q.norm1, q.slack1, pick.lower.kth, idx, up, lo)
+                kindred_i8_refine(level2, block.codes, block.padded, start, dots + off, found, idx, sp, mp, ep, q.scale, q.scale2, q.norm, q.slack, up, lo)
+            }
+            for f in 0..<found {
+                let slot = start + Int(idx[f])
+                if let mask, !mask[slot] { continue }
+                let rowid = block.rowids[slot]
+                if rowid == exclude || (!missing.isEmpty && missing.contains(rowid)) { continue }
+                pick.lower.offer(lo[f])
+                if up[f] >= pick.lower.kth {
+                    pick.slots.append(Int32(slot))
+                    pick.uppers.append(up[f])
                 }
             }
+            start += n
         }
     }
 
@@ -300,47 +339,52 @@ public final class VectorIndex {
     /// Top-k for many queries. From `batchGemmThreshold` queries on, blocks of queries share each
     /// pass over the codes (`kindred_i8_dots_many`); below it, each query is scanned on its own.
     public func searchBatch(owner: String, queries: [[Float]], k: Int, allowed: Set<Int64>? = nil) -> [[ScoredRow]] {
-        guard let block = blocks[owner], k > 0, !queries.isEmpty else { return queries.map { _ in [] } }
+        guard let block = blocks[owner], block.count > 0, k > 0, !queries.isEmpty else { return queries.map { _ in [] } }
         if queries.count < batchGemmThreshold {
             return queries.map { search(owner: owner, query: $0, k: k, allowed: allowed) }
         }
         let coded = queries.map { self.coded($0) }
         let dp = block.padded, nq = coded.count
-        // Per block of queries, every query's first level, then every query's second level.
+        // Every query's first level, back to back: the shared pass computes only those; the second
+        // level is computed for the few rows each query's first-level bounds keep.
         let perCall = Self.batchQueries
-        var qm = [UInt8]()
-        qm.reserveCapacity(2 * nq * dp)
-        var b0 = 0
-        while b0 < nq {
-            let m = min(perCall, nq - b0)
-            for q in coded[b0..<(b0 + m)] { qm.append(contentsOf: q.codes[0..<dp]) }
-            for q in coded[b0..<(b0 + m)] { qm.append(contentsOf: q.codes[dp..<(2 * dp)]) }
-            b0 += m
+        var level1 = [UInt8](), level2 = [UInt8]()
+        level1.reserveCapacity(nq * dp)
+        level2.reserveCapacity(nq * dp)
+        for q in coded {
+            level1.append(contentsOf: q.codes[0..<dp])
+            level2.append(contentsOf: q.codes[dp..<(2 * dp)])
         }
+        let figures = coded.map(\.figures)
         let mask = allowed.map { block.mask(allowing: $0) }
         var picks = (0..<nq).map { _ in Candidates(k: k) }
         let rowsPer = Self.batchRows
-        var dots = [Int32](repeating: 0, count: 2 * perCall * rowsPer)
+        var dots = [Int32](repeating: 0, count: perCall * rowsPer)
         var scratch = Scratch()
-        qm.withUnsafeBufferPointer { qp in
-            block.codes.withUnsafeBufferPointer { cp in
+        defer { scratch.release() }
+        level1.withUnsafeBufferPointer { qp in
+            level2.withUnsafeBufferPointer { qp2 in
                 dots.withUnsafeMutableBufferPointer { op in
-                    var start = 0
-                    while start < block.count {
-                        let n = min(rowsPer, block.count - start)
-                        let groups = (n + 15) / 16
-                        var q0 = 0
-                        while q0 < nq {
-                            let m = min(perCall, nq - q0)
-                            kindred_i8_dots_many(qp.baseAddress! + 2 * q0 * dp, 2 * m, cp.baseAddress! + start * dp, groups, dp, op.baseAddress!)
-                            for i in 0..<m {
-                                Self.collect(dots: op.baseAddress! + i * groups * 16, op.baseAddress! + (m + i) * groups * 16,
-                                             rows: start..<(start + n), block: block, query: coded[q0 + i],
-                                             mask: mask, exclude: nil, missing: [], scratch: &scratch, into: &picks[q0 + i])
+                    mask.withOptionalPointer { mp in
+                        block.withView { view in
+                            var start = 0
+                            while start < block.count {
+                                let n = min(rowsPer, block.count - start)
+                                let groups = (n + 15) / 16
+                                var q0 = 0
+                                while q0 < nq {
+                                    let m = min(perCall, nq - q0)
+                                    kindred_i8_dots_many(qp.baseAddress! + q0 * dp, m, view.codes + start * dp, groups, dp, op.baseAddress!)
+                                    for i in 0..<m {
+                                        Self.collect(dots: op.baseAddress! + i * groups * 16, .onDemand(qp2.baseAddress! + (q0 + i) * dp),
+                                                     rows: start..<(start + n), block: view, query: figures[q0 + i],
+                                                     mask: mp, exclude: nil, missing: [], scratch: &scratch, into: &picks[q0 + i])
+                                    }
+                                    q0 += m
+                                }
+                                start += n
                             }
-                            q0 += m
                         }
-                        start += n
                     }
                 }
             }
@@ -399,6 +443,16 @@ struct LowerBounds {
                 heap.swapAt(p, s)
                 p = s
             }
+        }
+    }
+}
+
+extension Optional where Wrapped == [Bool] {
+    /// Calls `body` with a pointer to the array's elements, or nil when there is no array.
+    func withOptionalPointer<R>(_ body: (UnsafePointer<Bool>?) -> R) -> R {
+        switch self {
+        case .none: return body(nil)
+        case .some(let a): return a.withUnsafeBufferPointer { body($0.baseAddress) }
         }
     }
 }

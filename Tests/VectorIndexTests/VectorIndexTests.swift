@@ -154,6 +154,9 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
                 let exact = zip(q.unit, u).reduce(0.0) { $0 + Double($1.0) * Double($1.1) }
                 let top = index.searchApprox(owner: "o", query: query, rowid: Int64(i))!
                 #expect(abs(exact - Double(top.approx)) <= Double(top.bound))
+                // The first level alone (the many-query pass) has a bound of its own, looser.
+                #expect(abs(exact - Double(top.approx1)) <= Double(top.bound1))
+                #expect(top.bound1 >= top.bound)
             }
         }
     }
@@ -270,6 +273,44 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
             #expect(out[slot] == plain)
             #expect(many[slot] == plain && many[2 * block.groups * 16 + slot] == plain)
             #expect(row.reduce(Int32(0)) { $0 + Int32($1) } == block.sums[slot])
+        }
+    }
+
+    /// The second level computed only for the rows a first-level pass keeps gives those rows the
+    /// same bounds as the pass over every row with both levels, whichever rows are kept.
+    @Test(arguments: [16, 388])
+    func refinedRowsGetTheBoundsOfTheFullPass(d: Int) {
+        var rng = SplitMix(state: UInt64(d) + 70)
+        let index = VectorIndex(dimension: d)
+        let n = 300
+        for i in 0..<n { index.put(owner: "o", rowid: Int64(i), vector: rng.vector(d)) }
+        let block = index.blocks["o"]!
+        let q = index.coded(rng.vector(d))
+        let f = q.figures, dp = block.padded
+        var dots = [Int32](repeating: 0, count: block.groups * 16), dots2 = dots
+        kindred_i8_dots2(q.codes, Array(q.codes[dp...]), block.codes, block.groups, dp, &dots, &dots2)
+        var allIdx = [UInt32](repeating: 0, count: n), allUp = [Float](repeating: 0, count: n), allLo = allUp
+        let all = kindred_i8_bounds(dots, dots2, n, block.scales, block.sums, block.errors, f.scale, f.scale2, f.norm, f.slack, -.infinity,
+                                    &allIdx, &allUp, &allLo)
+        #expect(all == n)
+        // Rows kept: a scattered subset starting at slot 40 (several to a group, whole groups skipped).
+        let first = 40
+        let kept: [UInt32] = (0..<(n - first)).filter { (r: Int) -> Bool in r % 7 == 0 || r % 16 == 3 }.map { UInt32($0) }
+        var up = [Float](repeating: 0, count: kept.count), lo = up
+        dots.withUnsafeBufferPointer { dp1 in
+            block.scales.withUnsafeBufferPointer { s in
+                block.sums.withUnsafeBufferPointer { m in
+                    block.errors.withUnsafeBufferPointer { e in
+                        kindred_i8_refine(Array(q.codes[dp...]), block.codes, dp, first, dp1.baseAddress! + first, kept.count, kept,
+                                          s.baseAddress! + first, m.baseAddress! + first, e.baseAddress! + first, f.scale, f.scale2, f.norm, f.slack, &up, &lo)
+                    }
+                }
+            }
+        }
+        for (j, r) in kept.enumerated() {
+            let slot = first + Int(r)
+            #expect(up[j] == allUp[slot])
+            #expect(lo[j] == allLo[slot])
         }
     }
 

@@ -41,8 +41,9 @@ void kindred_i8_move(int8_t *codes, size_t from, size_t to, size_t dp);
 void kindred_i8_clear(int8_t *codes, size_t slot, size_t dp);
 /// Codes query q in two levels, q ≈ s₁ · (u − 128) + s₂ · (v − 128), u = qu[0..<dp] and v = qu[dp..<2dp]
 /// unsigned (the second level codes what the first leaves); sets scales[0], scales[1] and an upper bound
-/// of ‖q̂‖ in *approx_norm; returns an upper bound of the residual norm ‖q − q̂‖.
-double kindred_i8_query(const float *q, size_t d, size_t dp, uint8_t *qu, float *scales, double *approx_norm);
+/// of ‖q̂‖ in *approx_norm; returns an upper bound of the residual norm ‖q − q̂‖. The first level alone,
+/// q̂₁ = s₁ · (u − 128): upper bounds of ‖q̂₁‖ in first_level[0] and of ‖q − q̂₁‖ in first_level[1].
+double kindred_i8_query(const float *q, size_t d, size_t dp, uint8_t *qu, float *scales, double *approx_norm, double *first_level);
 /// out[r] = Σⱼ qu[j] · c[r][j] for the 16·groups rows of `codes` (exact integers).
 void kindred_i8_dots(const uint8_t *qu, const int8_t *codes, size_t groups, size_t dp, int32_t *out);
 /// The same for nq queries (row-major, dp bytes each): out[i · 16·groups + r].
@@ -54,6 +55,12 @@ void kindred_i8_dots2(const uint8_t *qu, const uint8_t *qv, const int8_t *codes,
 /// approx − bound) for the rows whose approx + bound ≥ floor; returns how many.
 size_t kindred_i8_bounds(const int32_t *dots, const int32_t *dots2, size_t n, const float *scale, const int32_t *csum, const float *err,
                          float qscale, float qscale2, float qnorm, float slack, float floor, uint32_t *idx, float *upper, float *lower);
+/// The second level for the rows a first-level pass kept: for each f < n, slot first + idx[f] of `codes`,
+/// whose first-level dot is dots[idx[f]] (scale, csum and err are indexed the same way), computes its
+/// second-level dot with qv and writes upper[f] and lower[f] as `kindred_i8_bounds` would for the row.
+void kindred_i8_refine(const uint8_t *qv, const int8_t *codes, size_t dp, size_t first, const int32_t *dots, size_t n, const uint32_t *idx,
+                       const float *scale, const int32_t *csum, const float *err, float qscale, float qscale2, float qnorm, float slack,
+                       float *upper, float *lower);
 /// A 64-bit checksum of n bytes (not cryptographic: it detects a torn or truncated file).
 uint64_t kindred_checksum(const void *data, size_t n, uint64_t seed);
 /// 1 when the int8 kernels use AVX-512 VNNI.
