@@ -30,13 +30,16 @@
 ///   by re-reading the occurrences logged after `p`. `pattern_input_pruned.upto` is the last
 ///   position removed from the log: a copy older than that must be read again in full.
 /// - `records_without_occurrences` (migration 5): a superset of the records that have no
-///   occurrence row, kept by triggers (a record enters when it is inserted or loses its last
-///   occurrence, leaves when one is inserted), so that finding the records that need passage
-///   occurrences does not visit every record. Readers still check `NOT EXISTS`.
+///   occurrence row (a record enters when it is inserted or loses its last occurrence, leaves when
+///   one is inserted), so that finding the records that need passage occurrences does not visit
+///   every record. Readers still check `NOT EXISTS`. Kept by triggers, except the entry of a new
+///   record, which `RecordStore.upsert` writes per batch since migration 17.
 /// - `occurrences_waiting` and `occurrences_by_version` (migration 5): find occurrences waiting for
 ///   a vector of the current index version without visiting every occurrence.
 /// - `records_without_vectors` (migration 5): a superset of the records with no row in `vectors`,
-///   kept by triggers, so that the embedder finds its work without visiting every record.
+///   so that the embedder finds its work without visiting every record. Kept by triggers on
+///   deletes; since migration 17 a new record without a vector enters, and a record leaves when
+///   it gets a vector, by the writer (`RecordStore.upsert`, `PendingVectors.flush`).
 enum MigrationSQL {
     /// Migration 1: records and their vectors.
     static let v1 = """
@@ -489,6 +492,23 @@ enum MigrationSQL {
             WHEN old.block != 0 AND (old.block != new.block OR old.slot != new.slot) BEGIN
             INSERT INTO vector_free_slots(block, slot) VALUES (old.block, old.slot);
         END;
+        """
+
+    /// Migration 17: what an insert of a record or a vector implies is written by the store's
+    /// writers, a batch at a time (`RecordStore.upsert`, `PendingVectors.flush`), instead of by
+    /// triggers on every row: the record's keyword-index entry (only for a record with text), its
+    /// rows in `records_without_occurrences` and `records_without_vectors`, the removal from
+    /// `records_without_vectors` when it gets a vector, and the removal of the codes file's stamp.
+    /// A statement that fires a trigger is journaled (SQLite copies every page it changes first,
+    /// so that the statement can be undone alone); without insert triggers, an insert of one row
+    /// is not. Deletes and updates keep their triggers: any connection that deletes or edits still
+    /// keeps these tables right.
+    static let v17 = """
+        DROP TRIGGER records_fts_insert;
+        DROP TRIGGER records_without_occurrences_record_insert;
+        DROP TRIGGER records_without_vectors_record_insert;
+        DROP TRIGGER records_without_vectors_insert;
+        DROP TRIGGER vector_codes_file_vectors_insert;
         """
 }
 

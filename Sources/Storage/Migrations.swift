@@ -18,6 +18,7 @@ enum Migrations {
         Migration(14, "pending marks one row each; pending watermarks", MigrationSQL.v14),
         Migration(15, "keyword index without empty texts", MigrationSQL.v15),
         Migration(16, "vectors in blocks", MigrationSQL.v16, then: VectorBlocks.moveRowsIntoBlocks, MigrationSQL.v16After),
+        Migration(17, "index rows of inserts written per batch, not by triggers", MigrationSQL.v17),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -38,6 +38,7 @@ public final class RecordStore {
             // Client vectors are written together after the loop (whole blocks at a time); a record
             // named again later in `records` first has what is pending written.
             var vectors = PendingVectors(version: version, source: "client")
+            var inserted = NewRecordRows()  // written after the vectors (migration 17)
             try database.reusing(Self.findRecordSQL) { find in
                 try database.reusing(Self.insertRecordSQL) { insert in
                     for r in records {
@@ -80,12 +81,15 @@ public final class RecordStore {
                         try insert.bind(10, text: r.id)
                         try insert.step()
                         let rowid = database.lastInsertRowID
+                        try NewRecordRows.index(database, rowid: rowid, text: r.text)
+                        inserted.add(rowid, vector: !(r.vector?.isEmpty ?? true))
                         try writeVector(&vectors, rowid: rowid, record: r, isNew: true, textChanged: true)
                         out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .created, rowid: rowid))
                     }
                 }
             }
             try vectors.flush(database)
+            try inserted.write(database)
             return out
         }
     }

@@ -17,6 +17,7 @@ import KindredCore
         ("schema-v5-c1f27a8", 5, true),  // migration 5 before records_without_vectors
         ("schema-v5-ad51044", 5, true),  // migration 5 with the first trigger names
         ("schema-v5", 5, true),
+        ("schema-v16", 16, true),  // vectors in blocks; the last schema with insert triggers (migration 17)
     ]
 
     static func copy(_ name: String, to dir: TempDirectory) throws -> String {
@@ -52,11 +53,17 @@ import KindredCore
         let before = try Database(path: path)
         let occurrencesBefore = fixture.patterns ? try before.scalarInt("SELECT count(*) FROM occurrences") ?? 0 : 0
         let groupsBefore = fixture.patterns ? try before.scalarInt("SELECT count(*) FROM pattern_groups") ?? 0 : 0
-        let marksBefore = fixture.patterns ? try before.scalarInt("SELECT sum(json_array_length(pending)) / 2 FROM pattern_state") ?? 0 : 0
-        let firstMark = fixture.patterns
-            ? try before.query("SELECT json_extract(pending, '$[0]'), json_extract(pending, '$[1]') FROM pattern_state WHERE owner = 'alice'") {
+        // Pending marks: in the state's JSON before migration 14, one row each since.
+        let marksBefore = !fixture.patterns ? 0 : fixture.version >= 14
+            ? try before.scalarInt("SELECT count(*) FROM pattern_pending") ?? 0
+            : try before.scalarInt("SELECT sum(json_array_length(pending)) / 2 FROM pattern_state") ?? 0
+        let firstMark = !fixture.patterns ? nil : fixture.version >= 14
+            ? try before.query("SELECT occurrence, mark FROM pattern_pending WHERE owner = 'alice' ORDER BY occurrence LIMIT 1") {
                 ($0.int(0), $0.text(1) ?? "")
-            }.first : nil
+            }.first
+            : try before.query("SELECT json_extract(pending, '$[0]'), json_extract(pending, '$[1]') FROM pattern_state WHERE owner = 'alice'") {
+                ($0.int(0), $0.text(1) ?? "")
+            }.first
         before.close()
 
         let store = try RecordStore(path: path)
@@ -125,6 +132,20 @@ import KindredCore
         #expect(try store.pendingEmbeddingCount(indexVersion: Self.version) == 1)
         _ = try store.delete(owner: "alice", ids: ["r2"])
         #expect(try store.keywordSearch(owner: "alice", query: "train", filters: SearchFilters(), limit: 10).count == 4)
+        // A new record with a client vector (its rows written by the store since migration 17):
+        // found by keyword, waits for nothing, and the codes file's stamp goes.
+        try store.stampCodesFile(token: "t", indexVersion: Self.version)
+        _ = try store.upsert(owner: "alice", records: [Record(id: "vec", revision: 1, text: "a train with its vector",
+                                                              vector: [Float](repeating: 0.05, count: 384))], indexVersion: Self.version)
+        #expect(try store.keywordSearch(owner: "alice", query: "train", filters: SearchFilters(), limit: 10).count == 5)
+        #expect(try store.pendingEmbeddingCount(indexVersion: Self.version) == 1)
+        #expect(try store.takeCodesFileToken(indexVersion: Self.version) == nil)
+        func ints(_ sql: String) throws -> [Int64] { try store.database.query(sql) { $0.int(0) } }
+        #expect(try ints("SELECT record FROM records_without_vectors ORDER BY 1")
+                == ints("SELECT rowid FROM records r WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.record = r.rowid) ORDER BY 1"))
+        #expect(try ints("SELECT record FROM records_without_occurrences ORDER BY 1")
+                == ints("SELECT rowid FROM records r WHERE NOT EXISTS (SELECT 1 FROM occurrences o WHERE o.record = r.rowid) ORDER BY 1"))
+        #expect(try ints("SELECT id FROM records_fts_docsize ORDER BY 1") == ints("SELECT rowid FROM records WHERE text != '' ORDER BY 1"))
         #expect(try store.database.integrityCheck() == "ok")
     }
 }

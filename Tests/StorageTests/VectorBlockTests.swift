@@ -201,7 +201,7 @@ import KindredTestSupport
                        [.int(db.lastInsertRowID), .text(version.description)])
         }
         let s = try RecordStore(path: path)
-        #expect(try s.schemaVersionInFile() == 16)
+        #expect(try s.schemaVersionInFile() == RecordStore.schemaVersion)
         #expect(try s.database.query("SELECT name FROM pragma_table_info('vectors')") { $0.text(0) ?? "" }.contains("data") == false)
         try checkInvariant(s)
         #expect(try s.database.scalarInt("SELECT count(*) FROM vector_blocks WHERE width = 16") == 2)  // 29 of 4 dimensions
