@@ -113,3 +113,46 @@ def test_sigkill_during_ingest_loses_nothing_acknowledged(spawn, db, framing):
     assert res["results"][0]["status"] == "created"
     assert srv2.shutdown_and_exit() == 0
     assert integrity(db) == ["ok"]
+
+
+def test_pipelined_small_writes_reads_see_them_and_kill_loses_nothing_acknowledged(spawn, db):
+    """Many small upserts sent without waiting, each followed at once by a get and a search for its
+    record: writes are answered once durable (a group of them shares one sync), every read that
+    arrived after a write sees it, and `kill -9` loses no acknowledged write."""
+    srv = spawn()
+    srv.initialize()
+    owner = "pipe"
+    n = 400
+    lines = []
+    for i in range(n):
+        rid = f"p{i}"
+        lines.append(json.dumps({"jsonrpc": "2.0", "id": f"u{i}", "method": "records/upsert",
+                                 "params": {"owner": owner, "records": [{"id": rid, "revision": 1, "text": f"pipelined {i}",
+                                                                         "vector": vec(i)}]}}, separators=(",", ":")))
+        lines.append(json.dumps({"jsonrpc": "2.0", "id": f"g{i}", "method": "records/get", "params": {"owner": owner, "id": rid}},
+                                separators=(",", ":")))
+        lines.append(json.dumps({"jsonrpc": "2.0", "id": f"s{i}", "method": "search/query",
+                                 "params": {"owner": owner, "vector": vec(i), "mode": "semantic", "limit": 1}}, separators=(",", ":")))
+    srv.send_raw(("\n".join(lines) + "\n").encode())
+    acknowledged = set()
+    while len(acknowledged) < n // 2:
+        m = srv.next_message(timeout=120)
+        kind, i = m["id"][0], int(m["id"][1:])
+        assert "result" in m, m
+        if kind == "u":
+            assert m["result"]["results"][0]["status"] == "created"
+            acknowledged.add(i)
+        elif kind == "g":
+            assert m["result"]["record"]["id"] == f"p{i}"
+        else:
+            assert [r["id"] for r in m["result"]["results"]] == [f"p{i}"]
+    srv.proc.send_signal(signal.SIGKILL)
+    assert srv.proc.wait(timeout=30) == -signal.SIGKILL
+    assert integrity(db) == ["ok"]
+
+    srv2 = spawn(db_path=db)
+    srv2.initialize()
+    present = get_many(srv2, owner, [f"p{i}" for i in range(n)])
+    gone = [i for i in acknowledged if not present[f"p{i}"]]
+    assert not gone, f"acknowledged writes lost: {gone[:10]}"
+    assert srv2.shutdown_and_exit() == 0

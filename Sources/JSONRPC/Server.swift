@@ -14,9 +14,15 @@ public final class Server: ClientChannel {
     public struct Options: Sendable {
         public var framing: Framing?
         public var maxMessageBytes: Int
-        public init(framing: Framing? = nil, maxMessageBytes: Int = 64 << 20) {
+        /// When set, every response a request's work produced is sent once the writes committed
+        /// by the end of that work are durable (a write's own commit; for a read, the writes
+        /// before it); the work itself does not wait. Without it, a write's commit must be durable
+        /// by the time its handler returns.
+        public var durability: (any DurabilityGate)?
+        public init(framing: Framing? = nil, maxMessageBytes: Int = 64 << 20, durability: (any DurabilityGate)? = nil) {
             self.framing = framing
             self.maxMessageBytes = maxMessageBytes
+            self.durability = durability
         }
     }
 
@@ -234,6 +240,19 @@ public final class Server: ClientChannel {
             notify(m, p)
         }
         group.enter()
+        // What the work produced, sent once the writes it may reveal are durable (see `Options.durability`).
+        let answer: @Sendable ([UInt8]) -> Void = { [self] bytes in
+            guard let gate = options.durability else { reply(bytes); return }
+            group.enter()
+            gate.whenDurable(gate.mark()) { [self] problem in
+                defer { group.leave() }
+                if let problem {
+                    reply(OutgoingMessage.error(id: id, .internalError("the write could not be made durable: \(problem)")))
+                } else {
+                    reply(bytes)
+                }
+            }
+        }
         let job: @Sendable () -> Void = { [self] in
             defer {
                 state.withLock { if $0.inflight[id] === token { $0.inflight[id] = nil } }
@@ -251,20 +270,20 @@ public final class Server: ClientChannel {
                     work.async { [self] in
                         defer { group.leave() }
                         do {
-                            reply(OutgoingMessage.result(id: id, try RequestContext.$current.withValue(ctx) { try later(result) }))
+                            answer(OutgoingMessage.result(id: id, try RequestContext.$current.withValue(ctx) { try later(result) }))
                         } catch let e as ResponseError {
-                            reply(OutgoingMessage.error(id: id, e))
+                            answer(OutgoingMessage.error(id: id, e))
                         } catch {
-                            reply(OutgoingMessage.error(id: id, .internalError(String(describing: error))))
+                            answer(OutgoingMessage.error(id: id, .internalError(String(describing: error))))
                         }
                     }
                     return
                 }
-                reply(token.isCancelled && kind == .read ? OutgoingMessage.error(id: id, .cancelled) : OutgoingMessage.result(id: id, result))
+                answer(token.isCancelled && kind == .read ? OutgoingMessage.error(id: id, .cancelled) : OutgoingMessage.result(id: id, result))
             } catch let e as ResponseError {
-                reply(OutgoingMessage.error(id: id, e))
+                answer(OutgoingMessage.error(id: id, e))
             } catch {
-                reply(OutgoingMessage.error(id: id, .internalError(String(describing: error))))
+                answer(OutgoingMessage.error(id: id, .internalError(String(describing: error))))
             }
         }
         switch kind {

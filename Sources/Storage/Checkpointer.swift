@@ -49,13 +49,6 @@ extension Database {
     /// Leaves this connection's checkpoints to `checkpointer`: no automatic checkpoint at commit,
     /// a wake of `checkpointer` instead when the WAL holds its frame count or more.
     public func handCheckpoints(to checkpointer: Checkpointer) {
-        walHookOwner = checkpointer
-        let hook: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32 = { context, _, _, frames in
-            let c = Unmanaged<Checkpointer>.fromOpaque(context!).takeUnretainedValue()
-            if frames >= c.frames { c.wake() }
-            return SQLITE_OK
-        }
-        // Replaces SQLite's automatic checkpoint, which is itself a WAL hook.
-        sqlite3_wal_hook(handle, hook, Unmanaged.passUnretained(checkpointer).toOpaque())
+        walHook().checkpointer.withLock { $0 = checkpointer }
     }
 }

@@ -45,8 +45,8 @@ public final class Database {
     static let configured: Bool = kindred_sqlite_disable_memstatus() == SQLITE_OK
 
     private var isOpen = true
-    /// What this connection's WAL hook calls (`handCheckpoints`), kept alive with the connection.
-    var walHookOwner: AnyObject?
+    /// What this connection's WAL hook does after each commit (`WALHook`), kept alive with the connection.
+    var walHookState: WALHook?
 
     deinit { close() }
 

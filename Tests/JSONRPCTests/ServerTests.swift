@@ -287,3 +287,70 @@ func usleepMillis(_ ms: Int) {
         #expect(calls.with { $0 } == 2)
     }
 }
+
+/// A durability gate that makes nothing durable until `release`.
+final class ManualGate: DurabilityGate {
+    private struct S { var committed: UInt64 = 0; var synced: UInt64 = 0; var waiting: [(UInt64, @Sendable ((any Error)?) -> Void)] = [] }
+    private let s = Mutex(S())
+    func commit() { s.withLock { $0.committed += 1 } }
+    func mark() -> UInt64 { s.withLock { $0.committed } }
+    func whenDurable(_ mark: UInt64, _ body: @escaping @Sendable ((any Error)?) -> Void) {
+        let now = s.withLock { st -> Bool in
+            if mark <= st.synced { return true }
+            st.waiting.append((mark, body))
+            return false
+        }
+        if now { body(nil) }
+    }
+    func release() {
+        let ready = s.withLock { st -> [@Sendable ((any Error)?) -> Void] in
+            st.synced = st.committed
+            defer { st.waiting = [] }
+            return st.waiting.map(\.1)
+        }
+        for body in ready { body(nil) }
+    }
+}
+
+@Suite struct DurabilityGateTests {
+    /// With a gate, a write's turn ends at its commit: the read after it sees it and the next write
+    /// runs, while neither response, nor the read's, is sent before the writes are durable.
+    @Test func responsesWaitForDurabilityButTheWorkDoesNot() throws {
+        let gate = ManualGate()
+        let value = Mutex(0)
+        let ran = DispatchSemaphore(value: 0)
+        let sink = CapturingSink()
+        let server = Server(options: .init(framing: nil, maxMessageBytes: 4096, durability: gate), sink: sink,
+                            initialize: { _, _ in ["serverInfo": ["name": "test"]] }, onShutdown: {})
+        server.register("put", kind: .write) { _, _ in
+            defer { ran.signal() }
+            gate.commit()
+            return .int(Int64(value.withLock { $0 += 1; return $0 }))
+        }
+        server.register("peek", kind: .read) { _, _ in
+            defer { ran.signal() }
+            return .int(Int64(value.withLock { $0 }))
+        }
+        let before = Mutex<[JSONValue]>([])
+        // A plain thread: it waits for the three requests after the first read to have run, looks
+        // at what was sent by then, then makes the writes durable.
+        let releaser = Thread {
+            for _ in 0..<4 { ran.wait() }
+            Thread.sleep(forTimeInterval: 0.2)
+            before.withLock { $0 = sink.messages }
+            gate.release()
+        }
+        releaser.start()
+        var chunks = [initialize, #"{"jsonrpc":"2.0","id":0,"method":"peek"}"#, #"{"jsonrpc":"2.0","id":1,"method":"put"}"#,
+                      #"{"jsonrpc":"2.0","id":2,"method":"peek"}"#, #"{"jsonrpc":"2.0","id":3,"method":"put"}"#].map { Array(($0 + "\n").utf8) }
+        _ = server.run { chunks.isEmpty ? nil : chunks.removeFirst() }
+        let early = before.withLock { $0 }
+        // A read with no write before it is answered at once; nothing after the first write was.
+        #expect(response(early, id: 0)?["result"] == 0)
+        #expect(response(early, id: 1) == nil && response(early, id: 2) == nil && response(early, id: 3) == nil)
+        let ms = sink.messages
+        #expect(response(ms, id: 1)?["result"] == 1)
+        #expect(response(ms, id: 2)?["result"] == 1)
+        #expect(response(ms, id: 3)?["result"] == 2)
+    }
+}
