@@ -32,6 +32,8 @@ public final class VectorIndex {
 
     /// Rows whose bounds are checked per call of the bounds kernel.
     static let chunkRows = 4096
+    /// The same while fewer than k rows have a lower bound (the floor is still −∞).
+    static let firstChunkRows = 256
     /// Rows per pass of the many-query kernel (their codes stay in L2 while a query block runs over them).
     static let batchRows = 2048
     /// Queries per call of the many-query kernel.
@@ -273,7 +275,9 @@ public final class VectorIndex {
         let (idx, up, lo) = (scratch.idx, scratch.up, scratch.lo)
         var start = rows.lowerBound
         while start < rows.upperBound {
-            let n = min(chunkRows, rows.upperBound - start)
+            // Small chunks until k rows have a lower bound: the floor rises after the first few
+            // hundred rows instead of after thousands.
+            let n = min(pick.lower.kth == -.infinity ? firstChunkRows : chunkRows, rows.upperBound - start)
             let off = start - rows.lowerBound
             let (sp, mp, ep) = (block.scales + start, block.sums + start, block.errors + start)
             let found: Int
