@@ -240,11 +240,18 @@ public final class VectorIndex {
         var uppers: [Float] = []
         init(k: Int) { lower = LowerBounds(k: k) }
 
-        /// The slots whose upper bound reaches the final k-th lower bound.
-        func final() -> [Int32] {
+        /// The slots whose upper bound reaches the final k-th lower bound, highest upper bound first.
+        func final() -> Picked {
             let floor = lower.kth
-            return zip(slots, uppers).compactMap { $1 >= floor ? $0 : nil }
+            let kept = zip(slots, uppers).filter { $0.1 >= floor }.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
+            return Picked(slots: kept.map(\.0), uppers: kept.map(\.1))
         }
+    }
+
+    /// One query's candidates for re-scoring, highest upper bound first.
+    struct Picked {
+        var slots: [Int32]
+        var uppers: [Float]
     }
 
     /// Buffers of the bounds kernel, reused across calls (allocated once per scan, freed by `release`).
@@ -318,26 +325,47 @@ public final class VectorIndex {
         return (units, gone)
     }
 
-    private func rescore(_ picks: [[Int32]], block: OwnerBlock, queries: [[Float]], k: Int) -> ([[ScoredRow]], Set<Int64>) {
-        var wanted: [Int64] = []
-        var seen: Set<Int32> = []
-        for p in picks { for s in p where seen.insert(s).inserted { wanted.append(block.rowids[Int(s)]) } }
-        let (unit, gone) = unitRows(wanted)
+    /// Float32 scores of each query's candidates, read from `rows` for all the queries at once, in
+    /// two rounds: first each query's k candidates with the highest upper bounds; then, of the rest,
+    /// only those whose upper bound reaches the k-th exact score found so far (a row below it cannot
+    /// be in the top k, and a row at it may tie). Returns the top k of each and the rowids the source
+    /// no longer holds.
+    private func rescore(_ picks: [Picked], block: OwnerBlock, queries: [[Float]], k: Int) -> ([[ScoredRow]], Set<Int64>) {
+        var tops = picks.map { _ in TopK(k: k) }
+        var next = picks.map { _ in 0 }
+        var gone: Set<Int64> = []
         let d = dimension
-        var out: [[ScoredRow]] = []
-        out.reserveCapacity(picks.count)
-        for (p, q) in zip(picks, queries) {
-            var top = TopK(k: k)
-            var one: Float = 0
-            for s in p {
-                let rowid = block.rowids[Int(s)]
-                guard let v = unit[rowid] else { continue }
-                kindred_dots_f32(q, v, 1, d, &one)
-                top.offer(ScoredRow(rowid: rowid, score: one))
+        for round in 0..<2 {
+            var wanted: [Int64] = []
+            var seen: Set<Int32> = []
+            var ranges: [Range<Int>] = []
+            ranges.reserveCapacity(picks.count)
+            for (i, p) in picks.enumerated() {
+                var end = next[i]
+                if round == 0 {
+                    end = min(p.slots.count, k)
+                } else {
+                    let floor = tops[i].threshold
+                    while end < p.slots.count && p.uppers[end] >= floor { end += 1 }
+                }
+                ranges.append(next[i]..<end)
+                next[i] = end
+                for s in p.slots[ranges[i]] where seen.insert(s).inserted { wanted.append(block.rowids[Int(s)]) }
             }
-            out.append(top.sorted())
+            if wanted.isEmpty { continue }
+            let (unit, missing) = unitRows(wanted)
+            gone.formUnion(missing)
+            for (i, q) in queries.enumerated() {
+                var one: Float = 0
+                for s in picks[i].slots[ranges[i]] {
+                    let rowid = block.rowids[Int(s)]
+                    guard let v = unit[rowid] else { continue }
+                    kindred_dots_f32(q, v, 1, d, &one)
+                    tops[i].offer(ScoredRow(rowid: rowid, score: one))
+                }
+            }
         }
-        return (out, gone)
+        return (tops.map { $0.sorted() }, gone)
     }
 
     /// Top-k for many queries. From `batchGemmThreshold` queries on, blocks of queries share each
