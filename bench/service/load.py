@@ -6,7 +6,9 @@ requests are sent with --inflight of them outstanding at any time, drawn at rand
 `search/query` (semantic, by vector, limit 10) and 30 % `records/get` (a random stored record).
 Every --window requests the bench prints the window's throughput, p50 and p99 latency (send to
 answer), the owner's size, the server's processor time per request (user + system: on a machine
-shared with other work it shows the cost that wall-clock figures blur) and its resident memory
+shared with other work it shows the cost that wall-clock figures blur), the client's own (on a
+2-core machine the two share the cores, so requests/s ≈ cores ÷ (server + client ms per request)
+when both are busy) and the server's resident memory
 (VmRSS, and VmHWM at the end).
 
 `--scaling` measures instead how search throughput grows with the requests in flight (1 and 2 by
@@ -126,6 +128,12 @@ def cpu_seconds(pid):
     return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def own_cpu_seconds():
+    """User + system processor time of this client (both of its threads) so far."""
+    t = os.times()
+    return t.user + t.system
+
+
 def pct(xs, p):
     s = sorted(xs)
     return s[min(len(s) - 1, int(round(p * (len(s) - 1))))]
@@ -161,10 +169,11 @@ def mixed(a, pipe, rng, ids):
         lat[kind].append(seconds)
         window_lat.append(seconds)
 
-    print("| requests | owner records | req/s | p50 ms | p99 ms | upsert p50 | search p50 | get p50 | server CPU ms/req | RSS MB |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| requests | owner records | req/s | p50 ms | p99 ms | upsert p50 | search p50 | get p50 | server CPU ms/req | client CPU ms/req | RSS MB |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     t_window = time.perf_counter()
     c_window = cpu_seconds(pipe.p.pid)
+    own_window = own_cpu_seconds()
     first = None
     for i, (method, kind, params) in enumerate(plan, 1):
         if kind == "upsert":
@@ -180,16 +189,18 @@ def mixed(a, pipe, rng, ids):
                 for v in lat.values():
                     v.clear()
             c_now = cpu_seconds(pipe.p.pid)
+            own_now = own_cpu_seconds()
             row = {"requests": i, "owner": owner_size, "rps": len(w) / (now - t_window), "p50": pct(w, 0.5) * 1000,
-                   "cpu_ms": (c_now - c_window) * 1000 / len(w),
+                   "cpu_ms": (c_now - c_window) * 1000 / len(w), "client_ms": (own_now - own_window) * 1000 / len(w),
                    "p99": pct(w, 0.99) * 1000, "rss_mb": rss_kb(pipe.p.pid) / 1024,
                    **{f"{k}_p50": (pct(v, 0.5) * 1000 if v else 0) for k, v in kinds.items()}}
             rows.append(row)
             first = first or row
             print(f"| {i:,} | {owner_size:,} | {row['rps']:.0f} | {row['p50']:.1f} | {row['p99']:.1f} | {row['upsert_p50']:.1f} | "
-                  f"{row['search_p50']:.1f} | {row['get_p50']:.1f} | {row['cpu_ms']:.2f} | {row['rss_mb']:.0f} |", flush=True)
+                  f"{row['search_p50']:.1f} | {row['get_p50']:.1f} | {row['cpu_ms']:.2f} | {row['client_ms']:.2f} | {row['rss_mb']:.0f} |", flush=True)
             t_window = time.perf_counter()
             c_window = cpu_seconds(pipe.p.pid)
+            own_window = own_cpu_seconds()
     if pipe.errors:
         print(f"{len(pipe.errors)} errors, first: {pipe.errors[0]}", file=sys.stderr)
     last = rows[-1]
