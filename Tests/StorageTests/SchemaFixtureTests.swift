@@ -64,6 +64,7 @@ import KindredCore
             : try before.query("SELECT json_extract(pending, '$[0]'), json_extract(pending, '$[1]') FROM pattern_state WHERE owner = 'alice'") {
                 ($0.int(0), $0.text(1) ?? "")
             }.first
+        let pageSizeBefore = try before.scalarInt("PRAGMA page_size")
         before.close()
 
         let store = try RecordStore(path: path)
@@ -72,6 +73,9 @@ import KindredCore
         let fresh = try RecordStore(path: dir.path("fresh.sqlite"))
         #expect(try Self.schema(store.database) == Self.schema(fresh.database))
         #expect(try store.database.integrityCheck() == "ok")
+        // A file keeps the page size it was made with (new files get 8 KiB pages).
+        #expect(try store.database.scalarInt("PRAGMA page_size") == pageSizeBefore)
+        #expect(try fresh.database.scalarInt("PRAGMA page_size") == Int64(Database.newFilePageSize))
 
         // Records, whole.
         let r1 = try #require(try store.get(owner: "alice", id: "r1"))

@@ -177,6 +177,22 @@ import KindredTestSupport
         }
     }
 
+    /// In a new file (8 KiB pages) a block of 16 vectors at d = 384 takes about its own bytes: three
+    /// overflow pages and a short cell, not a page and a half of slack as 16 KiB pages would give.
+    @Test func blocksFillTheirPagesAtTheDefaultDimension() throws {
+        let dir = TempDirectory()
+        let s = try RecordStore(path: dir.path("k.sqlite"))
+        #expect(try s.database.scalarInt("PRAGMA page_size") == 8192)
+        let wide = IndexVersion(model: "test", dimension: 384)
+        let records = (0..<1600).map { i in record("v\(i)", 1, vector: (0..<384).map { Float(i + $0) }) }
+        _ = try s.upsert(owner: "o", records: records, indexVersion: wide)
+        try checkInvariant(s)
+        let pages = try s.database.scalarInt("SELECT sum(pgsize) FROM dbstat WHERE name = 'vector_blocks'") ?? 0
+        let bytes = Int64(1600 * 384 * 4)
+        #expect(pages >= bytes && pages < bytes + bytes / 20, "vector_blocks takes \(pages) bytes for \(bytes)")
+        #expect(try s.vectors(rowids: [1, 800, 1600], indexVersion: wide) == [0, 799, 1599].map { i in (0..<384).map { Float(i + $0) } })
+    }
+
     /// A file at migration 15 keeps one vector per row; the upgrade moves every one into blocks
     /// (several widths, record order), drops the column, and the store reads them all back.
     @Test func theUpgradeFrom15MovesEveryVectorIntoBlocks() throws {
