@@ -36,15 +36,7 @@ public final class Database {
             try execute("PRAGMA synchronous=FULL")
         }
         try execute("PRAGMA foreign_keys=ON")
-        if readOnly { try execute("PRAGMA mmap_size=\(Self.readerMappedBytes)") }
     }
-
-    /// How much of the file a read-only connection reads through a memory map instead of a `pread`
-    /// per page. Re-scoring a search's candidates reads a few pages each, scattered over the file:
-    /// at 100 000 vectors, mapped reads take the float32 re-scoring of 1 000 queries from about
-    /// 0.29 to 0.17 s of processor time. The map's pages count in the process's resident memory
-    /// once touched, so it is capped; beyond the cap pages are read as before.
-    static let readerMappedBytes: Int64 = 256 << 20
 
     /// The page size of a new file.
     public static let newFilePageSize = 8192
