@@ -348,7 +348,8 @@ def test_large_message_read_time_is_linear(spawn, framing):
 
     timed(1 << 20, 100)  # warm up
     small = min(timed(4 << 20, 101), timed(4 << 20, 102))
-    large = timed(32 << 20, 103)
+    # The least of two, like the small one: one slow read on a busy machine is not a slope.
+    large = min(timed(32 << 20, 103), timed(32 << 20, 104))
     assert large < max(25 * small, 1.0), f"{framing}: 4 MiB in {small:.2f}s but 32 MiB in {large:.2f}s"
 
 
