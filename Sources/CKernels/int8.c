@@ -134,6 +134,24 @@ double kindred_i8_query(const float *q, size_t d, size_t dp, uint8_t *qu, float 
     return sqrt(e2) * (1 + 1e-6) + 1e-12;
 }
 
+// ---------- a row's approximate score and bounds from its integer dots (one formula for every kernel) ----------
+
+static inline float row_approx(int32_t dot, int32_t dot2, float scale, int32_t csum, float qscale, float qscale2) {
+    return scale * (qscale * (float)(dot - 128 * csum) + qscale2 * (float)(dot2 - 128 * csum));
+}
+
+// Rows i..<n one by one: writes (i, approx + bound, approx − bound) after the `found` already written
+// for the rows whose approx + bound ≥ floor; returns the new count.
+static size_t bounds_scalar(const int32_t *dots, const int32_t *dots2, size_t i, size_t n, const float *scale, const int32_t *csum,
+                            const float *err, float qscale, float qscale2, float qnorm, float slack, float floor, size_t found,
+                            uint32_t *idx, float *upper, float *lower) {
+    for (; i < n; i++) {
+        float approx = row_approx(dots[i], dots2[i], scale[i], csum[i], qscale, qscale2), bound = qnorm * err[i] + slack, up = approx + bound;
+        if (up >= floor) { idx[found] = (uint32_t)i; upper[found] = up; lower[found] = approx - bound; found++; }
+    }
+    return found;
+}
+
 // ---------- integer dot products: out[r] = Σⱼ qu[j] · code[r][j] (qu unsigned, codes signed) ----------
 
 static void i8_dots_scalar(const uint8_t *qu, const int8_t *codes, size_t groups, size_t dp, int32_t *out) {
@@ -275,12 +293,7 @@ __attribute__((target("avx512f"))) static size_t i8_bounds_avx512(const int32_t 
             found += (size_t)__builtin_popcount(m);
         }
     }
-    for (; i < n; i++) {
-        float approx = scale[i] * (qscale * (float)(dots[i] - 128 * csum[i]) + qscale2 * (float)(dots2[i] - 128 * csum[i]));
-        float bound = qnorm * err[i] + slack, up = approx + bound;
-        if (up >= floor) { idx[found] = (uint32_t)i; upper[found] = up; lower[found] = approx - bound; found++; }
-    }
-    return found;
+    return bounds_scalar(dots, dots2, i, n, scale, csum, err, qscale, qscale2, qnorm, slack, floor, found, idx, upper, lower);
 }
 #endif
 
@@ -310,13 +323,7 @@ size_t kindred_i8_bounds(const int32_t *dots, const int32_t *dots2, size_t n, co
 #ifdef KINDRED_X86
     if (have_vnni()) return i8_bounds_avx512(dots, dots2, n, scale, csum, err, qscale, qscale2, qnorm, slack, floor, idx, upper, lower);
 #endif
-    size_t found = 0;
-    for (size_t i = 0; i < n; i++) {
-        float approx = scale[i] * (qscale * (float)(dots[i] - 128 * csum[i]) + qscale2 * (float)(dots2[i] - 128 * csum[i]));
-        float bound = qnorm * err[i] + slack, up = approx + bound;
-        if (up >= floor) { idx[found] = (uint32_t)i; upper[found] = up; lower[found] = approx - bound; found++; }
-    }
-    return found;
+    return bounds_scalar(dots, dots2, 0, n, scale, csum, err, qscale, qscale2, qnorm, slack, floor, 0, idx, upper, lower);
 }
 
 void kindred_i8_refine(const uint8_t *qv, const int8_t *codes, size_t dp, size_t first, const int32_t *dots, size_t n, const uint32_t *idx,
@@ -332,8 +339,7 @@ void kindred_i8_refine(const uint8_t *qv, const int8_t *codes, size_t dp, size_t
             kindred_i8_dots(qv, codes + g * 16 * dp, 1, dp, level2);
             cached = g;
         }
-        float approx = scale[r] * (qscale * (float)(dots[r] - 128 * csum[r]) + qscale2 * (float)(level2[slot % 16] - 128 * csum[r]));
-        float bound = qnorm * err[r] + slack;
+        float approx = row_approx(dots[r], level2[slot % 16], scale[r], csum[r], qscale, qscale2), bound = qnorm * err[r] + slack;
         upper[f] = approx + bound;
         lower[f] = approx - bound;
     }
