@@ -1,4 +1,4 @@
-public import KindredCore
+import KindredCore
 public import JSONRPC
 import Dispatch
 import Synchronization

@@ -1,4 +1,4 @@
-public import KindredCore
+import KindredCore
 public import JSONRPC
 
 /// The MCP protocol revisions this server speaks, and the wire names of the 2026-07-28 request

@@ -1,4 +1,4 @@
-public import KindredCore
+import KindredCore
 
 /// The three embedding wire formats: what is posted where, and how the answer is read.
 public enum EmbeddingProviderKind: String, Sendable, CaseIterable {

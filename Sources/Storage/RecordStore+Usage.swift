@@ -1,4 +1,4 @@
-public import KindredCore
+import KindredCore
 
 /// One owner's use of one remote provider on one UTC day.
 public struct DailyUsage: Sendable, Equatable {

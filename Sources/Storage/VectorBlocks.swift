@@ -109,7 +109,7 @@ enum VectorBlocks {
                         }
                     }
                     // The buffer is reused for the next new block: no bytes of this one may remain.
-                    buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+                    buffer.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
                 }
             }
             i = j

@@ -4,6 +4,9 @@ One owner starts with --preload records (client vectors, so nothing is embedded)
 requests are sent with --inflight of them outstanding at any time, drawn at random in the mix
 30 % `records/upsert` (--per-upsert new records each, with vectors and short texts), 40 %
 `search/query` (semantic, by vector, limit 10) and 30 % `records/get` (a random stored record).
+`--search-share S` sends S searches instead of 40 % (the gets take the rest of the 70 %): with 0,
+the same writes and a read mix without the exact scan over the owner, to tell what grows with
+the owner on the write path from what grows with the scan.
 Every --window requests the bench prints the window's throughput, p50 and p99 latency (send to
 answer), the owner's size, the server's processor time per request (user + system: on a machine
 shared with other work it shows the cost that wall-clock figures blur), the client's own (on a
@@ -16,6 +19,7 @@ default): search-only for --scaling-seconds each, on an owner of --preload recor
 
     python3 bench/service/load.py                       # 7 000 + 70 000 mixed requests
     python3 bench/service/load.py --requests 20000      # shorter
+    python3 bench/service/load.py --search-share 0      # the same writes, gets instead of searches
     python3 bench/service/load.py --scaling --preload 50000
 """
 import argparse, datetime, json, os, random, statistics, subprocess, sys, tempfile, threading, time
@@ -155,7 +159,7 @@ def mixed(a, pipe, rng, ids):
                 recs.append(record_json(rng, rid))
                 known.append(rid)
             plan.append(("records/upsert", "upsert", '{"owner":"%s","records":[%s]}' % (owner, ",".join(recs))))
-        elif x < 0.7:
+        elif x < 0.3 + a.search_share:
             plan.append(("search/query", "search", '{"owner":"%s","vector":%s,"mode":"semantic","limit":10}' % (owner, vector_json(rng))))
         else:
             # A record stored before this request was planned (ids are written in plan order).
@@ -231,6 +235,7 @@ def main():
     ap.add_argument("--preload", type=int, default=7000)
     ap.add_argument("--requests", type=int, default=70000)
     ap.add_argument("--per-upsert", type=int, default=2)
+    ap.add_argument("--search-share", type=float, default=0.4, help="share of searches (0 to 0.7; gets take the rest of 0.7)")
     ap.add_argument("--inflight", type=int, default=8)
     ap.add_argument("--window", type=int, default=10000)
     ap.add_argument("--owner", default="ana")
@@ -241,6 +246,8 @@ def main():
     ap.add_argument("--set", action="append", default=[], help="key=value passed to kindred serve --set")
     ap.add_argument("--kindred", default=os.environ.get("KINDRED_BIN", os.path.join(ROOT, ".build", "release", "kindred")))
     a = ap.parse_args()
+    if not 0 <= a.search_share <= 0.7:
+        ap.error("--search-share must be between 0 and 0.7")
     rng = random.Random(a.seed)
     tmp = tempfile.mkdtemp(prefix="kindred-load-bench-")
     db = os.path.join(tmp, "k.sqlite")
@@ -259,7 +266,7 @@ def main():
         scaling(a, pipe, rng)
     else:
         print(f"{a.requests:,} requests, {a.inflight} in flight: 30 % upserts ({a.per_upsert} records with vectors each), "
-              f"40 % semantic searches by vector, 30 % gets.\n")
+              f"{a.search_share:.0%} semantic searches by vector, {0.7 - a.search_share:.0%} gets.\n")
         rows, ratio = mixed(a, pipe, rng, ids)
         print(f"\nLast window ÷ first: {ratio:.2f}×; peak RSS {rss_kb(pipe.p.pid, 'VmHWM') / 1024:.0f} MB; "
               f"database {sum(os.path.getsize(os.path.join(tmp, f)) for f in os.listdir(tmp)) / 1e6:.0f} MB.")
