@@ -52,21 +52,29 @@ extension Workspace {
     }
 
     /// Checks that every vector has the same dimension as the lowest id's (the lowest mismatching
-    /// id is reported). With `only`, checks just those occurrences: a refresh checks the ones new
-    /// to the state, since an occurrence's vector is fixed for its id once the state has seen it.
+    /// id is reported). With `only`, checks just those occurrences, against the dimension of an
+    /// occurrence the state already held (all of those agree: each was checked when it was new),
+    /// or the lowest id's of `only` when every occurrence is new: an occurrence's vector is fixed
+    /// for its id once the state has seen it. The cost is that of `only`, not of the history.
     func checkDimensions(only: [Int64]? = nil) throws {
+        guard let only else { return try checkAllDimensions() }
+        guard let lowest = only.min() else { return }
+        let new = Set(only)
+        let expected = occurrences.first(where: { !new.contains($0.key) })?.value.vector.count ?? occurrences.vectorOf(lowest)!.count
+        var bad: Int64?
+        for id in only where id < (bad ?? .max) && occurrences.vectorOf(id).map({ $0.count != expected }) == true { bad = id }
+        if let bad { throw GroupingError.dimensionMismatch(occurrence: bad, expected: expected, found: occurrences.vectorOf(bad)!.count) }
+    }
+
+    private func checkAllDimensions() throws {
         guard let first = occurrences.keys.min() else { return }
         let expected = occurrences.vectorOf(first)!.count
+        let values = occurrences.values
+        var same = true
+        for i in values.indices where values[i].vector.count != expected { same = false; break }
+        if same { return }
         var bad: Int64?
-        if let only {
-            for id in only where id < (bad ?? .max) && occurrences.vectorOf(id).map({ $0.count != expected }) == true { bad = id }
-        } else {
-            let values = occurrences.values
-            var same = true
-            for i in values.indices where values[i].vector.count != expected { same = false; break }
-            if same { return }
-            for (id, o) in occurrences where o.vector.count != expected && id < (bad ?? .max) { bad = id }
-        }
+        for (id, o) in occurrences where o.vector.count != expected && id < (bad ?? .max) { bad = id }
         if let bad { throw GroupingError.dimensionMismatch(occurrence: bad, expected: expected, found: occurrences.vectorOf(bad)!.count) }
     }
 

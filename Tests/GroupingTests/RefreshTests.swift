@@ -218,6 +218,21 @@ import Testing
         }
     }
 
+    /// A refresh checks only the occurrences new to the state, against the dimension the state's
+    /// occurrences already have, even when a new one carries a lower id than all of them.
+    @Test func aNewOccurrenceOfAnotherDimensionIsRefusedInALaterRefresh() throws {
+        var seen = [Fixture.occ(5, record: "a", Fixture.vec(1, 0.1)), Fixture.occ(6, record: "b", Fixture.vec(1, 0.2))]
+        let state = try Fixture.refresh(PatternState(), Fixture.index(seen)).state
+        seen.append(Fixture.occ(2, record: "c", [1, 0, 0]))
+        #expect(throws: GroupingError.dimensionMismatch(occurrence: 2, expected: Fixture.d, found: 3)) {
+            try Fixture.refresh(state, Fixture.index(seen))
+        }
+        seen.removeLast()
+        seen.append(Fixture.occ(7, record: "c", Fixture.vec(1, 0.3)))
+        let after = try Fixture.refresh(state, Fixture.index(seen)).state
+        #expect(after.pending[7] != nil || after.groups.values.contains { $0.memberIDs.contains(7) })
+    }
+
     @Test func cancellationThrowsAndLeavesNoPartialResult() throws {
         let occ = Fixture.index(Fixture.synthetic(seed: 3))
         #expect(throws: GroupingError.cancelled) {

@@ -90,6 +90,7 @@ def embed(name, texts):
     path = DATA / f"{name}.f32"
     if path.exists() and path.stat().st_size == len(texts) * DIM * 4:
         return np.fromfile(path, dtype=np.float32).reshape(-1, DIM)
+    DATA.mkdir(parents=True, exist_ok=True)
     txt = DATA / f"{name}.txt"
     txt.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
     say(f"embedding {len(texts)} texts ({name}) …")
