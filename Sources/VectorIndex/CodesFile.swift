@@ -57,7 +57,7 @@ public enum CodesFile {
             try out.put(array: b.scales)
             try out.put(array: b.errors)
             try out.put(array: b.sums)
-            try out.put(array: b.codes)
+            try b.codes.withUnsafeBufferPointer { try out.raw($0.baseAddress, $0.count) }
         }
         var sum = out.sum
         try out.raw(&sum, MemoryLayout<UInt64>.size, checksummed: false)
@@ -89,7 +89,7 @@ public enum CodesFile {
             b.scales = try input.array(Float.self, count: groups * 16)
             b.errors = try input.array(Float.self, count: groups * 16)
             b.sums = try input.array(Int32.self, count: groups * 16)
-            b.codes = try input.array(Int8.self, count: groups * 16 * b.padded)
+            b.codes = try input.codes(count: groups * 16 * b.padded)
             blocks[owner] = b
         }
         let computed = input.sum
@@ -193,6 +193,11 @@ public enum CodesFile {
                 if bytes > 0 { try fill(UnsafeMutableRawPointer(buf.baseAddress!), bytes, checksummed: true) }
                 n = count
             }
+        }
+
+        mutating func codes(count: Int) throws -> CodeBuffer {
+            guard count >= 0, count <= left else { throw Failure.damaged }
+            return try CodeBuffer(count: count) { try fill(UnsafeMutableRawPointer($0.baseAddress!), count, checksummed: true) }
         }
 
         mutating func fill(_ p: UnsafeMutableRawPointer, _ n: Int, checksummed: Bool) throws {

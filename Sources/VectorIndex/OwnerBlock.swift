@@ -8,7 +8,7 @@ struct OwnerBlock {
     /// The dimension padded to a multiple of 4 (the codes' width).
     let padded: Int
     /// 16 · groups · padded codes (see kernels.h for the layout).
-    var codes: [Int8] = []
+    var codes = CodeBuffer()
     var scales: [Float] = []
     var errors: [Float] = []
     var sums: [Int32] = []
@@ -29,7 +29,7 @@ struct OwnerBlock {
         let need = (rows + 15) / 16
         guard need > groups else { return }
         let add = need - groups
-        codes.append(contentsOf: repeatElement(0, count: add * 16 * padded))
+        codes.appendZeros(add * 16 * padded)
         scales.append(contentsOf: repeatElement(0, count: add * 16))
         errors.append(contentsOf: repeatElement(0, count: add * 16))
         sums.append(contentsOf: repeatElement(0, count: add * 16))

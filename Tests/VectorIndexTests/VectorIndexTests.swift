@@ -255,20 +255,21 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
         let n = 37
         for i in 0..<n { Vectors.normalized(rng.vector(d)).withUnsafeBufferPointer { block.put(rowid: Int64(i), unit: $0) } }
         let dp = block.padded
+        let codes = block.codes.withUnsafeBufferPointer { Array($0) }
         let qu = (0..<dp).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         var out = [Int32](repeating: 0, count: block.groups * 16)
-        kindred_i8_dots(qu, block.codes, block.groups, dp, &out)
+        kindred_i8_dots(qu, codes, block.groups, dp, &out)
         var first = out, second = out
         let qv = qu.reversed().map { $0 }
-        kindred_i8_dots2(qu, qv, block.codes, block.groups, dp, &first, &second)
+        kindred_i8_dots2(qu, qv, codes, block.groups, dp, &first, &second)
         var reversed = out
-        kindred_i8_dots(qv, block.codes, block.groups, dp, &reversed)
+        kindred_i8_dots(qv, codes, block.groups, dp, &reversed)
         #expect(first == out && second == reversed)
         var many = [Int32](repeating: 0, count: 3 * block.groups * 16)
-        kindred_i8_dots_many(qu + qu + qu, 3, block.codes, block.groups, dp, &many)
+        kindred_i8_dots_many(qu + qu + qu, 3, codes, block.groups, dp, &many)
         for slot in 0..<n {
             var row = [Int8](repeating: 0, count: dp)
-            kindred_i8_decode(block.codes, slot, dp, &row)
+            kindred_i8_decode(codes, slot, dp, &row)
             let plain = zip(qu, row).reduce(Int32(0)) { $0 + Int32($1.0) * Int32($1.1) }
             #expect(out[slot] == plain)
             #expect(many[slot] == plain && many[2 * block.groups * 16 + slot] == plain)
@@ -285,10 +286,11 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
         let n = 300
         for i in 0..<n { index.put(owner: "o", rowid: Int64(i), vector: rng.vector(d)) }
         let block = index.blocks["o"]!
+        let codes = block.codes.withUnsafeBufferPointer { Array($0) }
         let q = index.coded(rng.vector(d))
         let f = q.figures, dp = block.padded
         var dots = [Int32](repeating: 0, count: block.groups * 16), dots2 = dots
-        kindred_i8_dots2(q.codes, Array(q.codes[dp...]), block.codes, block.groups, dp, &dots, &dots2)
+        kindred_i8_dots2(q.codes, Array(q.codes[dp...]), codes, block.groups, dp, &dots, &dots2)
         var allIdx = [UInt32](repeating: 0, count: n), allUp = [Float](repeating: 0, count: n), allLo = allUp
         let all = kindred_i8_bounds(dots, dots2, n, block.scales, block.sums, block.errors, f.scale, f.scale2, f.norm, f.slack, -.infinity,
                                     &allIdx, &allUp, &allLo)
@@ -301,7 +303,7 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
             block.scales.withUnsafeBufferPointer { s in
                 block.sums.withUnsafeBufferPointer { m in
                     block.errors.withUnsafeBufferPointer { e in
-                        kindred_i8_refine(Array(q.codes[dp...]), block.codes, dp, first, dp1.baseAddress! + first, kept.count, kept,
+                        kindred_i8_refine(Array(q.codes[dp...]), codes, dp, first, dp1.baseAddress! + first, kept.count, kept,
                                           s.baseAddress! + first, m.baseAddress! + first, e.baseAddress! + first, f.scale, f.scale2, f.norm, f.slack, &up, &lo)
                     }
                 }
