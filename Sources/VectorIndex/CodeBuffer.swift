@@ -3,27 +3,52 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CKernels
 
-/// A block's int8 codes in one `malloc` region that grows with `realloc`. An `Array` grows by
-/// allocating a larger buffer and copying every code into it, so an index that grows to N rows
-/// writes about twice N rows' worth of fresh memory; `realloc` of a large region moves its pages
-/// instead (glibc uses `mremap` above the mmap threshold), and each new code byte is written
-/// once. Value semantics: a copy shares the region until one of them is changed.
+/// A block's int8 codes in one region of whole pages that grows in place or moves its pages
+/// (`mremap` on Linux). An `Array` grows by allocating a larger buffer and copying every code into
+/// it, so an index that grows to N rows writes about twice N rows' worth of fresh memory; here each
+/// code byte is written once, and the region starts on a page boundary, so the scan's 64-byte loads
+/// never straddle two cache lines. Value semantics: a copy shares the region until one of them is
+/// changed.
 struct CodeBuffer {
     private final class Storage {
         var base: UnsafeMutablePointer<Int8>?
         var capacity = 0
+        /// Bytes at or past this offset were never written since they were mapped: still zero.
+        var clean = 0
 
         init(capacity: Int) { grow(to: capacity) }
 
         func grow(to n: Int) {
             guard n > capacity else { return }
-            guard let p = realloc(base, n) else { fatalError("out of memory: \(n) bytes of codes") }
+            let size = Self.pages(n)
+            let p = base.map { Self.resize(UnsafeMutableRawPointer($0), from: capacity, to: size) } ?? Self.map(size)
             base = p.assumingMemoryBound(to: Int8.self)
-            capacity = n
+            capacity = size
         }
 
-        deinit { free(base) }
+        static func pages(_ n: Int) -> Int {
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            return (n + page - 1) / page * page
+        }
+
+        static func map(_ size: Int) -> UnsafeMutableRawPointer {
+            guard let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
+                fatalError("out of memory: \(size) bytes of codes")
+            }
+            return p
+        }
+
+        static func resize(_ p: UnsafeMutableRawPointer, from old: Int, to size: Int) -> UnsafeMutableRawPointer {
+            if let q = kindred_remap(p, old, size) { return q }
+            let q = map(size)
+            q.copyMemory(from: p, byteCount: old)
+            munmap(p, old)
+            return q
+        }
+
+        deinit { if let base { munmap(base, capacity) } }
     }
 
     private var storage: Storage
@@ -35,6 +60,7 @@ struct CodeBuffer {
     init(count: Int, fill: (UnsafeMutableBufferPointer<Int8>) throws -> Void) rethrows {
         storage = Storage(capacity: count)
         if count > 0 { try fill(UnsafeMutableBufferPointer(start: storage.base!, count: count)) }
+        storage.clean = count
         self.count = count
     }
 
@@ -43,8 +69,10 @@ struct CodeBuffer {
         guard n > 0 else { return }
         unique()
         if count + n > storage.capacity { storage.grow(to: max(count + n, storage.capacity * 2)) }
-        (storage.base! + count).initialize(repeating: 0, count: n)
+        let dirty = min(count + n, storage.clean) - count
+        if dirty > 0 { (storage.base! + count).update(repeating: 0, count: dirty) }
         count += n
+        storage.clean = max(storage.clean, count)
     }
 
     /// Drops the last `n` codes (the region keeps its size).
@@ -67,6 +95,7 @@ struct CodeBuffer {
         guard !isKnownUniquelyReferenced(&storage) else { return }
         let copy = Storage(capacity: max(count, 1))
         if count > 0 { copy.base!.update(from: storage.base!, count: count) }
+        copy.clean = count
         storage = copy
     }
 }

@@ -63,6 +63,10 @@ void kindred_i8_refine(const uint8_t *qv, const int8_t *codes, size_t dp, size_t
                        float *upper, float *lower);
 /// A 64-bit checksum of n bytes (not cryptographic: it detects a torn or truncated file).
 uint64_t kindred_checksum(const void *data, size_t n, uint64_t seed);
+
+// Resizes the mapped region p (old_size bytes, from mmap) to new_size bytes, moving its pages
+// rather than copying them (mremap); NULL when that fails or the system has no such call.
+void *kindred_remap(void *p, size_t old_size, size_t new_size);
 /// 1 when the int8 kernels use AVX-512 VNNI.
 int kindred_i8_vectorized(void);
 #endif
