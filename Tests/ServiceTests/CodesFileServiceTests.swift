@@ -37,10 +37,10 @@ import Storage
 
         let first = try open(path)
         #expect(!first.indexFromCodesFile)
-        try first.call("records/upsert", ["owner": "a", "records": records(300)])
-        try first.call("records/upsert", ["owner": "b", "records": records(50, from: 300)])
-        try first.call("records/delete", ["owner": "a", "ids": ["r3", "r4", "r100"]])
-        try first.call("records/upsert", ["owner": "a", "records": [["id": "r5", "revision": 2, "text": "t", "vector": .from(axisVector(2)),
+        _ = try first.call("records/upsert", ["owner": "a", "records": records(300)])
+        _ = try first.call("records/upsert", ["owner": "b", "records": records(50, from: 300)])
+        _ = try first.call("records/delete", ["owner": "a", "ids": ["r3", "r4", "r100"]])
+        _ = try first.call("records/upsert", ["owner": "a", "records": [["id": "r5", "revision": 2, "text": "t", "vector": .from(axisVector(2)),
                                                                      "permissions": ["search": false]]]])
         first.close()
         #expect(FileManager.default.fileExists(atPath: path + "-codes"))
@@ -56,7 +56,7 @@ import Storage
         #expect(try !ids(second, "a", axisVector(2)).contains("r5"))
         plain.close()
         // The second start took the stamp: a crash now (no close) leaves SQLite without one.
-        try second.call("records/upsert", ["owner": "a", "records": records(5, from: 1000)])
+        _ = try second.call("records/upsert", ["owner": "a", "records": records(5, from: 1000)])
         let afterCrash = try open(path)
         #expect(!afterCrash.indexFromCodesFile)
         let expected = 301  // 300 − 3 deleted − 1 hidden + 5 new
@@ -78,7 +78,7 @@ import Storage
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("k.sqlite").path
         let first = try open(path)
-        try first.call("records/upsert", ["owner": "a", "records": records(40)])
+        _ = try first.call("records/upsert", ["owner": "a", "records": records(40)])
         first.close()
         let other = try RecordStore(path: path)
         try other.database.run("DELETE FROM vectors WHERE record = (SELECT rowid FROM records WHERE id = 'r0')")

@@ -169,7 +169,7 @@ import JSONRPC
     static let directionless: [(String, [Float])] = [
         ("all zeros", [Float](repeating: 0, count: 8)),
         ("underflowing", [Float](repeating: 1e-30, count: 8)),
-        ("one subnormal", [1e-40] + [Float](repeating: 0, count: 7)),
+        ("one subnormal", [Float.leastNormalMagnitude / 4] + [Float](repeating: 0, count: 7)),
         ("overflowing", [Float](repeating: 3e38, count: 8)),
     ]
 
