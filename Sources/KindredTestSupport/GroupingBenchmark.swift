@@ -6,8 +6,8 @@ public enum GroupingBenchmark {
     public struct Timings: Sendable, Hashable, Codable {
         public var occurrences: Int
         public var dimension: Int
-        /// Full build of `occurrences` from an empty state.
-        public var fullBuildSeconds: Double
+        /// Full build of `occurrences` from an empty state (nil when the built state was given).
+        public var fullBuildSeconds: Double?
         /// One refresh placing one new occurrence into the built state: the median over `placements`
         /// occurrences, each placed alone into the same built state.
         public var placeOneSeconds: Double
@@ -27,8 +27,8 @@ public enum GroupingBenchmark {
     public static func run(
         occurrences n: Int = 100_000, dimension: Int = 384, categories: Int = 10,
         clustersPerCategory: Int = 400, seed: UInt64 = 1, placements: Int = 20,
-        config: GroupingConfig = GroupingConfig()
-    ) throws -> Timings {
+        config: GroupingConfig = GroupingConfig(), built given: PatternState? = nil
+    ) throws -> (timings: Timings, built: PatternState) {
         let names = (0..<categories).map { "category\($0)" }
         let all = SyntheticData.history(
             seed: seed, records: (n + 1) / 2 + 2 * max(1, placements), perRecord: 2, categories: names, clusters: clustersPerCategory,
@@ -36,11 +36,13 @@ public enum GroupingBenchmark {
         var occ: [Int64: Occurrence] = [:]
         for o in all.prefix(n) { occ[o.id] = o }
         let clock = ContinuousClock()
-        var built: RefreshOutcome?
-        let full = try clock.measure {
-            built = try PatternEngine.refresh(state: PatternState(), occurrences: occ, constraints: Constraints(), config: config)
+        var state = given ?? PatternState()
+        var full: Duration?
+        if given == nil {
+            full = try clock.measure {
+                state = try PatternEngine.refresh(state: PatternState(), occurrences: occ, constraints: Constraints(), config: config).state
+            }
         }
-        let state = built!.state
         // Each placed alone, into the state the previous placement returned (handed over, so the
         // engine updates it in place as a long-running caller would).
         let extras = all.dropFirst(n).filter { !$0.description.contains("other") }.prefix(max(1, placements))
@@ -58,10 +60,11 @@ public enum GroupingBenchmark {
             if current.pending[extra.id] == nil { joined += 1 }
         }
         times.sort()
-        return Timings(
-            occurrences: n, dimension: dimension, fullBuildSeconds: seconds(full), placeOneSeconds: times[times.count / 2],
+        let timings = Timings(
+            occurrences: n, dimension: dimension, fullBuildSeconds: full.map(seconds), placeOneSeconds: times[times.count / 2],
             placeOneMaxSeconds: times.last!, placements: times.count, groups: state.groups.count,
             pending: state.pending.count, placedInGroup: joined)
+        return (timings, state)
     }
 
     static func seconds(_ d: Duration) -> Double {

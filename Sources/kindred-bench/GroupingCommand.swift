@@ -15,7 +15,7 @@ enum GroupingCommand {
         USAGE: kindred-bench grouping embed --texts FILE --out FILE.f32 [--batch N] [--threads T] [--model DIR]
                kindred-bench grouping cluster --vectors FILE.f32 [--records FILE] [--initial N] [--dismiss PAIRS.json | --dismiss-random K [--seed S]] [THRESHOLDS]
                kindred-bench grouping speed --vectors FILE.f32 --n N [--categories FILE] [--place P] [THRESHOLDS]
-               kindred-bench grouping speed --synthetic --n N [--clusters C] [--synthetic-categories K] [--place P]
+               kindred-bench grouping speed --synthetic --n N [--clusters C] [--synthetic-categories K] [--place P] [--state FILE]
 
         FILE.f32 holds little-endian float32 rows of --dim (384) floats. Every row is one occurrence of
         its own record (or of the record named on the same line of --records), in one category (or the
@@ -240,10 +240,17 @@ enum GroupingCommand {
         let cfg = try config(args)
         let n = try args.int("n") ?? 100_000
         if args.has("synthetic") {
-            let t = try GroupingBenchmark.run(occurrences: n, categories: try args.int("synthetic-categories") ?? 10,
-                                              clustersPerCategory: try args.int("clusters") ?? max(1, n / 250),
-                                              placements: try args.int("place") ?? 20, config: cfg)
-            Output.json(["n": .from(n), "build_seconds": .double(t.fullBuildSeconds), "place_one_ms_median": .double(t.placeOneSeconds * 1000),
+            let stateFile = args.value("state")
+            let given = try stateFile.flatMap { path in
+                FileManager.default.fileExists(atPath: path)
+                    ? try JSONDecoder().decode(PatternState.self, from: Data(contentsOf: URL(fileURLWithPath: path))) : nil
+            }
+            let (t, built) = try GroupingBenchmark.run(occurrences: n, categories: try args.int("synthetic-categories") ?? 10,
+                                                       clustersPerCategory: try args.int("clusters") ?? max(1, n / 250),
+                                                       placements: try args.int("place") ?? 20, config: cfg, built: given)
+            if let stateFile, given == nil { try JSONEncoder().encode(built).write(to: URL(fileURLWithPath: stateFile)) }
+            Output.json(["n": .from(n), "build_seconds": t.fullBuildSeconds.map { .double($0) } ?? .null,
+                         "place_one_ms_median": .double(t.placeOneSeconds * 1000),
                          "place_one_ms_max": .double(t.placeOneMaxSeconds * 1000), "placements": .from(t.placements),
                          "groups": .from(t.groups), "pending": .from(t.pending), "placed_in_group": .from(t.placedInGroup),
                          "peak_rss_kb": .from(PeakMemory.kilobytes())])
