@@ -124,7 +124,8 @@ extension KindredService {
             let marks = try store.pendingMarkRows(owner: owner)
             var pending = [Int64: PendingMark](minimumCapacity: marks.count)
             let decoder = JSONDecoder()
-            for m in marks { pending[m.occurrence] = try decoder.decode(PendingMark.self, from: Data(m.mark.utf8)) }
+            var reader = PendingMarkReader()
+            for m in marks { pending[m.occurrence] = try reader.mark(m.mark) ?? decoder.decode(PendingMark.self, from: Data(m.mark.utf8)) }
             state.pending = pending
         }
         for row in try store.groupRows(owner: owner) {

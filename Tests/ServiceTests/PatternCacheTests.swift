@@ -136,14 +136,32 @@ import Storage
         }
         marks[.max] = .fresh
         let decoder = JSONDecoder()
-        for (id, mark) in marks {
+        var reader = PendingMarkReader()
+        var readFast = 0
+        for (id, mark) in marks.sorted(by: { $0.key < $1.key }) {
             let text = PendingJSON.mark(mark)
             let back = try decoder.decode(PendingMark.self, from: Data(text.utf8))
             #expect(back == mark, "mark \(id)")
             #expect(back.scope == mark.scope, "mark \(id)")
+            // The fast reader gives what JSONDecoder gives, or declines (strings with escapes).
+            if let fast = reader.mark(text) {
+                readFast += 1
+                #expect(fast == back && fast.scope == back.scope, "mark \(id)")
+            } else {
+                #expect(text.contains("\\"), "mark \(id) was declined: \(text)")
+            }
             // Canonical: JSONEncoder with sorted keys writes the same text.
             #expect(text == (try PatternCodec.encode(mark)), "mark \(id)")
         }
+        #expect(readFast >= 80, "the marks without escapes are read by the fast reader")
+        // Anything else is declined, never misread: other key orders, spaces, bad numbers, extra bytes.
+        for text in [#"{"evaluatedAt":3,"certificate":{"at":1,"candidates":[],"stamp":2}}"#, #"{ "evaluatedAt":3}"#,
+                     #"{"evaluatedAt":03}"#, #"{"evaluatedAt":-0}"#, #"{"evaluatedAt":99999999999999999999}"#, #"{"evaluatedAt":3}x"#,
+                     #"{"certificate":{"at":1,"candidates":[1,],"stamp":2}}"#, #"{"scope":{"category":"c","owner":"o"},"evaluatedAt":1}"#] {
+            #expect(reader.mark(text) == nil, "\(text)")
+        }
+        #expect(reader.mark("{}") == .fresh)
+        #expect(reader.mark(#"{"evaluatedAt":-9223372036854775808}"#)?.evaluatedAt == .min)
         let checked = [Scope(owner: "o", category: "b"): PendingWatermark(below: 4, at: 9), Scope(owner: "o", category: "a"): PendingWatermark(below: 1, at: 2)]
         #expect(try PendingJSON.decodeChecked(try #require(PendingJSON.checked(checked))) == checked)
         #expect(PendingJSON.checked([:]) == nil)
