@@ -49,12 +49,12 @@ struct PendingMarkReader {
         if c.take(first ? Bytes.scopeFirst : Bytes.scope) {
             let from = c.i
             guard let category = c.plainString(), c.take(Bytes.owner), let owner = c.plainString(), c.take(Bytes.end) else { return nil }
-            let bytes = Array(c.bytes[from..<c.i])
-            if let last = lastScope, last.bytes == bytes {
+            let bytes = c.bytes[from..<c.i]
+            if let last = lastScope, last.bytes.elementsEqual(bytes) {
                 mark.scope = last.scope
             } else {
                 let scope = Scope(owner: String(decoding: owner, as: UTF8.self), category: String(decoding: category, as: UTF8.self))
-                lastScope = (bytes, scope)
+                lastScope = (Array(bytes), scope)
                 mark.scope = scope
             }
         }
