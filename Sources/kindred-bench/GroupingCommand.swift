@@ -126,6 +126,16 @@ enum GroupingCommand {
     }
 
     /// Group id per row (-1 = pending) for rows 0..<n.
+    /// The built state saved at `path` by `--state`, nil when there is none yet.
+    static func loadState(_ path: String) throws -> PatternState? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try JSONDecoder().decode(PatternState.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    static func saveState(_ state: PatternState, to path: String) throws {
+        try JSONEncoder().encode(state).write(to: URL(fileURLWithPath: path))
+    }
+
     static func labels(_ state: PatternState, rows n: Int) -> [Int] {
         var out = [Int](repeating: -1, count: n)
         for g in state.groups.values where g.state == .active {
@@ -241,14 +251,11 @@ enum GroupingCommand {
         let n = try args.int("n") ?? 100_000
         if args.has("synthetic") {
             let stateFile = args.value("state")
-            let given = try stateFile.flatMap { path in
-                FileManager.default.fileExists(atPath: path)
-                    ? try JSONDecoder().decode(PatternState.self, from: Data(contentsOf: URL(fileURLWithPath: path))) : nil
-            }
+            let given = try stateFile.flatMap(loadState)
             let (t, built) = try GroupingBenchmark.run(occurrences: n, categories: try args.int("synthetic-categories") ?? 10,
                                                        clustersPerCategory: try args.int("clusters") ?? max(1, n / 250),
                                                        placements: try args.int("place") ?? 20, config: cfg, built: given)
-            if let stateFile, given == nil { try JSONEncoder().encode(built).write(to: URL(fileURLWithPath: stateFile)) }
+            if let stateFile, given == nil { try saveState(built, to: stateFile) }
             Output.json(["n": .from(n), "build_seconds": t.fullBuildSeconds.map { .double($0) } ?? .null,
                          "place_one_ms_median": .double(t.placeOneSeconds * 1000),
                          "place_one_ms_max": .double(t.placeOneMaxSeconds * 1000), "placements": .from(t.placements),
@@ -271,13 +278,13 @@ enum GroupingCommand {
         var built = PatternState()
         var build: Duration?
         let stateFile = args.value("state")
-        if let stateFile, FileManager.default.fileExists(atPath: stateFile) {
-            built = try JSONDecoder().decode(PatternState.self, from: Data(contentsOf: URL(fileURLWithPath: stateFile)))
+        if let given = try stateFile.flatMap(loadState) {
+            built = given
         } else {
             build = try clock.measure {
                 built = try PatternEngine.refresh(state: built, occurrences: occ, constraints: Constraints(), config: cfg).state
             }
-            if let stateFile { try JSONEncoder().encode(built).write(to: URL(fileURLWithPath: stateFile)) }
+            if let stateFile { try saveState(built, to: stateFile) }
         }
         // Each new occurrence is placed alone, into the state the previous placement returned
         // (handed over, so the engine updates it in place as a long-running caller would).
