@@ -1,5 +1,6 @@
 #include "kernels.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 // Products and sums rounded one by one, never fused: the bounds of a row are then the same bits
@@ -270,6 +271,90 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_dots_many_
     }
 }
 
+// AVX2 (no VNNI): vpmaddubsw multiplies unsigned by signed bytes into saturating 16-bit pair sums,
+// which 255 · 127 · 2 would overflow. So the query goes in signed, s = u − 128 ∈ [−128, 127], as
+// |s| (unsigned) times c with s's sign (|s| · |c| · 2 ≤ 128 · 127 · 2 < 2¹⁵): exact Σ s·c. Then
+// Σ u·c = Σ s·c + 128 · Σ c, with Σ c from a second vpmaddubsw by ones (pair sums ≤ 254, added in
+// 16 bits for at most 128 steps before widening).
+static int have_avx2(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx2");
+    }
+    return cached;
+}
+
+// The query's signed codes: magnitude and sign bytes, one 32-bit broadcast per step.
+typedef struct { int32_t mag, sgn; } step_code;
+
+static void signed_steps(const uint8_t *qu, size_t steps, step_code *out) {
+    for (size_t t = 0; t < steps; t++) {
+        uint8_t mag[4];
+        int8_t sgn[4];
+        for (int j = 0; j < 4; j++) {
+            int v = (int)qu[t * 4 + j] - 128;
+            mag[j] = (uint8_t)(v < 0 ? -v : v);
+            sgn[j] = (int8_t)(v < 0 ? -1 : (v > 0 ? 1 : 0));
+        }
+        memcpy(&out[t].mag, mag, 4);
+        memcpy(&out[t].sgn, sgn, 4);
+    }
+}
+
+// Rows 0–7 and 8–15 of one group: Σ u·c into out[0..<16] for each of nq queries, and Σ c computed once.
+__attribute__((target("avx2"))) static void group_avx2(const step_code *const *q, size_t nq, const int8_t *c, size_t steps,
+                                                       int32_t *const *out) {
+    const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+    __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256(), w0 = _mm256_setzero_si256(), w1 = _mm256_setzero_si256();
+    for (size_t t0 = 0; t0 < steps; t0 += 128) {
+        size_t t1 = steps - t0 < 128 ? steps : t0 + 128;
+        __m256i h0 = _mm256_setzero_si256(), h1 = _mm256_setzero_si256();
+        for (size_t t = t0; t < t1; t++) {
+            h0 = _mm256_add_epi16(h0, _mm256_maddubs_epi16(ones8, _mm256_loadu_si256((const __m256i *)(c + t * 64))));
+            h1 = _mm256_add_epi16(h1, _mm256_maddubs_epi16(ones8, _mm256_loadu_si256((const __m256i *)(c + t * 64 + 32))));
+        }
+        w0 = _mm256_add_epi32(w0, _mm256_madd_epi16(h0, ones16));
+        w1 = _mm256_add_epi32(w1, _mm256_madd_epi16(h1, ones16));
+    }
+    w0 = _mm256_slli_epi32(w0, 7);
+    w1 = _mm256_slli_epi32(w1, 7);
+    for (size_t i = 0; i < nq; i++) {
+        const step_code *qs = q[i];
+        s0 = w0;
+        s1 = w1;
+        for (size_t t = 0; t < steps; t++) {
+            __m256i mag = _mm256_set1_epi32(qs[t].mag), sgn = _mm256_set1_epi32(qs[t].sgn);
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)(c + t * 64)), x1 = _mm256_loadu_si256((const __m256i *)(c + t * 64 + 32));
+            s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_maddubs_epi16(mag, _mm256_sign_epi8(x0, sgn)), ones16));
+            s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_maddubs_epi16(mag, _mm256_sign_epi8(x1, sgn)), ones16));
+        }
+        _mm256_storeu_si256((__m256i *)out[i], s0);
+        _mm256_storeu_si256((__m256i *)(out[i] + 8), s1);
+    }
+}
+
+// nq queries (dp bytes each, ldq apart) against every group; out[i · ldo + r].
+static void i8_dots_avx2(const uint8_t *qu, size_t ldq, size_t nq, const int8_t *codes, size_t groups, size_t dp, int32_t *out,
+                         size_t ldo) {
+    size_t steps = dp / 4;
+    enum { batch = 8 };
+    step_code stack[batch * 128];
+    step_code *all = nq * steps <= batch * 128 ? stack : malloc(nq * steps * sizeof(step_code));
+    for (size_t i = 0; i < nq; i++) signed_steps(qu + i * ldq, steps, all + i * steps);
+    for (size_t i0 = 0; i0 < nq; i0 += batch) {
+        size_t m = nq - i0 < batch ? nq - i0 : batch;
+        const step_code *q[batch];
+        int32_t *o[batch];
+        for (size_t i = 0; i < m; i++) q[i] = all + (i0 + i) * steps;
+        for (size_t g = 0; g < groups; g++) {
+            for (size_t i = 0; i < m; i++) o[i] = out + (i0 + i) * ldo + g * 16;
+            group_avx2(q, m, codes + g * 16 * dp, steps, o);
+        }
+    }
+    if (all != stack) free(all);
+}
+
 __attribute__((target("avx512f"))) static size_t i8_bounds_avx512(const int32_t *dots, const int32_t *dots2, size_t n, const float *scale,
                                                                  const int32_t *csum, const float *err, float qscale, float qscale2,
                                                                  float qnorm, float slack, float floor, uint32_t *idx, float *upper,
@@ -300,6 +385,7 @@ __attribute__((target("avx512f"))) static size_t i8_bounds_avx512(const int32_t 
 void kindred_i8_dots(const uint8_t *qu, const int8_t *codes, size_t groups, size_t dp, int32_t *out) {
 #ifdef KINDRED_X86
     if (have_vnni()) { i8_dots_vnni(qu, codes, groups, dp, out); return; }
+    if (have_avx2()) { i8_dots_avx2(qu, dp, 1, codes, groups, dp, out, groups * 16); return; }
 #endif
     i8_dots_scalar(qu, codes, groups, dp, out);
 }
@@ -307,6 +393,7 @@ void kindred_i8_dots(const uint8_t *qu, const int8_t *codes, size_t groups, size
 void kindred_i8_dots_many(const uint8_t *qu, size_t nq, const int8_t *codes, size_t groups, size_t dp, int32_t *out) {
 #ifdef KINDRED_X86
     if (have_vnni()) { i8_dots_many_vnni(qu, nq, codes, groups, dp, out); return; }
+    if (have_avx2()) { i8_dots_avx2(qu, dp, nq, codes, groups, dp, out, groups * 16); return; }
 #endif
     for (size_t i = 0; i < nq; i++) i8_dots_scalar(qu + i * dp, codes, groups, dp, out + i * groups * 16);
 }
@@ -314,6 +401,20 @@ void kindred_i8_dots_many(const uint8_t *qu, size_t nq, const int8_t *codes, siz
 void kindred_i8_dots2(const uint8_t *qu, const uint8_t *qv, const int8_t *codes, size_t groups, size_t dp, int32_t *out, int32_t *out2) {
 #ifdef KINDRED_X86
     if (have_vnni()) { i8_dots2_vnni(qu, qv, codes, groups, dp, out, out2); return; }
+    if (have_avx2()) {
+        size_t steps = dp / 4;
+        step_code stack[2 * 128];
+        step_code *all = steps <= 128 ? stack : malloc(2 * steps * sizeof(step_code));
+        signed_steps(qu, steps, all);
+        signed_steps(qv, steps, all + steps);
+        const step_code *q[2] = {all, all + steps};
+        for (size_t g = 0; g < groups; g++) {
+            int32_t *o[2] = {out + g * 16, out2 + g * 16};
+            group_avx2(q, 2, codes + g * 16 * dp, steps, o);
+        }
+        if (all != stack) free(all);
+        return;
+    }
 #endif
     i8_dots2_scalar(qu, qv, codes, groups, dp, out, out2);
 }
