@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "Embedding", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),
         // HTTP over libcurl and the remote providers spoken over it (embeddings, chat completions).
         .target(name: "Remote", dependencies: ["KindredCore", "LinearAlgebra", "CCurl"]),
-        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra"], exclude: ["README.md"]),
+        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"], exclude: ["README.md"]),
         .target(name: "JSONRPC", dependencies: ["KindredCore"]),
         .target(name: "MCP", dependencies: ["KindredCore", "JSONRPC"]),
         .target(name: "Pictures"),

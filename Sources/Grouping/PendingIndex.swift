@@ -36,8 +36,10 @@ struct PendingIndex {
     /// occurrence's record is one of them (its certificate stamp depends on them).
     private var apartFrom: Set<RecordPair>?
     private var apart: [Bool] = []
-    /// The occurrences' vectors by row, built when first asked for.
+    /// The occurrences' vectors by row, and their int8 codes for `reachable`'s bound, built when
+    /// first asked for.
     private var storage: RowStorage?
+    private var codes: RowCodes?
     let d: Int
     /// How far `ChangedMarks.log` of the current call has been applied.
     var cursor = 0
@@ -80,7 +82,9 @@ struct PendingIndex {
         // (Rows are written once and only appended: copies of the index share the vectors until
         // one appends past rows another has appended.)
         if let s = storage, s.rows != ids.count - 1 { storage = s.copy(rows: ids.count - 1) }
+        if let c = codes, c.rows != ids.count - 1 { codes = c.copy(rows: ids.count - 1) }
         storage?.append(occurrences.vectorOf(id))
+        if let s = storage, let c = codes { c.append(UnsafePointer(s.base + (ids.count - 1) * d)) }
     }
 
     /// Row `r` from `mark`.
@@ -157,8 +161,10 @@ struct PendingIndex {
         candidates = keep.flatMap { candidates[($0 * k)..<(($0 + 1) * k)] }
         if let old = storage {
             let s = RowStorage(d: d, capacity: Self.headroom(keep.count))
-            for r in keep { s.append(UnsafePointer(old.base + r * d)) }
+            let c = RowCodes(d: d, capacity: Self.headroom(keep.count))
+            for r in keep { s.append(UnsafePointer(old.base + r * d)); c.append(UnsafePointer(old.base + r * d)) }
             storage = s
+            codes = c
         }
         alive = [Bool](repeating: true, count: keep.count)
         order = Array(ids.indices)
@@ -247,18 +253,14 @@ struct PendingIndex {
             changed.append((groups.ids[j], at, unit(groups.ids[j])))
             if changed.count > maxChanged { return nil }
         }
-        // x · unit(g) for every row, one matrix–vector product per changed group with a centroid.
+        // An upper bound of x · unit(g) for every row, one pass over the rows' int8 codes per changed
+        // group with a centroid; the exact product only where the bound reaches the row's K-th.
         let vectors = self.vectors(occurrences)
-        var scores: [[Float]] = []
+        let codes = self.codes!
+        var upper: [[Float]] = []
         for c in changed {
-            guard let u = c.unit else { scores.append([]); continue }
-            var y = [Float](repeating: 0, count: ids.count)
-            if !ids.isEmpty {
-                u.withUnsafeBufferPointer { x in
-                    y.withUnsafeMutableBufferPointer { BLAS.gemv(vectors.base, x.baseAddress!, $0.baseAddress!, rows: ids.count, cols: d) }
-                }
-            }
-            scores.append(y)
+            guard let u = c.unit else { upper.append([]); continue }
+            upper.append(u.withUnsafeBufferPointer { codes.upperBounds($0.baseAddress!) })
         }
         // A re-check gives `.same` when no changed group is a candidate and each changed group with
         // a centroid quantises below the K-th score less one; allow for the product's rounding.
@@ -273,7 +275,10 @@ struct PendingIndex {
             var reached = false
             for (c, g) in changed.enumerated() where g.at > since {
                 if (0..<k).contains(where: { candidates[r * k + $0] == g.gid }) { reached = true; break }
-                if g.unit != nil, Double(scores[c][r]) >= bound { reached = true; break }
+                if let u = g.unit, Double(upper[c][r]) >= bound,
+                   Double(u.withUnsafeBufferPointer { Vectors.dot(vectors.base + r * d, $0.baseAddress!, count: d) }) >= bound {
+                    reached = true; break
+                }
             }
             if reached { out.append(work[n]) }
         }
@@ -306,8 +311,13 @@ struct PendingIndex {
     mutating func vectors(_ occurrences: [Int64: Occurrence]) -> RowStorage {
         if let s = storage { return s }
         let s = RowStorage(d: d, capacity: Self.headroom(ids.count))
-        for id in ids { s.append(occurrences.vectorOf(id)) }
+        let c = RowCodes(d: d, capacity: Self.headroom(ids.count))
+        for (r, id) in ids.enumerated() {
+            s.append(occurrences.vectorOf(id))
+            c.append(UnsafePointer(s.base + r * d))
+        }
         storage = s
+        codes = c
         return s
     }
 }
