@@ -7,6 +7,8 @@ Usage (see README.md; run.sh sets up the venv and the build):
     bench.py quality            BANKING77 + HWU64 quality table
     bench.py speed [--sizes 20000,100000] [--hdbscan-speed]
     bench.py all
+    bench.py ceiling            best AMI any fixed setting of linkage / HDBSCAN / Kindred reaches
+    bench.py calibrate [--grid JSON]
 """
 import argparse
 import datetime
@@ -496,6 +498,144 @@ def calibrate(grid_json):
     say(f"written {out}")
 
 
+# ---------------------------------------------------------------- ceiling
+
+THRESHOLDS = [round(0.30 + 0.025 * i, 3) for i in range(27)]  # 0.30 … 0.95
+MIN_CLUSTER_SIZES = list(range(2, 31))
+# Kindred's thresholds, one or two changed at a time around the shipped defaults.
+KINDRED_SWEEP = ([{}]
+                 + [{"tau-combine": c} for c in (0.30, 0.35, 0.40, 0.45)]
+                 + [{"tau-rep": r, "tau-sup": r} for r in (0.30, 0.35, 0.45)]
+                 + [{"tau-seed": t} for t in (0.55, 0.60, 0.64, 0.72)]
+                 + [{"tau-stay": t} for t in (0.20, 0.40)]
+                 + [{"tau-combine": c, "tau-rep": r, "tau-sup": r} for c in (0.35, 0.40) for r in (0.30, 0.35)]
+                 + [{"tau-combine": c, "tau-seed": t} for c in (0.35, 0.40) for t in (0.60, 0.64)]
+                 + [{"tau-combine": 0.40, "tau-rep": 0.35, "tau-sup": 0.35, "tau-seed": t} for t in (0.60, 0.64)]
+                 # τ_combine never goes below τ_stay once adapted to the background: lower both.
+                 + [{"tau-stay": st, "tau-combine": c} for st, c in ((0.20, 0.30), (0.20, 0.25), (0.15, 0.20))]
+                 + [{"calibrated-background": 2}])
+
+
+def ceiling_sets():
+    """(name, vectors, truth, k) of every quality and calibration set."""
+    return [(name, embed(name, texts), truth, len(set(truth))) for name, _, texts, truth in quality_sets() + calibration_sets()]
+
+
+def linkage_sweep(x, truth, method):
+    """metrics() of scipy's `method` linkage on cosine distance, cut at every one of THRESHOLDS."""
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import pdist
+    tree = linkage(pdist(x.astype(np.float64), "cosine"), method=method)
+    return {t: metrics(truth, fcluster(tree, t, criterion="distance")) for t in THRESHOLDS}
+
+
+def hdbscan_sweep(x, truth):
+    """metrics() of HDBSCAN (hdbscan package, Euclidean on the unit vectors) at every min_cluster_size."""
+    import hdbscan
+    u = x.astype(np.float64)
+    d = np.sqrt(np.maximum(0.0, 2.0 - 2.0 * u @ u.T))
+    return {m: metrics(truth, hdbscan.HDBSCAN(min_cluster_size=m, metric="precomputed").fit_predict(d))
+            for m in MIN_CLUSTER_SIZES}
+
+
+def kindred_args(setting):
+    return [a for key, v in setting.items() for a in (f"--{key}", str(v))]
+
+
+def kindred_label(setting):
+    return ", ".join(f"{k}={v}" for k, v in setting.items()) or "defaults"
+
+
+def kindred_sweep(x, truth):
+    """metrics() of one full Kindred build per setting of KINDRED_SWEEP (keyed by its label)."""
+    return {kindred_label(s): metrics(truth, kindred_cluster(x, extra=kindred_args(s))["final"]) for s in KINDRED_SWEEP}
+
+
+def admissible(m, k):
+    """The acceptance constraints: at most 1.5 × true k groups, at least 90 % coverage."""
+    return m["groups"] <= 1.5 * k and m["coverage"] >= 0.9
+
+
+def best(sweep, keep=lambda m: True):
+    """(setting, metrics) with the highest AMI among those `keep` admits, or None."""
+    ok = [(s, m) for s, m in sweep.items() if keep(m)]
+    return max(ok, key=lambda sm: sm[1]["AMI"]) if ok else None
+
+
+def calibrated(sweeps, names):
+    """The setting with the highest mean AMI over the sets `names` (every set swept the same settings)."""
+    settings = list(sweeps[names[0]])
+    return max(settings, key=lambda s: sum(sweeps[n][s]["AMI"] for n in names) / len(names))
+
+
+def cell(sm):
+    if sm is None:
+        return "none"
+    s, m = sm
+    return f"{m['AMI']:.3f} at {s} ({m['groups']} groups, {m['coverage']:.1%})"
+
+
+def method_table(title, sweeps, sets, ref, calib):
+    """Per set: k-means (true k), target, best admissible, best unconstrained, the calibrated setting."""
+    fixed = calibrated(sweeps, calib)
+    out = [f"### {title}\n",
+           f"Fixed setting chosen on {' + '.join(calib)} (highest mean AMI): **{fixed}**.\n",
+           "| set | k | k-means AMI | target | best AMI, ≤ 1.5 k groups and ≥ 90 % coverage | best AMI, no constraint | fixed setting: AMI / groups / coverage |",
+           "|---|---:|---:|---:|---|---|---|"]
+    for name, _, _, k in sets:
+        sw, m = sweeps[name], sweeps[name][fixed]
+        out.append(f"| {name} | {k} | {ref[name]:.3f} | {ref[name] - 0.05:.3f} | {cell(best(sw, lambda m: admissible(m, k)))} | "
+                   f"{cell(best(sw))} | {m['AMI']:.3f} / {m['groups']} / {m['coverage']:.1%}"
+                   f"{' ✓' if admissible(m, k) and m['AMI'] >= ref[name] - 0.05 else ''} |")
+    return "\n".join(out) + "\n"
+
+
+def kindred_table(sweeps, sets, ref, focus="hwu64"):
+    """Every Kindred setting on every set, AMI / groups / coverage, ✓ where the target is met."""
+    names = [n for n, *_ in sets]
+    ks = {n: k for n, _, _, k in sets}
+    head = "| setting | " + " | ".join(f"{n} (target {ref[n] - 0.05:.3f})" for n in names) + " |"
+    out = [head, "|---|" + "---|" * len(names)]
+    for s in sweeps[focus]:
+        cells = []
+        for n in names:
+            m = sweeps[n][s]
+            ok = admissible(m, ks[n]) and m["AMI"] >= ref[n] - 0.05
+            cells.append(f"{m['AMI']:.3f} / {m['groups']} / {m['coverage']:.0%}{' ✓' if ok else ''}")
+        out.append(f"| {s} | " + " | ".join(cells) + " |")
+    b = best(sweeps[focus], lambda m: admissible(m, ks[focus]))
+    out.append(f"\nBest on {focus} at ≤ {1.5 * ks[focus]:.0f} groups and ≥ 90 % coverage: {cell(b)}.\n")
+    return "\n".join(out) + "\n"
+
+
+def ceiling():
+    """Ceiling: the best AMI that average linkage, complete linkage, HDBSCAN and Kindred's own
+    thresholds reach on each quality and calibration set, under the acceptance constraints
+    (≤ 1.5 × true k groups, ≥ 90 % coverage) and without them, when the setting is chosen per set;
+    and what one fixed setting, chosen on the calibration sets, gives on every set."""
+    sets = ceiling_sets()
+    calib = [name for name, *_ in calibration_sets()]
+    ref = {}
+    for name, x, truth, k in sets:
+        ref[name] = metrics(truth, kmeans(x, k))["AMI"]
+        say(f"k-means {name}: {ref[name]:.3f}")
+    parts = []
+    for title, sweep in [("Average linkage (cosine distance threshold 0.30–0.95, step 0.025)", lambda x, t: linkage_sweep(x, t, "average")),
+                         ("Complete linkage (cosine distance threshold 0.30–0.95, step 0.025)", lambda x, t: linkage_sweep(x, t, "complete")),
+                         ("HDBSCAN (min_cluster_size 2–30)", hdbscan_sweep)]:
+        say(title, "…")
+        sweeps = {name: sweep(x, truth) for name, x, truth, _ in sets}
+        parts.append(method_table(title, sweeps, sets, ref, calib))
+        say(parts[-1])
+    say("Kindred sweep …")
+    sweeps = {name: kindred_sweep(x, truth) for name, x, truth, _ in sets}
+    parts.append(method_table("Kindred, thresholds swept (one full build per setting)", sweeps, sets, ref, calib))
+    parts.append("#### Every Kindred setting (AMI / groups / coverage; ✓: within 0.05 of k-means at ≤ 1.5 k groups and ≥ 90 % coverage)\n")
+    parts.append(kindred_table(sweeps, sets, ref))
+    say(parts[-1])
+    return "\n".join(parts)
+
+
 # ---------------------------------------------------------------- speed
 
 def kindred_speed(vectors_path, n, categories_path=None, places=50):
@@ -576,7 +716,7 @@ def machine():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["prepare", "quality", "journal", "passages", "speed", "all", "calibrate"])
+    ap.add_argument("what", choices=["prepare", "quality", "journal", "passages", "speed", "all", "calibrate", "ceiling"])
     ap.add_argument("--grid", default="", help="calibrate: JSON list of [name, [kindred args…]]")
     ap.add_argument("--sizes", default="20000,100000")
     ap.add_argument("--hdbscan-speed", action="store_true")
@@ -602,6 +742,9 @@ def main():
     if a.what in ("passages", "all"):
         parts.append("## Journal passage size\n")
         parts.append(journal_passages())
+    if a.what == "ceiling":
+        parts.append("## Ceiling\n")
+        parts.append(ceiling())
     if a.what in ("speed", "all"):
         parts.append("## Speed\n")
         total, rows = speed([int(s) for s in a.sizes.split(",") if s], a.hdbscan_speed, a.single_limit)
