@@ -73,6 +73,9 @@ extension Workspace {
             g.labelVersion = previous.labelVersion
             g.version = previous.version
             state.groups[o] = g
+            // (Group `o` now has another group's medoid: no certificate may count on it as before.)
+            medoidKept[n] = nil
+            medoidKept[o] = .max
             for m in g.members { groupOf[m.occurrenceID] = o }
             createdGroups.remove(n)
             changedGroups.remove(n)

@@ -38,7 +38,10 @@ extension Workspace {
               let changedGroups = ctx.changedMemoised(since: since, self, limit: Self.certificateLimit) else { return .full }
         var affected = false
         for gid in changedGroups {
-            if binarySearch(cert.candidates, gid) { affected = true; continue }
+            if binarySearch(cert.candidates, gid) {
+                if !stillIneligible(gid, cert, since: since, &ctx, vector: vector, occurrence) { affected = true }
+                continue
+            }
             guard let p = ctx.profile(gid, self) else { continue }
             if !p.tags.isEmpty {
                 guard let occ = occurrence() else { return .full }
@@ -57,6 +60,30 @@ extension Workspace {
         guard affected else { return .same }
         guard let occ = occurrence() else { return .full }
         return revise(occ, cert, changed: changedGroups, &ctx) ?? .full
+    }
+
+    /// True when candidate `gid`, changed since the certificate, can change neither the occurrence's
+    /// candidates nor its decision: the occurrence has no tags and its certificate holds exactly its
+    /// top-K; `gid` is not the K-th and still scores clearly above it (≥ kq + 1), so the top-K and
+    /// the K-th stay as they were; and `gid` has kept the medoid the certificate was issued against
+    /// (`medoidSince`) and the occurrence is below τ_rep of it, so the group was not eligible then
+    /// and is not now (eligibility asks s_rep ≥ τ_rep first). The other candidates are unchanged or
+    /// checked on their own, so the decision is the one the certificate records. (With a judge,
+    /// never: its answers are not part of the certificate.)
+    private func stillIneligible(
+        _ gid: Int64, _ cert: PendingCertificate, since: Int, _ ctx: inout AssignContext, vector: UnsafePointer<Float>?,
+        _ occurrence: () -> Occurrence?
+    ) -> Bool {
+        guard judge == nil, let kq = cert.kthScore, let kg = cert.kthGroup, kg != gid,
+              cert.candidates.count == config.candidateK, medoidSince(gid) <= since,
+              let occ = occurrence(), occ.tags.isEmpty, let p = ctx.profile(gid, self) else { return false }
+        let x = vector
+        func dot(_ w: [Float]) -> Float {
+            if let x { return w.withUnsafeBufferPointer { Vectors.dot(x, $0.baseAddress!, count: $0.count) } }
+            return Vectors.dot(occ.vector, w)
+        }
+        guard config.quantise(dot(p.unitSum)) >= kq + 1 else { return false }
+        return config.quantise(dot(p.medoid)) < config.quantise(config.tauRep)
     }
 
     /// The new top-K of an occurrence without tags whose certificate holds exactly its old top-K T

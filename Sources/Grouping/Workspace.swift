@@ -38,6 +38,10 @@ struct Workspace {
     var touchLog: [(at: Int, gid: Int64)] = []
     /// Profiles computed in this call, dropped when their group changes.
     var profileCache: [Int64: GroupProfile] = [:]
+    /// For each group this call changed: the version since which its medoid has been the one it
+    /// has now (its `changedAt` before the call's first change of it, or the version of the
+    /// call's last change that gave it another medoid). See `medoidSince(_:)`.
+    var medoidKept: [Int64: Int] = [:]
     /// A scope ran out of passes while still changing (the state cannot be marked settled).
     var unsettled = false
     /// Per scope, its groups as of `touchLog` index `at` (see `scopeGroups(_:)`).
@@ -89,6 +93,7 @@ struct Workspace {
 
     /// Records a membership change of group `id`.
     mutating func touch(_ id: Int64) {
+        if medoidKept[id] == nil { medoidKept[id] = state.groups[id]!.changedAt }
         state.groupsVersion += 1
         state.groups[id]!.version += 1
         state.groups[id]!.changedAt = state.groupsVersion
@@ -177,6 +182,10 @@ struct Workspace {
         }
         // (The stay threshold of the group's scope, also outside `run`: corrections, removals.)
         let stay = stayThreshold(state.groups[gid]!.scope)
+        let medoidBefore = state.groups[gid]!.medoid
+        defer {
+            if state.groups[gid]!.medoid != medoidBefore { medoidKept[gid] = state.groups[gid]!.changedAt }
+        }
         while true {
             let g = state.groups[gid]!
             let ids = g.memberIDs
@@ -206,6 +215,14 @@ struct Workspace {
         let records = Set(state.groups[gid]!.members.compactMap { occurrences.recordOf($0.occurrenceID) })
         state.groups[gid]!.state = records.count >= 2 ? .active : .dormant
         return out
+    }
+
+    /// The version since which group `gid` has had its current medoid: a pending mark whose
+    /// certificate holds as of that version or later was evaluated against this very medoid. (A
+    /// medoid changes only when the members do, in `settle`; a group this call has not changed
+    /// has had it since its `changedAt`.)
+    func medoidSince(_ gid: Int64) -> Int {
+        medoidKept[gid] ?? state.groups[gid]!.changedAt
     }
 
     /// Removes occurrences from groups and from pending, then settles the affected groups.

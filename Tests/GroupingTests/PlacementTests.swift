@@ -1,6 +1,7 @@
 import Grouping
 import KindredTestSupport
 import LinearAlgebra
+import Foundation
 import Testing
 
 /// Incremental placement (pending occurrences re-evaluated only when a change can reach their
@@ -98,5 +99,38 @@ import Testing
         let b = try Fixture.refresh(Self.withoutCertificates(first), occ, config: cfg)
         #expect(Self.comparable(a.state) == Self.comparable(b.state))
         #expect(a.state.group(of: 3)?.memberIDs == [3, 4, 5])
+    }
+    /// A pending occurrence with a changed candidate below τ_rep of that candidate's medoid keeps its
+    /// decision without being evaluated again, but only while the medoid is the one it was
+    /// evaluated against. Here x is torn between groups A and B (within δ); B takes members on the
+    /// far side until its medoid moves past τ_rep of x while its centroid stays among x's top K:
+    /// B is no longer eligible, so x must join A, as a full re-evaluation says.
+    @Test func candidateWhoseMedoidMovedAwayIsEvaluatedAgain() throws {
+        let cfg = GroupingConfig(tauRep: 0.7, tauSup: 0.5, tauSeed: 0.95, delta: 0.1, tauStay: 0.3, tauCombine: 1.5,
+                                 candidateK: 3, calibratedBackground: nil)
+        func at(_ degrees: Float) -> [Float] {
+            let r = degrees * .pi / 180
+            return Fixture.vec(cos(r), sin(r))
+        }
+        var occ = Fixture.index([
+            Fixture.occ(1, record: "a1", at(-25)), Fixture.occ(2, record: "a2", at(-27)),
+            Fixture.occ(3, record: "b1", at(24)), Fixture.occ(4, record: "b2", at(26)),
+            Fixture.occ(5, record: "c1", at(150)), Fixture.occ(6, record: "c2", at(152)),
+            Fixture.occ(7, record: "x", at(0)),
+        ])
+        var state = try Fixture.refresh(PatternState(), occ, config: cfg).state
+        let a = try #require(state.group(of: 1)), b = try #require(state.group(of: 3)), c = try #require(state.group(of: 5))
+        #expect(state.pending[7]?.certificate?.candidates == [a.id, b.id, c.id].sorted())
+        // B takes 50° (its medoid moves to 26°, x stays torn), then 55° (its medoid moves to 50°).
+        for (id, degrees) in [(Int64(8), Float(50)), (9, 55)] {
+            occ[id] = Fixture.occ(id, record: "b\(id)", at(degrees))
+            let incremental = try Fixture.refresh(state, occ, config: cfg)
+            let full = try Fixture.refresh(Self.withoutCertificates(state), occ, config: cfg)
+            #expect(Self.comparable(incremental.state) == Self.comparable(full.state), "occurrence \(id)")
+            #expect(incremental.state.group(of: id)?.id == b.id)
+            state = incremental.state
+        }
+        #expect(state.groups[b.id]?.medoid == 8)
+        #expect(state.group(of: 7)?.id == a.id)
     }
 }
