@@ -34,14 +34,12 @@ extension Workspace {
                     }
                 }
             } else {
-                // One GEMV against the matrix; rows changed in this call are scored exactly.
-                var all = [Float](repeating: 0, count: live.count)
-                all.withUnsafeMutableBufferPointer { y in
-                    ctx.centroids.storage.withUnsafeBufferPointer { a in
-                        BLAS.gemv(a.baseAddress!, x, y.baseAddress!, rows: live.count, cols: d)
-                    }
+                // One pass over the unit centroids on this thread (a placement's one product is
+                // too small to be worth waking BLAS threads); rows changed in this call from
+                // their new centroid.
+                ctx.centroids.storage.withUnsafeBufferPointer { a in
                     for j in 0..<live.count {
-                        let score = changedAt[j] >= 0 ? ctx.exactScore(x, j) : y[j]
+                        let score = changedAt[j] >= 0 ? ctx.exactScore(x, j) : Vectors.dot(x, a.baseAddress! + j * d, count: d)
                         if top.admits(score) { top.offer(live[j], config.quantise(score)) }
                     }
                 }
