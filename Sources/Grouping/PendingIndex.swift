@@ -29,6 +29,7 @@ struct PendingIndex {
     private var evaluatedAt: [Int] = []
     private var certAt: [Int] = []
     private var kth: [Int] = []
+    private var kthGroup: [Int64] = []
     private var stamp: [Int] = []
     private var candidates: [Int64] = []
     private var odd: [Bool] = []
@@ -69,13 +70,13 @@ struct PendingIndex {
 
     private mutating func reserve(_ n: Int) {
         ids.reserveCapacity(n); alive.reserveCapacity(n); evaluatedAt.reserveCapacity(n); certAt.reserveCapacity(n)
-        kth.reserveCapacity(n); stamp.reserveCapacity(n); candidates.reserveCapacity(n * k); odd.reserveCapacity(n)
+        kth.reserveCapacity(n); kthGroup.reserveCapacity(n); stamp.reserveCapacity(n); candidates.reserveCapacity(n * k); odd.reserveCapacity(n)
     }
 
     private mutating func appendRow(_ id: Int64, _ mark: PendingMark, _ occurrences: [Int64: Occurrence]) {
         ids.append(id)
         alive.append(true)
-        evaluatedAt.append(0); certAt.append(0); kth.append(0); stamp.append(0); odd.append(false)
+        evaluatedAt.append(0); certAt.append(0); kth.append(0); kthGroup.append(0); stamp.append(0); odd.append(false)
         candidates.append(contentsOf: repeatElement(0, count: k))
         if apartFrom != nil { apart.append(false) }
         set(ids.count - 1, mark, occurrences)
@@ -93,6 +94,7 @@ struct PendingIndex {
         let cert = mark.certificate
         certAt[r] = cert?.at ?? .min
         kth[r] = cert?.kthScore ?? .min
+        kthGroup[r] = cert?.kthGroup ?? 0
         stamp[r] = cert?.stamp ?? 0
         let n = cert?.candidates.count ?? 0
         for s in 0..<k { candidates[r * k + s] = s < n ? cert!.candidates[s] : 0 }
@@ -156,7 +158,7 @@ struct PendingIndex {
     private mutating func compact() {
         let keep = order.filter { alive[$0] }
         func pick<T>(_ xs: [T]) -> [T] { keep.map { xs[$0] } }
-        ids = pick(ids); evaluatedAt = pick(evaluatedAt); certAt = pick(certAt); kth = pick(kth); stamp = pick(stamp); odd = pick(odd)
+        ids = pick(ids); evaluatedAt = pick(evaluatedAt); certAt = pick(certAt); kth = pick(kth); kthGroup = pick(kthGroup); stamp = pick(stamp); odd = pick(odd)
         if !apart.isEmpty { apart = pick(apart) }
         candidates = keep.flatMap { candidates[($0 * k)..<(($0 + 1) * k)] }
         if let old = storage {
@@ -232,10 +234,14 @@ struct PendingIndex {
     /// tell (more than `maxChanged` groups changed since the oldest certificate), and every mark of
     /// `work` must be re-checked. `groups`: the scope's groups (ids, `changedAt`); `unit(gid)`: the
     /// unit centroid a re-check compares with (nil for a group without one, which no re-check
-    /// looks at); `plainStamp`: the stamp of a record without cannot-links.
+    /// looks at); `plainStamp`: the stamp of a record without cannot-links. `qRep`, when
+    /// given (no judge), and `medoid` mirror `Workspace.stillIneligible`: the τ_rep threshold (quantised), and per
+    /// group its medoid and the version since which it has had it (`Workspace.medoidSince`), so
+    /// that a changed candidate a mark cannot be eligible for does not reach it either.
     mutating func reachable(
         _ work: [Int64], _ occurrences: [Int64: Occurrence], groups: (ids: [Int64], changedAt: [Int]), unit: (Int64) -> [Float]?, watermark w: PendingWatermark?,
-        plainStamp: Int, scale: Int, maxChanged: Int
+        plainStamp: Int, scale: Int, maxChanged: Int,
+        ineligibleBelow qRep: Int? = nil, medoid: (Int64) -> (vector: [Float], since: Int)? = { _ in nil }
     ) -> [Int64]? {
         // Rows of `work`, and the oldest certificate among those the columns can vouch for.
         var rows: [Int] = []
@@ -248,9 +254,10 @@ struct PendingIndex {
             rows.append(r)
             if !odd[r] && evaluatedAt[r] != .min { oldest = min(oldest, certificate(r, w)) }
         }
-        var changed: [(gid: Int64, at: Int, unit: [Float]?)] = []
+        var changed: [(gid: Int64, at: Int, unit: [Float]?, medoid: (vector: [Float], since: Int)?)] = []
         for (j, at) in groups.changedAt.enumerated() where at > oldest {
-            changed.append((groups.ids[j], at, unit(groups.ids[j])))
+            let gid = groups.ids[j]
+            changed.append((gid, at, unit(gid), qRep == nil ? nil : medoid(gid)))
             if changed.count > maxChanged { return nil }
         }
         // An upper bound of x · unit(g) for every row, one pass over the rows' int8 codes per changed
@@ -274,7 +281,18 @@ struct PendingIndex {
             let bound = (Double(kth[r]) - 1 - slack) / Double(scale)
             var reached = false
             for (c, g) in changed.enumerated() where g.at > since {
-                if (0..<k).contains(where: { candidates[r * k + $0] == g.gid }) { reached = true; break }
+                if (0..<k).contains(where: { candidates[r * k + $0] == g.gid }) {
+                    if let qRep, let u = g.unit, let m = g.medoid, m.since <= since, kthGroup[r] != g.gid,
+                       candidates[r * k + k - 1] != 0 {
+                        // (`stillIneligible`, as `recheck` computes it: the same products, quantised alike.)
+                        let x = vectors.base + r * d
+                        func q(_ v: [Float]) -> Int {
+                            Int((Double(v.withUnsafeBufferPointer { Vectors.dot(x, $0.baseAddress!, count: d) }) * Double(scale)).rounded())
+                        }
+                        if q(u) >= kth[r] + 1 && q(m.vector) < qRep { continue }
+                    }
+                    reached = true; break
+                }
                 if let u = g.unit, Double(upper[c][r]) >= bound,
                    Double(u.withUnsafeBufferPointer { Vectors.dot(vectors.base + r * d, $0.baseAddress!, count: d) }) >= bound {
                     reached = true; break

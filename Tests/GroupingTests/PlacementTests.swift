@@ -104,10 +104,12 @@ import Testing
     /// decision without being evaluated again, but only while the medoid is the one it was
     /// evaluated against. Here x is torn between groups A and B (within δ); B takes members on the
     /// far side until its medoid moves past τ_rep of x while its centroid stays among x's top K:
-    /// B is no longer eligible, so x must join A, as a full re-evaluation says.
-    @Test func candidateWhoseMedoidMovedAwayIsEvaluatedAgain() throws {
+    /// B is no longer eligible, so x must join A, as a full re-evaluation says. (Block size 1: the
+    /// pending index names the marks to re-check, and must name x too.)
+    @Test(arguments: [256, 1])
+    func candidateWhoseMedoidMovedAwayIsEvaluatedAgain(blockSize: Int) throws {
         let cfg = GroupingConfig(tauRep: 0.7, tauSup: 0.5, tauSeed: 0.95, delta: 0.1, tauStay: 0.3, tauCombine: 1.5,
-                                 candidateK: 3, calibratedBackground: nil)
+                                 candidateK: 3, blockSize: blockSize, calibratedBackground: nil)
         func at(_ degrees: Float) -> [Float] {
             let r = degrees * .pi / 180
             return Fixture.vec(cos(r), sin(r))
