@@ -122,7 +122,11 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
 
     /// `value` quantised to an integer at `scoreScale` (rounded half away from zero).
     @inlinable
-    public func quantise(_ value: Float) -> Int {
-        Int((Double(value) * Double(scoreScale)).rounded())
+    public func quantise(_ value: Float) -> Int { Self.quantise(value, scale: scoreScale) }
+
+    /// `value` in units of 1/`scale`, rounded: the one rounding every threshold comparison uses.
+    @usableFromInline
+    static func quantise(_ value: Float, scale: Int) -> Int {
+        Int((Double(value) * Double(scale)).rounded())
     }
 }

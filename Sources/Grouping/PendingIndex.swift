@@ -287,7 +287,7 @@ struct PendingIndex {
                         // (`stillIneligible`, as `recheck` computes it: the same products, quantised alike.)
                         let x = vectors.base + r * d
                         func q(_ v: [Float]) -> Int {
-                            Int((Double(v.withUnsafeBufferPointer { Vectors.dot(x, $0.baseAddress!, count: d) }) * Double(scale)).rounded())
+                            GroupingConfig.quantise(v.withUnsafeBufferPointer { Vectors.dot(x, $0.baseAddress!, count: d) }, scale: scale)
                         }
                         if q(u) >= kth[r] + 1 && q(m.vector) < qRep { continue }
                     }
