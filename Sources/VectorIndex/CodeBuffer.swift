@@ -9,7 +9,9 @@ import CKernels
 /// (`mremap` on Linux). An `Array` grows by allocating a larger buffer and copying every code into
 /// it, so an index that grows to N rows writes about twice N rows' worth of fresh memory; here each
 /// code byte is written once, and the region starts on a page boundary, so the scan's 64-byte loads
-/// never straddle two cache lines. Value semantics: a copy shares the region until one of them is
+/// never straddle two cache lines. The region is advised for huge pages (on Linux with transparent
+/// huge pages in `madvise` mode, as Debian ships), so a scan of a large block takes few TLB misses.
+/// Value semantics: a copy shares the region until one of them is
 /// changed.
 struct CodeBuffer {
     private final class Storage {
@@ -37,11 +39,15 @@ struct CodeBuffer {
             guard let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
                 fatalError("out of memory: \(size) bytes of codes")
             }
+            kindred_advise_huge(p, size)
             return p
         }
 
         static func resize(_ p: UnsafeMutableRawPointer, from old: Int, to size: Int) -> UnsafeMutableRawPointer {
-            if let q = kindred_remap(p, old, size) { return q }
+            if let q = kindred_remap(p, old, size) {
+                kindred_advise_huge(q, size)
+                return q
+            }
             let q = map(size)
             q.copyMemory(from: p, byteCount: old)
             munmap(p, old)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import VectorIndex
 
@@ -42,4 +43,39 @@ import Testing
         #expect(Self.bytes(b) == [1, 2, 3, 4])
         #expect(CodeBuffer().count == 0 && Self.bytes(CodeBuffer()).isEmpty)
     }
+
+    #if os(Linux)
+    /// The flags of the mapping that holds `address`, as `/proc/self/smaps` lists them ("rd wr mr …").
+    static func mappingFlags(_ address: UnsafeRawPointer) throws -> [String] {
+        // Read to the end: /proc files report a size of 0, which `String(contentsOfFile:)` believes.
+        guard let file = FileHandle(forReadingAtPath: "/proc/self/smaps") else { return [] }
+        defer { try? file.close() }
+        let smaps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+        let a = UInt(bitPattern: address)
+        var inside = false
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let range = fields.first, range.contains("-"), !range.hasSuffix(":") {
+                let ends = range.split(separator: "-").compactMap { UInt($0, radix: 16) }
+                inside = ends.count == 2 && ends[0] <= a && a < ends[1]
+            } else if inside, fields.first == "VmFlags:" {
+                return fields.dropFirst().map(String.init)
+            }
+        }
+        return []
+    }
+
+    /// The region is advised for huge pages ("hg" in its mapping's flags) when it is first mapped and
+    /// still after it has grown and moved, where the system offers transparent huge pages at all.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/sys/kernel/mm/transparent_hugepage/enabled")))
+    func theRegionIsAdvisedForHugePages() throws {
+        var b = CodeBuffer(count: 3 << 20) { p in p.update(repeating: 1) }
+        let first = try b.withUnsafeBufferPointer { try Self.mappingFlags(UnsafeRawPointer($0.baseAddress!)) }
+        #expect(first.contains("hg"), "flags: \(first)")
+        b.appendZeros(40 << 20)
+        let grown = try b.withUnsafeBufferPointer { try Self.mappingFlags(UnsafeRawPointer($0.baseAddress!)) }
+        #expect(grown.contains("hg"), "flags: \(grown)")
+        #expect(b.withUnsafeBufferPointer { p in p[0] == 1 && p[(3 << 20) - 1] == 1 && stride(from: 3 << 20, to: p.count, by: 4093).allSatisfy { p[$0] == 0 } })
+    }
+    #endif
 }
