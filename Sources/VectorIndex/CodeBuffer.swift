@@ -11,8 +11,7 @@ import CKernels
 /// code byte is written once, and the region starts on a page boundary, so the scan's 64-byte loads
 /// never straddle two cache lines. The region is advised for huge pages (on Linux with transparent
 /// huge pages in `madvise` mode, as Debian ships), so a scan of a large block takes few TLB misses.
-/// Value semantics: a copy shares the region until one of them is
-/// changed.
+/// Value semantics: a copy shares the region until one of them is changed.
 struct CodeBuffer {
     private final class Storage {
         var base: UnsafeMutablePointer<Int8>?
