@@ -334,40 +334,23 @@ def journal(kindred_args=()):
     text, as a passage occurrence would be for a short entry), no client occurrences. For each
     recurring situation of its key: the group holding most of its entries and that share; AMI over
     the entries of the key's situations (the others as their own clusters)."""
-    recs = [json.loads(l) for l in (ROOT / "datasets" / "journal" / "records.jsonl").read_text().splitlines() if l.strip()]
-    key = json.loads((ROOT / "datasets" / "journal" / "situations.json").read_text())["situations"]
-    x = embed("journal", [short(r["text"], 100000) for r in recs])
-    index = {r["id"]: i for i, r in enumerate(recs)}
+    x, truth, held, situations = journal_situations()
     rows = []
     for label, args in [(l, a) for l, a in KINDRED_CONFIGS] + [("k-means (k = situations + 1)", None), ("average linkage (cosine distance 0.6)", "avg")]:
         if args is None:
-            lab = list(kmeans(x, len(key) + 1))
+            lab = list(kmeans(x, situations + 1))
         elif args == "avg":
             lab = list(average_linkage(x))
         else:
             lab = kindred_cluster(x, extra=list(args) + list(kindred_args))["final"]
-        truth = [-1 - i for i in range(len(recs))]
-        for k, sit in enumerate(key):
-            for e in sit["entries"]:
-                truth[index[e]] = k
-        m = metrics(truth, lab)
-        whole, shares = 0, []
-        for sit in key:
-            members = [lab[index[e]] for e in sit["entries"]]
-            counts = {}
-            for g in members:
-                if g >= 0:
-                    counts[g] = counts.get(g, 0) + 1
-            best = max(counts.values()) if counts else 0
-            shares.append(best / len(members))
-            whole += best * 2 > len(members)
-        rows.append((label, m, whole, sum(shares) / len(shares)))
-    out = [f"### Journal — {len(recs)} entries, {len(key)} recurring situations\n",
+        shares = held(lab)
+        rows.append((label, metrics(truth, lab), sum(s > 0.5 for s in shares), sum(shares) / len(shares)))
+    out = [f"### Journal — {len(x)} entries, {situations} recurring situations\n",
            "| method | AMI | pair precision | pair recall | coverage | groups | situations with one group holding most entries | mean share in that group |",
            "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for label, m, whole, share in rows:
         out.append(f"| {label} | {m['AMI']:.3f} | {m['precision']:.3f} | {m['recall']:.3f} | {m['coverage']:.1%} | {m['groups']} | "
-                   f"{whole} of {len(key)} | {share:.0%} |")
+                   f"{whole} of {situations} | {share:.0%} |")
     return "\n".join(out) + "\n"
 
 
@@ -755,8 +738,10 @@ def estimate_k(x):
 
 
 def journal_situations():
-    """The bundled journal's vectors (one per entry, as `journal`), truth labels and a function
-    counting the situations of which one group holds most entries."""
+    """The bundled journal's vectors (one per entry, as `journal`), its truth labels (the key's
+    situations; every other entry its own), a function giving, for each situation of the key, the
+    share of its entries that the group holding most of them holds (0 when none is in a group),
+    and the number of situations."""
     recs = [json.loads(l) for l in (ROOT / "datasets" / "journal" / "records.jsonl").read_text().splitlines() if l.strip()]
     key = json.loads((ROOT / "datasets" / "journal" / "situations.json").read_text())["situations"]
     x = embed("journal", [short(r["text"], 100000) for r in recs])
@@ -766,17 +751,17 @@ def journal_situations():
         for e in sit["entries"]:
             truth[index[e]] = k
 
-    def whole(lab):
-        count = 0
+    def held(lab):
+        shares = []
         for sit in key:
-            held = {}
+            counts = {}
             for e in sit["entries"]:
                 g = lab[index[e]]
                 if g >= 0:
-                    held[g] = held.get(g, 0) + 1
-            count += bool(held) and max(held.values()) * 2 > len(sit["entries"])
-        return count
-    return x, truth, whole, len(key)
+                    counts[g] = counts.get(g, 0) + 1
+            shares.append(max(counts.values(), default=0) / len(sit["entries"]))
+        return shares
+    return x, truth, held, len(key)
 
 
 def graph():
@@ -823,7 +808,8 @@ def graph():
         rows.append(f"| {name} | " + " | ".join(f"{m['AMI']:.3f} / {m['groups']}{ok(m)}" for m in cells) + " |")
     parts.append("\n".join(rows) + "\n")
     say(parts[-1])
-    x, truth, whole, situations = journal_situations()
+    x, truth, held, situations = journal_situations()
+    whole = lambda lab: sum(s > 0.5 for s in held(lab))
     lab = kindred_cluster(x)["final"]
     g = knn_graph(x)
     rows = [f"#### Texts in no group taken in too ({graph_label(gamma, None)})\n",
