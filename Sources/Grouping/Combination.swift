@@ -2,93 +2,77 @@ import LinearAlgebra
 
 /// Combining two groups that describe one situation (docs/grouping-design.md, "Granularity").
 ///
-/// Seeding makes small groups from cliques, so one situation can start as several groups. Two
-/// active groups of one category are combined when they support each other both ways — every
-/// example of each (its medoid and supporting examples) would be accepted by the other's
-/// representative and examples (s_rep ≥ τ_rep, s_sup ≥ τ_sup, as an occurrence joining) — and
-/// the mean similarity over all pairs of their members (average linkage, Sa · Sb / (na nb)) is at
-/// least `tauCombine`. It is never a chain: the groups' own members decide, not a path. Further:
+/// Seeding makes groups from cliques, and an occurrence joins a group only near its medoid, so one
+/// situation that is broader than one medoid's reach ends up as several groups side by side. Which
+/// texts are one another's nearest, not how similar they are, is what separates one broad
+/// situation's groups from two neighbouring situations. So two active groups of one category are
+/// combined when the smaller one's members have their nearest neighbours in the other: of group S
+/// (the one with fewer members; ties: the younger) and L, both of at most `linkRows` members (a
+/// larger group grows by joins only, which bounds the work of a pair), S's members each take their
+/// `linkNeighbours` (k) nearest among S's members and its candidate groups' members nearest it
+/// (`NeighbourLinks.swift`), and the share of those neighbours that are in L reaches `combineLink`
+/// (L must be one of S's candidates). In a small category every text is among the
+/// nearest of many, so the share must also exceed `combineResolution` (γ) times what links drawn
+/// at random would give, γ · |L| / 2N, N the members of the category's groups when the sweep begins
+/// (a positive modularity gain). Further:
 /// - no record of one is cannot-linked to a record of the other;
-/// - the younger (higher id) holds no pinned or moved member (a group a user shaped stays as left);
-/// - no automatic member of either would fall below `tauStay` of the combined medoid (so no pair
-///   that was together is pulled apart).
+/// - the younger (higher id) holds no pinned or moved member (a group a user shaped stays as left).
+///
 /// The older id survives; the younger's members move into it (one whose record the older already
-/// holds goes to pending, evaluated: it may join another group but seeds none) and the younger stays empty with `mergedInto` naming the survivor.
+/// holds goes to pending, evaluated: it may join another group but seeds none) and the younger
+/// stays empty with `mergedInto` naming the survivor. Every automatic member of the combined group
+/// becomes `.combined`: each was placed against its own group's medoid, and the combined group's
+/// medoid may be far from some of them; the combination now holds them, so the stay check no
+/// longer applies to them (they leave when their occurrence does, or by a correction). A later
+/// join is still decided against the combined group's medoid and examples, and still asks that it
+/// push no automatic member out.
+///
+/// This is the rule while a category has at most `linkScopeLimit` grouped occurrences: counting
+/// neighbours costs the work of a few small matrix products per group and combination, which in a
+/// category of tens of thousands of occurrences made a full build several times slower. A larger
+/// category combines by similarity (`SimilarityCombination.swift`).
+///
+/// A group is looked at (waits) when it changed since the previous sweep and it is new to
+/// sweeps or its number of members has changed by at least a quarter since a sweep last looked at
+/// it (`Group.sweptMembers`): one more member in a large group does not make its neighbours'
+/// links worth counting again.
 extension Workspace {
     /// Combines the active groups of `scope` changed after `since` with partners until none has
     /// one. A group's best partner is the qualifying group among its top-K by centroid similarity
-    /// with the highest quantised mean pair similarity (ties to the lowest id). Pairs are combined
-    /// best first, found locally: from the lowest waiting id, best partners are followed while
-    /// each step finds a strictly higher mean pair similarity; the last two are combined (each is
-    /// the other's best, or the partner has none better). So a group is not combined with a
-    /// partner that has a closer group of its own waiting (the order of ids does not decide which
-    /// groups of a neighbourhood combine). The survivor waits again; a group whose chain finds no
-    /// partner stops waiting.
+    /// with the highest quantised link share (ties to the lowest id). Pairs are combined best
+    /// first, found locally: from the lowest waiting id, best partners are followed while each step
+    /// finds a strictly higher link share; the last two are combined (each is the other's best, or
+    /// the partner has none better). So a group is not combined with a partner that has a closer
+    /// group of its own waiting (the order of ids does not decide which groups of a neighbourhood
+    /// combine). The survivor waits again; a group whose chain finds no partner stops waiting.
     mutating func combine(_ scope: Scope, since: Int) -> Bool {
         // (With a judge, no membership is made without its yes: groups are combined only by a merge correction.)
-        guard config.tauCombine <= 1, judge == nil else { return false }
+        guard judge == nil else { return false }
+        let grouped = scopeGroups(scope).ids.reduce(0) { $0 + state.groups[$1]!.members.count }
+        guard grouped <= config.linkScopeLimit else { return combineBySimilarity(scope, since: since) }
+        guard config.combineLink <= 1, config.linkNeighbours > 0, config.linkRows > 0 else { return false }
         var waiting = Set<Int64>()
         do {
             // (Not kept: a snapshot held here would make every later update copy its matrix.)
             let groups = scopeGroups(scope)
-            for (i, gid) in groups.ids.enumerated() where groups.changedAt[i] > since { waiting.insert(gid) }
+            for (i, gid) in groups.ids.enumerated() where groups.changedAt[i] > since && grewEnough(gid) { waiting.insert(gid) }
         }
         var changed = false
-        // Best partners already found, kept while nothing they depend on changed (`holds`), and
-        // the groups' member sums: both only save work, the answers are the same.
-        var known: [Int64: KnownPartner] = [:]
-        var combinations: [(old: Int64, young: Int64, unit: [Float])] = []
-        var sums: [Int64: [Float]] = [:]
-        var profiles: [Int64: GroupProfile] = [:]
-        let d = dimension
-        func holds(_ k: KnownPartner, _ g: Int64) -> Bool {
-            var row: [Float]?
-            for c in combinations[k.at...] {
-                if c.old == g || c.young == g { return false }
-                if k.inactive { continue }
-                if k.top.contains(c.old) || k.top.contains(c.young) { return false }
-                // The survivor's new centroid must stay below the K-th candidate.
-                guard let kth = k.kth else { return false }
-                if row == nil {
-                    let groups = scopeGroups(scope)
-                    let (i, found) = ScopeGroups.search(g, in: groups.live)
-                    guard found else { return false }
-                    row = Array(groups.centroids.storage[(i * d)..<((i + 1) * d)])
-                }
-                let q = row!.withUnsafeBufferPointer { r in
-                    c.unit.withUnsafeBufferPointer { u in config.quantise(Vectors.dot(r.baseAddress!, u.baseAddress!, count: d)) }
-                }
-                if q >= kth { return false }
-            }
-            return true
-        }
-        func partner(_ g: Int64) -> (id: Int64, score: Int)? {
-            if let k = known[g], holds(k, g) {
-                // (Checked up to here: later checks look at later combinations only.)
-                known[g] = KnownPartner(partner: k.partner, top: k.top, kth: k.kth, inactive: k.inactive, at: combinations.count)
-                return k.partner
-            }
-            let k = state.groups[g]?.state == .active
-                ? bestPartner(g, scope, sums: &sums, profiles: &profiles, at: combinations.count)
-                : KnownPartner(partner: nil, top: [], kth: nil, inactive: true, at: combinations.count)
-            known[g] = k
-            return k.partner
-        }
+        var links = NeighbourLinks.Cache()
+        links.grouped = grouped
         while let x = waiting.min() {
-            guard var (b, s) = partner(x) else {
+            guard var (b, s) = partner(x, scope, &links) else {
                 waiting.remove(x)
+                swept(x)
                 continue
             }
             var a = x
-            while let (c, t) = partner(b), t > s {
+            while let (c, t) = partner(b, scope, &links), t > s {
                 (a, b, s) = (b, c, t)
             }
             let (old, young) = a < b ? (a, b) : (b, a)
             absorb(young, into: old)
-            for g in [old, young] { sums[g] = nil; profiles[g] = nil }
-            let groups = scopeGroups(scope)
-            let (i, found) = ScopeGroups.search(old, in: groups.live)
-            combinations.append((old, young, found ? Array(groups.centroids.storage[(i * d)..<((i + 1) * d)]) : []))
+            links.combined(old: old, young: young, unit: centroidRow(old, scope))
             waiting.remove(young)
             waiting.insert(old)
             changed = true
@@ -96,128 +80,101 @@ extension Workspace {
         return changed
     }
 
-    /// What `bestPartner` found for a group, and what it depends on besides the group itself: its
-    /// top-K candidates by centroid and the K-th's quantised score (nil: fewer than K). `at`: the
-    /// number of combinations made in the sweep when it was found or last checked.
-    struct KnownPartner {
-        let partner: (id: Int64, score: Int)?
-        let top: [Int64]
-        let kth: Int?
-        /// Not active (or no representative): only a change of the group itself changes the answer.
-        let inactive: Bool
-        let at: Int
+    /// The group `x` combines with best, if any, with the quantised link share: the active
+    /// candidates among its top-K that qualify with it (`share`) and may combine with it; the
+    /// highest share, ties lowest id.
+    mutating func partner(_ x: Int64, _ scope: Scope, _ cache: inout NeighbourLinks.Cache) -> (id: Int64, score: Int)? {
+        guard state.groups[x]?.state == .active, let rx = ranking(x, scope, &cache) else { return nil }
+        var best: (id: Int64, score: Int)?
+        for b in rx.top.sorted() where state.groups[b]?.state == .active {
+            guard let q = share(x, b, scope, &cache), best == nil || q > best!.score, mayCombine(min(x, b), max(x, b)) else { continue }
+            best = (b, q)
+        }
+        return best
     }
 
-    /// The group `x` combines with best, if any, with the quantised mean pair similarity.
-    mutating func bestPartner(
-        _ x: Int64, _ scope: Scope, sums: inout [Int64: [Float]], profiles: inout [Int64: GroupProfile], at: Int
-    ) -> KnownPartner {
-        let groups = scopeGroups(scope)
-        func profile(_ g: Int64) -> GroupProfile? {
-            if let p = profiles[g] { return p }
-            let p = GroupProfile(state.groups[g]!, occurrences)
-            profiles[g] = p
-            return p
-        }
-        guard let xi = ScopeGroups.search(x, in: groups.live).1 ? ScopeGroups.search(x, in: groups.live).0 : nil,
-              let px = profile(x) else {
-            return KnownPartner(partner: nil, top: [], kth: nil, inactive: true, at: at)
-        }
-        let d = dimension
-        var top = TopCandidates(k: config.candidateK, scale: config.scoreScale)
-        groups.centroids.storage.withUnsafeBufferPointer { c in
-            let base = c.baseAddress!
-            for (j, gid) in groups.live.enumerated() where j != xi {
-                top.offer(gid, config.quantise(Vectors.dot(base + xi * d, base + j * d, count: d)))
-            }
-        }
-        // The mean pair similarity is at most the centroids' cosine (|S| ≤ n): a candidate whose
-        // centroid is clearly below τ_combine cannot qualify (one quantum of slack for rounding).
-        // (Not for a pair where one group's members are all its examples: support alone decides it.)
-        let floor = config.quantise(config.tauCombine) - 1, xSmall = state.groups[x]!.allExamples
-        // Support both ways needs each group's first example to pass the other's representative
-        // (s_rep ≥ τ_rep): checked before anything else is read of the candidate.
-        let qRep = config.quantise(config.tauRep)
-        let xFirst = px.exemplars.first?.vector ?? px.medoid
-        // The best is the qualifying candidate with the highest mean pair similarity (ties lowest
-        // id): the cheaper checks first, then the stay check in that order until one passes.
-        var linked: [(id: Int64, link: Int, pair: (old: GroupProfile, young: GroupProfile))] = []
-        for (gid, _) in top.best.filter({ $0.q >= floor || xSmall || state.groups[$0.id]!.allExamples }).sorted(by: { $0.id < $1.id }) {
-            let g = state.groups[gid]!
-            guard g.state == .active, let m = g.medoid, let mv = occurrences.vectorOf(m),
-                  let e = g.exemplars.first, let ev = occurrences.vectorOf(e),
-                  config.quantise(Vectors.dot(xFirst, mv)) >= qRep, config.quantise(Vectors.dot(ev, px.medoid)) >= qRep,
-                  let py = profile(gid) else { continue }
-            let pair = x < gid ? (px, py) : (py, px)
-            if let link = link(pair, sums: &sums) { linked.append((gid, link, pair)) }
-        }
-        linked.sort { $0.link != $1.link ? $0.link > $1.link : $0.id < $1.id }
-        let best = linked.first { staysTogether($0.pair) }.map { (id: $0.id, score: $0.link) }
-        return KnownPartner(partner: best, top: top.best.map(\.id), kth: top.best.count == config.candidateK ? top.best.last?.q : nil,
-                            inactive: false, at: at)
+    /// The quantised share of the smaller group's neighbours in the other when it reaches
+    /// `combineLink` and exceeds γ · |L| / 2N; else nil.
+    mutating func share(_ a: Int64, _ b: Int64, _ scope: Scope, _ cache: inout NeighbourLinks.Cache) -> Int? {
+        let na = state.groups[a]!.members.count, nb = state.groups[b]!.members.count
+        let (small, large, nl) = na < nb || (na == nb && a > b) ? (a, b, nb) : (b, a, na)
+        guard max(na, nb) <= config.linkRows, let ls = links(small, scope, &cache), ls.rows > 0, ls.top.contains(large) else { return nil }
+        let c = ls.counts[large] ?? 0, slots = config.linkNeighbours * ls.rows
+        let q = config.quantise(Float(c) / Float(slots))
+        // The modularity gain: c / slots > γ · |L| / 2N.
+        guard q >= config.quantise(config.combineLink),
+              Double(c) * 2 * Double(cache.grouped) > Double(config.combineResolution) * Double(nl) * Double(slots) else { return nil }
+        return q
     }
 
-    /// The quantised mean pair similarity of (older, younger) when their examples support each other
-    /// both ways, it reaches τ_combine (or one group's members are all its examples), no
-    /// cannot-link crosses and the younger holds no user-decided member; else nil. Whether they
-    /// may combine also needs `staysTogether`.
-    func link(_ pair: (old: GroupProfile, young: GroupProfile), sums: inout [Int64: [Float]]) -> Int? {
-        let (a, b) = pair
-        // Average linkage: the mean similarity over every pair of members, Sa · Sb / (na nb).
-        // When every member of one of them is one of its examples, support has tried each of them
-        // against the other as a join would, and decides alone; otherwise the mean pair similarity
-        // must reach τ_combine too (the examples stand for the other members).
-        let young = state.groups[b.id]!, old = state.groups[a.id]!
-        guard support(of: b, by: a), support(of: a, by: b) else { return nil }
-        let sa = sums[a.id] ?? GroupGeometry.sum(old.memberIDs, occurrences), sb = sums[b.id] ?? GroupGeometry.sum(young.memberIDs, occurrences)
-        sums[a.id] = sa
-        sums[b.id] = sb
-        let link = config.quantise(Vectors.dot(sa, sb) / Float(old.members.count * young.members.count))
-        guard link >= config.quantise(config.tauCombine) || old.allExamples || young.allExamples else { return nil }
-        for r in b.records where constraints.conflicts(r, with: a.records) { return nil }
-        guard !young.members.contains(where: { $0.source.isUserDecided }) else { return nil }
-        return link
+    /// True when `g` is new to sweeps or its number of members changed by a quarter since one
+    /// last looked at it.
+    func grewEnough(_ g: Int64) -> Bool {
+        guard let before = state.groups[g]!.sweptMembers else { return true }
+        return 4 * abs(state.groups[g]!.members.count - before) >= before
     }
 
-    /// True when no automatic member of the older, and no member of the younger that would move,
-    /// falls below τ_stay of the combined group's medoid.
-    func staysTogether(_ pair: (old: GroupProfile, young: GroupProfile)) -> Bool {
-        let (a, b) = pair
-        let young = state.groups[b.id]!, old = state.groups[a.id]!
-        var ids = old.memberIDs
-        var moving: [Int64] = []
-        for m in young.members where !a.records.contains(occurrences.recordOf(m.occurrenceID)!) { moving.append(m.occurrenceID) }
-        ids += moving
-        ids.sort()
-        let sum = GroupGeometry.sum(ids, occurrences)
-        guard let medoid = GroupGeometry.medoid(ids, sum: sum, occurrences, config: config) else { return false }
-        let mv = occurrences.vectorOf(medoid)!, stay = config.quantise(config.tauStay)
-        for m in old.members where !m.source.isUserDecided && config.quantise(Vectors.dot(occurrences.vectorOf(m.occurrenceID)!, mv)) < stay {
-            return false
+    /// Records that a sweep looked at `g` with the members it has now.
+    mutating func swept(_ g: Int64) {
+        guard let n = state.groups[g]?.members.count, state.groups[g]!.sweptMembers != n else { return }
+        state.groups[g]!.sweptMembers = n
+        changedGroups.insert(g)
+    }
+
+    /// The candidates of `g` from the cache while they still hold, else ranked anew (and kept).
+    mutating func ranking(_ g: Int64, _ scope: Scope, _ cache: inout NeighbourLinks.Cache) -> NeighbourLinks.Ranking? {
+        let now = cache.combinations.count
+        if var r = cache.rankings[g], cache.holds(top: r.top, kth: r.kth, since: r.at, g, centroid: { centroidRow(g, scope) }, config: config) {
+            r.at = now
+            cache.rankings[g] = r
+            return r
         }
-        for id in moving where config.quantise(Vectors.dot(occurrences.vectorOf(id)!, mv)) < stay { return false }
+        let r = NeighbourLinks.rank(g, groups: scopeGroups(scope), config: config, d: dimension, at: now)
+        cache.rankings[g] = r
+        return r
+    }
+
+    /// The links of `g` from the cache while they still hold, else counted anew (and kept).
+    mutating func links(_ g: Int64, _ scope: Scope, _ cache: inout NeighbourLinks.Cache) -> NeighbourLinks? {
+        let now = cache.combinations.count
+        if var l = cache.entries[g], cache.holds(l, g, centroid: { centroidRow(g, scope) }, config: config) {
+            l.at = now
+            cache.entries[g] = l
+            return l
+        }
+        guard let r = ranking(g, scope, &cache) else { return nil }
+        let l = NeighbourLinks.count(g, ranking: r, groups: scopeGroups(scope), state: state, occurrences: occurrences, config: config,
+                                     d: dimension, at: now)
+        cache.entries[g] = l
+        return l
+    }
+
+    /// No cannot-link crosses from the younger's records to the older's, and the younger holds no
+    /// user-decided member.
+    func mayCombine(_ old: Int64, _ young: Int64) -> Bool {
+        let y = state.groups[young]!
+        guard !y.members.contains(where: { $0.source.isUserDecided }) else { return false }
+        let oldRecords = Set(state.groups[old]!.members.compactMap { occurrences.recordOf($0.occurrenceID) })
+        for m in y.members {
+            if let r = occurrences.recordOf(m.occurrenceID), constraints.conflicts(r, with: oldRecords) { return false }
+        }
         return true
     }
 
-    /// True when every example of `y` would be accepted by `x`'s representative and examples
-    /// (s_rep ≥ τ_rep, s_sup ≥ τ_sup, as an occurrence joining).
-    func support(of y: GroupProfile, by x: GroupProfile) -> Bool {
-        let qRep = config.quantise(config.tauRep), qSup = config.quantise(config.tauSup)
-        for (record, v) in y.exemplars {
-            guard config.quantise(Vectors.dot(v, x.medoid)) >= qRep else { return false }
-            var sims = x.exemplars.filter { $0.record != record }.map { Vectors.dot(v, $0.vector) }
-            sims.sort(by: >)
-            let m = min(config.exemplars, x.records.count, sims.count)
-            guard m > 0, config.quantise(sims.prefix(m).reduce(0, +) / Float(m)) >= qSup else { return false }
-        }
-        return !y.exemplars.isEmpty
+    /// The unit centroid of live group `g` as the scope's groups hold it now (nil: not live).
+    mutating func centroidRow(_ g: Int64, _ scope: Scope) -> [Float]? {
+        let groups = scopeGroups(scope)
+        let (i, found) = ScopeGroups.search(g, in: groups.live)
+        guard found else { return nil }
+        let d = dimension
+        return Array(groups.centroids.storage[(i * d)..<((i + 1) * d)])
     }
 
     /// Moves the members of `young` into `old` (one whose record `old` holds goes to pending);
-    /// `young` stays empty, dormant, with `mergedInto = old`.
+    /// `young` stays empty, dormant, with `mergedInto = old`; every automatic member of `old` is
+    /// then `.combined`.
     mutating func absorb(_ young: Int64, into old: Int64) {
         var records = Set(state.groups[old]!.members.compactMap { occurrences.recordOf($0.occurrenceID) })
-        var moved: Set<Int64> = []
         for m in state.groups[young]!.members {
             detach(m.occurrenceID, from: young)
             let r = occurrences.recordOf(m.occurrenceID)!
@@ -228,19 +185,16 @@ extension Workspace {
                 state.pending[m.occurrenceID]!.evaluatedAt = state.groupsVersion
                 pendingChanged.insert(m.occurrenceID)
             } else {
-                attach(m.occurrenceID, to: old, source: .automatic(score: 0))
+                attach(m.occurrenceID, to: old, source: .combined)
                 records.insert(r)
-                moved.insert(m.occurrenceID)
             }
+        }
+        for i in state.groups[old]!.members.indices where state.groups[old]!.members[i].source.staysChecked {
+            state.groups[old]!.members[i].source = .combined
         }
         settle(young)
         state.groups[young]!.mergedInto = old
         settle(old)
-        let mv = occurrences.vectorOf(state.groups[old]!.medoid!)!
-        for i in state.groups[old]!.members.indices where moved.contains(state.groups[old]!.members[i].occurrenceID) {
-            let id = state.groups[old]!.members[i].occurrenceID
-            state.groups[old]!.members[i].source = .automatic(score: config.quantise(Vectors.dot(occurrences.vectorOf(id)!, mv)))
-        }
         combined += 1
     }
 }

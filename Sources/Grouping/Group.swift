@@ -6,11 +6,24 @@ public enum MembershipSource: Sendable, Hashable, Codable {
     case pinned
     /// Moved by a split or merge; never evicted automatically.
     case moved
+    /// In a group that the engine combined with another (`Combination.swift`): decided for the
+    /// whole group by how its members neighbour each other, not against the combined medoid, so
+    /// never evicted by the stay check; not decided by a user (a rebuild regroups it).
+    case combined
 
-    /// True for memberships that a user decided (exempt from the stay check).
+    /// True for memberships that a user decided (pinned, moved).
     public var isUserDecided: Bool {
-        if case .automatic = self { return false }
-        return true
+        switch self {
+        case .pinned, .moved: return true
+        case .automatic, .combined: return false
+        }
+    }
+
+    /// True for memberships the stay check applies to (automatic ones): the others never leave
+    /// because the medoid moved.
+    public var staysChecked: Bool {
+        if case .automatic = self { return true }
+        return false
     }
 }
 
@@ -25,8 +38,8 @@ public struct Membership: Sendable, Hashable, Codable {
         self.source = source
     }
 
-    /// Stored compactly as `[occurrenceID, groupID, score]` (automatic), `[occurrenceID, groupID, "pinned"]`
-    /// or `[occurrenceID, groupID, "moved"]`: a group holds many memberships, and a flat array
+    /// Stored compactly as `[occurrenceID, groupID, score]` (automatic), `[occurrenceID, groupID, "pinned"]`,
+    /// `[occurrenceID, groupID, "moved"]` or `[occurrenceID, groupID, "combined"]`: a group holds many memberships, and a flat array
     /// decodes several times faster than nested objects. The keyed form of older states still reads.
     public init(from decoder: Decoder) throws {
         guard var c = try? decoder.unkeyedContainer() else {
@@ -43,6 +56,7 @@ public struct Membership: Sendable, Hashable, Codable {
             switch try c.decode(String.self) {
             case "pinned": source = .pinned
             case "moved": source = .moved
+            case "combined": source = .combined
             case let other:
                 throw DecodingError.dataCorruptedError(in: c, debugDescription: "unknown membership source \(other)")
             }
@@ -58,6 +72,7 @@ public struct Membership: Sendable, Hashable, Codable {
         case let .automatic(score): try c.encode(score)
         case .pinned: try c.encode("pinned")
         case .moved: try c.encode("moved")
+        case .combined: try c.encode("combined")
         }
     }
 
@@ -89,6 +104,7 @@ public struct Group: Sendable, Hashable, Codable {
         var changedAt: Int
         var centroid: PackedVector?
         var mergedInto: Int64?
+        var sweptMembers: Int?
     }
 
     private var box: SharedFields<Fields>
@@ -159,6 +175,13 @@ public struct Group: Sendable, Hashable, Codable {
         set { SharedFields.unique(&box).fields.mergedInto = newValue }
     }
 
+    /// The number of members the group had when a combination sweep last looked at it (nil: never):
+    /// it is looked at again once that number has changed by a quarter (`Combination.swift`).
+    public var sweptMembers: Int? {
+        get { box.fields.sweptMembers }
+        set { SharedFields.unique(&box).fields.sweptMembers = newValue }
+    }
+
     public init(
         id: Int64, owner: String, category: String, members: [Membership] = [], medoid: Int64? = nil,
         exemplars: [Int64] = [], state: GroupState = .dormant, label: String? = nil, labelVersion: Int? = nil,
@@ -167,7 +190,7 @@ public struct Group: Sendable, Hashable, Codable {
         box = SharedFields(Fields(
             id: id, owner: owner, category: category, members: members, medoid: medoid, exemplars: exemplars, state: state,
             label: label, labelVersion: labelVersion, version: version, changedAt: changedAt, centroid: centroid,
-            mergedInto: nil))
+            mergedInto: nil, sweptMembers: nil))
     }
 
     public init(from decoder: Decoder) throws { box = SharedFields(try Fields(from: decoder)) }

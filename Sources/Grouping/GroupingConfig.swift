@@ -11,12 +11,32 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     public var tauSeed: Float
     /// Margin by which the best group must beat the runner-up; otherwise the occurrence stays pending.
     public var delta: Float
-    /// Two active groups of one category whose representatives and examples accept each other's
-    /// examples are combined when the mean similarity over all pairs of their members is at least
-    /// this (average linkage; see `Combination.swift`); above 1: never.
-    public var tauCombine: Float
+    /// Two active groups of one category are combined when their members are this much each
+    /// other's nearest neighbours: of the smaller group's members' `linkNeighbours` nearest (among
+    /// its own members and those of its candidate groups nearest it), at least this share are in
+    /// the other group (`Combination.swift`); above 1: never.
+    public var combineLink: Float
+    /// Nearest neighbours each member counts for `combineLink`.
+    public var linkNeighbours: Int
+    /// γ: the share must also exceed γ times what links drawn at random within the category would
+    /// give (the larger group's share of the N grouped occurrences, |L| / 2N: a modularity gain),
+    /// so that in a small category, where every text is among the nearest of many, neighbours
+    /// alone do not combine groups.
+    public var combineResolution: Float
+    /// A group of more members than this is not combined (it grows by joins only), and it offers
+    /// only its this many lowest ids to another group's neighbours: this bounds the work of a pair.
+    public var linkRows: Int
+    /// Each candidate group contributes its this many members nearest the smaller group's centroid
+    /// to the neighbours counted (the smaller group contributes all of its own).
+    public var linkPool: Int
     /// Automatic members whose similarity to the (new) medoid falls below this are evicted to pending.
     public var tauStay: Float
+    /// A category with more grouped occurrences than this combines groups by similarity instead of
+    /// by neighbours (`SimilarityCombination.swift`): two active groups whose representatives and
+    /// examples accept each other's examples are combined when the mean similarity over all pairs of
+    /// their members is at least `tauCombine`; above 1: never.
+    public var linkScopeLimit: Int
+    public var tauCombine: Float
     /// Number of groups proposed by centroid similarity (tag-sharing groups are added to these).
     public var candidateK: Int
     /// Number of supporting examples kept per group.
@@ -53,7 +73,8 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
 
     public init(
         tauRep: Float = 0.40, tauSup: Float = 0.40, tauSeed: Float = 0.68, delta: Float = 0.0,
-        tauStay: Float = 0.30, tauCombine: Float = 0.50, candidateK: Int = 10, exemplars: Int = 3, scoreScale: Int = 10_000,
+        tauStay: Float = 0.30, combineLink: Float = 0.20, linkNeighbours: Int = 10, combineResolution: Float = 16,
+        linkRows: Int = 256, linkPool: Int = 64, linkScopeLimit: Int = 5000, tauCombine: Float = 0.50, candidateK: Int = 10, exemplars: Int = 3, scoreScale: Int = 10_000,
         recurringThreshold: Int = 3, relatedThreshold: Int = 2, minComparisonDenominator: Int = 5,
         maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3,
         calibratedBackground: Float? = 0.22, backgroundTolerance: Float = 0.02, backgroundSample: Int = 2000,
@@ -64,6 +85,12 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         self.tauSeed = tauSeed
         self.delta = delta
         self.tauStay = tauStay
+        self.combineLink = combineLink
+        self.linkNeighbours = linkNeighbours
+        self.combineResolution = combineResolution
+        self.linkRows = linkRows
+        self.linkPool = linkPool
+        self.linkScopeLimit = linkScopeLimit
         self.tauCombine = tauCombine
         self.candidateK = candidateK
         self.exemplars = exemplars
@@ -83,8 +110,8 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     /// The thresholds for a category whose background similarity is `level` hundredths (nil:
     /// unknown, too few occurrences). Down to `backgroundTolerance` below `calibratedBackground`
     /// (b₀), and above it, they are as configured; further below (b), τ_rep, τ_sup, τ_combine and
-    /// τ_stay keep their place between the background and 1: τ' = b + (τ − b₀)(1 − b)/(1 − b₀),
-    /// τ_rep, τ_sup and τ_combine never below the configured τ_stay (below it an occurrence could
+    /// τ_stay keep their place between the background and 1: τ' = b + (τ − b₀)(1 − b)/(1 − b₀), the
+    /// first three never below the configured τ_stay (below it an occurrence could
     /// join a pair it is orthogonal to one member of). τ_seed is not changed.
     public func adapted(toBackground level: Int?) -> GroupingConfig {
         guard let b0 = calibratedBackground, let level, b0 < 1 else { return self }

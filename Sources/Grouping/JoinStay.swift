@@ -25,7 +25,7 @@ extension Workspace {
         guard config.quantise(Vectors.dot(occurrences.vectorOf(x)!, mv)) >= stay else { return false }
         // The medoid stays where it was: nothing the group held changes its distance to it.
         if medoid == g.medoid { return true }
-        for m in g.members where !m.source.isUserDecided {
+        for m in g.members where m.source.staysChecked {
             if config.quantise(Vectors.dot(occurrences.vectorOf(m.occurrenceID)!, mv)) < stay { return false }
         }
         return true

@@ -201,7 +201,7 @@ struct Workspace {
             state.groups[gid]!.exemplars = GroupGeometry.exemplars(ids, medoid: medoid, occurrences, config: config)
             let mv = occurrences.vectorOf(medoid)!
             let below = g.members.filter {
-                !$0.source.isUserDecided && config.quantise(Vectors.dot(occurrences.vectorOf($0.occurrenceID)!, mv)) < stay
+                $0.source.staysChecked && config.quantise(Vectors.dot(occurrences.vectorOf($0.occurrenceID)!, mv)) < stay
             }
             if below.isEmpty { break }
             for m in below {

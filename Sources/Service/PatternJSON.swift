@@ -39,6 +39,7 @@ enum PatternJSON {
         case .automatic(let score): return ("automatic", score)
         case .pinned: return ("pinned", nil)
         case .moved: return ("moved", nil)
+        case .combined: return ("combined", nil)
         }
     }
 

@@ -46,6 +46,10 @@ extension PatternConfig {
         g.tauSeed = Float(config.double("patterns.tauSeed"))
         g.delta = Float(config.double("patterns.delta"))
         g.tauStay = Float(config.double("patterns.tauStay"))
+        g.combineLink = Float(config.double("patterns.combineLink"))
+        g.linkNeighbours = config.int("patterns.linkNeighbours")
+        g.combineResolution = Float(config.double("patterns.combineResolution"))
+        g.linkScopeLimit = config.int("patterns.linkScopeLimit")
         g.tauCombine = Float(config.double("patterns.tauCombine"))
         let background = Float(config.double("patterns.calibratedBackground"))
         g.calibratedBackground = background > 1 ? nil : background

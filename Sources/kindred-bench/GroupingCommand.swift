@@ -34,12 +34,12 @@ enum GroupingCommand {
           timing placements again without a rebuild (same rows, thresholds and engine version).
           --synthetic: clustered random rows in K categories (default 10) with C situations each
           (default N / 250); K = 1 is the service bench's one category of N.
-        THRESHOLDS: --tau-rep --tau-sup --tau-seed --delta --tau-stay --tau-combine --candidate-k --calibrated-background (defaults of GroupingConfig;
-          --tau-combine above 1 turns combining groups off; --calibrated-background above 1 keeps the
+        THRESHOLDS: --tau-rep --tau-sup --tau-seed --delta --tau-stay --combine-link --link-neighbours --combine-resolution --link-scope-limit --tau-combine --candidate-k
+          --calibrated-background (defaults of GroupingConfig; --combine-link (and --tau-combine above --link-scope-limit) above 1 turns combining groups off; --calibrated-background above 1 keeps the
           thresholds fixed in every category).
         """
 
-    static let thresholdOptions: Set<String> = ["tau-rep", "tau-sup", "tau-seed", "delta", "tau-stay", "tau-combine", "candidate-k", "calibrated-background"]
+    static let thresholdOptions: Set<String> = ["tau-rep", "tau-sup", "tau-seed", "delta", "tau-stay", "combine-link", "link-neighbours", "combine-resolution", "link-scope-limit", "tau-combine", "candidate-k", "calibrated-background"]
 
     static func run(_ argv: [String]) throws -> Int32 {
         guard let mode = argv.first, !mode.hasPrefix("--") else { Output.out(help); return argv.isEmpty ? ExitCode.usage : ExitCode.ok }
@@ -113,6 +113,10 @@ enum GroupingCommand {
         if let x = try f("tau-seed") { c.tauSeed = x }
         if let x = try f("delta") { c.delta = x }
         if let x = try f("tau-stay") { c.tauStay = x }
+        if let x = try f("combine-link") { c.combineLink = x }
+        if let k = try args.int("link-neighbours") { c.linkNeighbours = k }
+        if let x = try f("combine-resolution") { c.combineResolution = x }
+        if let k = try args.int("link-scope-limit") { c.linkScopeLimit = k }
         if let x = try f("tau-combine") { c.tauCombine = x }
         if let k = try args.int("candidate-k") { c.candidateK = k }
         if let x = try f("calibrated-background") { c.calibratedBackground = x > 1 ? nil : x }

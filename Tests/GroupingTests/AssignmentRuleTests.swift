@@ -66,7 +66,7 @@ import Testing
     @Test(arguments: [Float(0.0), 0.02, 0.2])
     func marginDecidesBetweenCloseGroups(delta: Float) throws {
         // (Combining groups is off: the two groups here would be combined, see CombinationTests.)
-        let cfg = GroupingConfig(tauSeed: 0.97, delta: delta, tauCombine: 2)
+        let cfg = GroupingConfig(tauSeed: 0.97, delta: delta, combineLink: 2)
         var occ = Fixture.index([
             Fixture.occ(1, record: "a", unit(0)), Fixture.occ(2, record: "b", unit(2)),
             Fixture.occ(3, record: "c", unit(30)), Fixture.occ(4, record: "d", unit(32)),

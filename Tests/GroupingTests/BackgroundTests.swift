@@ -13,9 +13,10 @@ import Testing
         #expect(c.adapted(toBackground: 19) != c)
         #expect(c.adapted(toBackground: nil) == c)
         let low = c.adapted(toBackground: 9)
-        // 0.09 + (0.40 − 0.22) · 0.91 / 0.78 = 0.30; 0.09 + (0.50 − 0.22) · 0.91 / 0.78 = 0.4167
+        // 0.09 + (0.40 − 0.22) · 0.91 / 0.78 = 0.30
         #expect(abs(low.tauRep - 0.30) < 1e-4 && abs(low.tauSup - 0.30) < 1e-4)
-        #expect(abs(low.tauCombine - 0.4167) < 1e-4)
+        // The link share is not a similarity: it does not follow the background.
+        #expect(low.combineLink == c.combineLink && low.combineResolution == c.combineResolution)
         // 0.09 + (0.30 − 0.22) · 0.91 / 0.78 = 0.1833: the margin between joining and staying keeps its place too.
         #expect(abs(low.tauStay - 0.1833) < 1e-4)
         #expect(low.tauSeed == c.tauSeed && low.delta == c.delta)

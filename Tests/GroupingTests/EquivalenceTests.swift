@@ -20,6 +20,12 @@ import Testing
         // Every category's background is below 0.6 and measured on its first 24 occurrences once it
         // has 8: the thresholds move while the categories grow, then stay.
         ("adapted to the background", GroupingConfig(calibratedBackground: 0.6, backgroundSample: 24, backgroundMinimum: 8)),
+        // Groups combined whenever one link joins them (three neighbours, no share or resolution
+        // asked; links counted two members at a time), so that combinations, their members'
+        // `.combined` place and what follows them (edits, corrections, undos) are compared too.
+        ("combining often", GroupingConfig(tauSeed: 0.6, combineLink: 0, linkNeighbours: 3, combineResolution: 0, blockSize: 2)),
+        // Every category above the limit: groups combined by similarity.
+        ("combining by similarity", GroupingConfig(linkScopeLimit: 0, tauCombine: 0.4)),
     ]
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
@@ -27,6 +33,7 @@ import Testing
         for (name, config) in Self.configs {
             var h = History(seed: seed, config: config)
             try h.run(steps: 30, context: "seed \(seed), \(name)")
+            if config.combineLink == 0 { #expect(h.combined > 0, "seed \(seed), \(name): the history combined no groups") }
         }
     }
 }
@@ -44,6 +51,8 @@ struct History {
     /// The occurrence ids the real engine's last call was given, and how many refreshes ran.
     var lastIDs = Set<Int64>()
     var refreshes = 0
+    /// Groups the real engine combined over the history.
+    var combined = 0
     var ref: ReferenceEngine
     var nextID: Int64 = 1
     var nextRecord = 0
@@ -62,6 +71,7 @@ struct History {
 
     /// Keeps the real engine's outcome: its state, and its changed marks in `stored`.
     mutating func keep(_ o: RefreshOutcome, _ context: String) {
+        combined += o.stats.groupsCombined
         if o.pendingReplaced { stored = o.state.pending } else { for id in o.changedPending { stored[id] = o.state.pending[id] } }
         #expect(stored == o.state.pending, "\(context): marks written one by one differ from the state's")
         real = o.state

@@ -7,7 +7,7 @@ import Testing
     /// A group grown one refresh at a time from the seed pair (1, 2): 3, 4 and 5 join in turn with
     /// 1 as the medoid. 6 passes the join rule against that medoid and those examples, but with it
     /// added the medoid would be 2, where 3 is at 0.777 (below τ_stay = 0.79).
-    static let config = GroupingConfig(tauRep: 0.8, tauSup: 0.8, tauSeed: 0.995, tauStay: 0.79, tauCombine: 2)
+    static let config = GroupingConfig(tauRep: 0.8, tauSup: 0.8, tauSeed: 0.995, tauStay: 0.79, combineLink: 2)
     static let points: [(Float, Float, Float)] = [(1, 0, 0), (1, 0.1, 0), (1, -0.6, -0.3), (1, 0.4, -0.1), (1, 0.1, 0.1), (1, 0.4, 0)]
 
     static func occurrences(_ n: Int) -> [Int64: Occurrence] {
@@ -41,7 +41,7 @@ import Testing
     /// The same history at a lower stay threshold: the medoid moves to 2 and nobody falls below
     /// τ_stay, so 6 joins.
     @Test func aJoinThatKeepsEveryMemberIsMade() throws {
-        let loose = GroupingConfig(tauRep: 0.8, tauSup: 0.8, tauSeed: 0.995, tauStay: 0.7, tauCombine: 2)
+        let loose = GroupingConfig(tauRep: 0.8, tauSup: 0.8, tauSeed: 0.995, tauStay: 0.7, combineLink: 2)
         var state = PatternState()
         for n in 2...6 {
             state = try Fixture.refresh(state, Self.occurrences(n), config: loose).state

@@ -19,7 +19,7 @@ import Testing
 
     @Test func aJudgeThatSaysYesToEverythingGivesTheGroupsSimilarityGives() throws {
         // (Combination is off with a judge; compare with it off.)
-        let config = GroupingConfig(tauCombine: 2)
+        let config = GroupingConfig(combineLink: 2)
         let occ = Fixture.index(Fixture.synthetic(seed: 11))
         let plain = try Self.refresh(PatternState(), occ, config: config, nil)
         let yes = Recorder { _ in .yes(label: nil) }
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func noAnswerLeavesOccurrencesPendingAndTheNextRefreshAsksAgain() throws {
-        let config = GroupingConfig(tauCombine: 2)
+        let config = GroupingConfig(combineLink: 2)
         let occ = Fixture.index(Fixture.synthetic(seed: 13))
         let silent = Recorder { _ in .unknown }
         let out = try Self.refresh(PatternState(), occ, config: config, silent.judge)
@@ -67,7 +67,7 @@ import Testing
 
     /// Two groups both eligible for a new occurrence: refused by the better, it joins the other.
     @Test func aNoFallsBackToTheNextEligibleGroupAndASuggestedLabelIsTaken() throws {
-        let config = GroupingConfig(tauSeed: 0.999, tauCombine: 2)
+        let config = GroupingConfig(tauSeed: 0.999, combineLink: 2)
         var xs = [
             Fixture.occ(1, record: "a", Fixture.vec(1, 0.1)), Fixture.occ(2, record: "b", Fixture.vec(1, 0.1001)),
             Fixture.occ(3, record: "c", Fixture.vec(1, 0.5)), Fixture.occ(4, record: "d", Fixture.vec(1, 0.5001)),

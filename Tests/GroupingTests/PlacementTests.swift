@@ -108,7 +108,7 @@ import Testing
     /// pending index names the marks to re-check, and must name x too.)
     @Test(arguments: [256, 1])
     func candidateWhoseMedoidMovedAwayIsEvaluatedAgain(blockSize: Int) throws {
-        let cfg = GroupingConfig(tauRep: 0.7, tauSup: 0.5, tauSeed: 0.95, delta: 0.1, tauStay: 0.3, tauCombine: 1.5,
+        let cfg = GroupingConfig(tauRep: 0.7, tauSup: 0.5, tauSeed: 0.95, delta: 0.1, tauStay: 0.3, combineLink: 1.5,
                                  candidateK: 3, blockSize: blockSize, calibratedBackground: nil)
         func at(_ degrees: Float) -> [Float] {
             let r = degrees * .pi / 180

@@ -18,6 +18,7 @@ struct ReferenceEngine {
         var version = 0
         var changedAt = 0
         var mergedInto: Int64?
+        var sweptMembers: Int?
         var ids: [Int64] { members.keys.sorted() }
     }
 
@@ -181,17 +182,122 @@ struct ReferenceEngine {
     }
 
     /// The active groups of the scope changed after `since` wait. From the lowest waiting id, best
+    /// partners are followed while the link share strictly rises; the last two combine (the older
+    /// id survives and waits again, the younger stops waiting). A waiting group without a partner
+    /// stops waiting. Until none waits. N (for the modularity gain): the members of the scope's
+    /// groups when the sweep begins.
+    mutating func combine(_ scope: Scope, since: Int) -> Bool {
+        let grouped = groups.values.filter { $0.scope == scope }.reduce(0) { $0 + $1.members.count }
+        guard grouped <= config.linkScopeLimit else { return combineBySimilarity(scope, since: since) }
+        guard config.combineLink <= 1, config.linkNeighbours > 0, config.linkRows > 0 else { return false }
+        // New to sweeps, or its member count changed by a quarter since one last looked at it.
+        func grewEnough(_ g: RGroup) -> Bool { g.sweptMembers.map { 4 * abs(g.members.count - $0) >= $0 } ?? true }
+        var waiting = Set(groups.values.filter { $0.scope == scope && $0.changedAt > since && grewEnough($0) }.map(\.id)), changed = false
+        while let x = waiting.min() {
+            guard groups[x]!.active, var (b, s) = partner(x, grouped) else {
+                waiting.remove(x)
+                groups[x]!.sweptMembers = groups[x]!.members.count
+                continue
+            }
+            var a = x
+            while let (c, t) = partner(b, grouped), t > s { (a, b, s) = (b, c, t) }
+            absorb(max(a, b), into: min(a, b))
+            waiting.remove(max(a, b))
+            waiting.insert(min(a, b))
+            changed = true
+        }
+        return changed
+    }
+
+    /// The top-K groups with a representative by centroid similarity to `x` (ties to the lowest id).
+    func candidates(_ x: Int64) -> [Int64] {
+        let g = groups[x]!
+        let ux = Vectors.normalized(sum(g.ids))
+        var ranked: [(id: Int64, q: Int)] = groups.values.filter { $0.scope == g.scope && $0.medoid != nil && $0.id != x }
+            .map { ($0.id, q(Vectors.dot(ux, Vectors.normalized(sum($0.ids))))) }
+        ranked.sort { $0.q != $1.q ? $0.q > $1.q : $0.id < $1.id }
+        return ranked.prefix(config.candidateK).map(\.id)
+    }
+
+    /// Of group `s`: its members (at most `linkRows` are asked for) each take their k nearest among its
+    /// members and, of each candidate's `linkRows` lowest ids, the `linkPool` nearest unit(s) (quantised
+    /// similarity, ties to the lowest id; a row never counts itself); how many are in `l`.
+    func links(_ s: Int64, in l: Int64) -> Int {
+        let us = Vectors.normalized(sum(groups[s]!.ids))
+        var pool = groups[s]!.ids.map { (o: $0, g: s) }
+        for h in candidates(s) {
+            let nearest = groups[h]!.ids.prefix(config.linkRows).map { (o: $0, s: q(Vectors.dot(us, occurrences[$0]!.vector))) }
+                .sorted { $0.s != $1.s ? $0.s > $1.s : $0.o < $1.o }.prefix(config.linkPool)
+            pool += nearest.map { (o: $0.o, g: h) }
+        }
+        var count = 0
+        for a in groups[s]!.ids.prefix(config.linkRows) {
+            let near = pool.filter { $0.o != a }
+                .map { (o: $0.o, g: $0.g, s: q(Vectors.dot(occurrences[a]!.vector, occurrences[$0.o]!.vector))) }
+                .sorted { $0.s != $1.s ? $0.s > $1.s : $0.o < $1.o }
+                .prefix(config.linkNeighbours)
+            count += near.filter { $0.g == l }.count
+        }
+        return count
+    }
+
+    /// Among the active candidates of `x`, the one that qualifies with it (of the smaller group S,
+    /// the younger on a tie, both of at most `linkRows` members, the share of its rows' neighbours in the other, L, reaches
+    /// `combineLink` and exceeds γ · |L| / 2N; L is one of S's candidates) and may combine, with the
+    /// highest quantised share (ties to the lowest id).
+    func partner(_ x: Int64, _ grouped: Int) -> (Int64, Int)? {
+        guard groups[x]!.active else { return nil }
+        var best: (id: Int64, score: Int)?
+        for y in candidates(x).sorted() where groups[y]!.active {
+            let nx = groups[x]!.members.count, ny = groups[y]!.members.count
+            let (s, l) = nx < ny || (nx == ny && x > y) ? (x, y) : (y, x)
+            let rows = groups[s]!.members.count
+            guard rows > 0, groups[l]!.members.count <= config.linkRows, candidates(s).contains(l) else { continue }
+            let c = links(s, in: l), slots = config.linkNeighbours * rows
+            let share = q(Float(c) / Float(slots))
+            guard share >= q(config.combineLink),
+                  Double(c) * 2 * Double(grouped) > Double(config.combineResolution) * Double(groups[l]!.members.count) * Double(slots),
+                  mayCombine(min(x, y), max(x, y)) else { continue }
+            if best == nil || share > best!.score { best = (y, share) }
+        }
+        return best.map { ($0.id, $0.score) }
+    }
+
+    /// No cannot-link across; the younger shaped by no user.
+    func mayCombine(_ old: Int64, _ young: Int64) -> Bool {
+        let oldRecords = recordsOf(old)
+        return !recordsOf(young).contains(where: { constraints.conflicts($0, oldRecords) })
+            && !groups[young]!.members.values.contains(where: \.isUserDecided)
+    }
+
+    /// The younger's members move into the older (one whose record the older holds goes to
+    /// pending, evaluated); every automatic member of the older is then `.combined`.
+    mutating func absorb(_ young: Int64, into old: Int64) {
+        var records = recordsOf(old)
+        for o in groups[young]!.ids {
+            detach(o, from: young)
+            if records.contains(record(o)) { pending[o] = Mark(evaluatedAt: version); continue }
+            attach(o, to: old, .combined)
+            records.insert(record(o))
+        }
+        for (o, s) in groups[old]!.members where s.staysChecked { groups[old]!.members[o] = .combined }
+        settle(young)
+        groups[young]!.mergedInto = old
+        settle(old)
+    }
+
+    /// Above `linkScopeLimit` grouped occurrences: the active groups of the scope changed after `since` wait. From the lowest waiting id, best
     /// partners are followed while the mean pair similarity strictly rises; the last two combine
     /// (the older id survives and waits again, the younger stops waiting). A waiting group without
     /// a partner stops waiting. Until none waits.
-    mutating func combine(_ scope: Scope, since: Int) -> Bool {
+    mutating func combineBySimilarity(_ scope: Scope, since: Int) -> Bool {
         guard config.tauCombine <= 1 else { return false }
         var waiting = Set(groups.values.filter { $0.scope == scope && $0.changedAt > since }.map(\.id)), changed = false
         while let x = waiting.min() {
-            guard groups[x]!.active, var (b, s) = partner(x) else { waiting.remove(x); continue }
+            guard groups[x]!.active, var (b, s) = similarityPartner(x) else { waiting.remove(x); continue }
             var a = x
-            while let (c, t) = partner(b), t > s { (a, b, s) = (b, c, t) }
-            absorb(max(a, b), into: min(a, b))
+            while let (c, t) = similarityPartner(b), t > s { (a, b, s) = (b, c, t) }
+            absorbAsAutomatic(max(a, b), into: min(a, b))
             waiting.remove(max(a, b))
             waiting.insert(min(a, b))
             changed = true
@@ -201,7 +307,7 @@ struct ReferenceEngine {
 
     /// Among the top-K groups with a representative by centroid similarity, the active one that
     /// qualifies with `x` at the highest mean pair similarity (ties to the lowest id).
-    func partner(_ x: Int64) -> (Int64, Int)? {
+    func similarityPartner(_ x: Int64) -> (Int64, Int)? {
         let g = groups[x]!
         guard g.active else { return nil }
         let ux = Vectors.normalized(sum(g.ids))
@@ -250,7 +356,7 @@ struct ReferenceEngine {
         return !groups[y]!.exemplars.isEmpty
     }
 
-    mutating func absorb(_ young: Int64, into old: Int64) {
+    mutating func absorbAsAutomatic(_ young: Int64, into old: Int64) {
         var records = recordsOf(old), moved: [Int64] = []
         for o in groups[young]!.ids {
             detach(o, from: young)
@@ -329,7 +435,7 @@ struct ReferenceEngine {
         let stay = q(base.adapted(toBackground: background(groups[gid]!.scope)).tauStay)
         let mv = occurrences[medoid]!.vector
         return ids.allSatisfy { id in
-            (id != o && groups[gid]!.members[id]!.isUserDecided) || q(Vectors.dot(occurrences[id]!.vector, mv)) >= stay
+            (id != o && !groups[gid]!.members[id]!.staysChecked) || q(Vectors.dot(occurrences[id]!.vector, mv)) >= stay
         }
     }
 
@@ -393,7 +499,7 @@ struct ReferenceEngine {
             groups[gid]!.exemplars = exemplars
             // The stay threshold of the group's scope (also outside a run: corrections, removals).
             let stay = q(base.adapted(toBackground: background(groups[gid]!.scope)).tauStay)
-            let below = ids.filter { !groups[gid]!.members[$0]!.isUserDecided && repScore($0, gid) < stay }
+            let below = ids.filter { groups[gid]!.members[$0]!.staysChecked && repScore($0, gid) < stay }
             if below.isEmpty { break }
             for o in below {
                 detach(o, from: gid)
@@ -479,7 +585,8 @@ struct ReferenceEngine {
         for id in groups.keys.sorted() {
             let g = groups[id]!
             let members = g.ids.map { (id: $0, source: g.members[$0]!) }
-            out.append(Self.line(id, g.scope, members, g.medoid, g.exemplars, g.active, g.version, g.changedAt, g.label) + " \(g.mergedInto ?? 0)")
+            out.append(Self.line(id, g.scope, members, g.medoid, g.exemplars, g.active, g.version, g.changedAt, g.label)
+                       + " \(g.mergedInto ?? 0) s\(g.sweptMembers ?? -1)")
         }
         for id in pending.keys.sorted() { out.append(Self.line(id, pending[id]!.evaluatedAt)) }
         return out
@@ -489,7 +596,8 @@ struct ReferenceEngine {
         var out: [String] = []
         for g in s.sortedGroups {
             let members = g.members.map { (id: $0.occurrenceID, source: $0.source) }
-            out.append(line(g.id, g.scope, members, g.medoid, g.exemplars, g.state == .active, g.version, g.changedAt, g.label) + " \(g.mergedInto ?? 0)")
+            out.append(line(g.id, g.scope, members, g.medoid, g.exemplars, g.state == .active, g.version, g.changedAt, g.label)
+                       + " \(g.mergedInto ?? 0) s\(g.sweptMembers ?? -1)")
         }
         // (With the scope's watermark applied: the version the mark counts as evaluated at.)
         for id in s.pending.keys.sorted() { out.append(line(id, s.evaluatedAt(id))) }

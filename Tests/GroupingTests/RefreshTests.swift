@@ -156,7 +156,7 @@ import Testing
         ]
         let occ = Fixture.index(xs)
         // (Combining groups is off: these two would be combined, see CombinationTests.)
-        let cfg = GroupingConfig(tauSeed: 0.99, delta: 0.02, tauCombine: 2)
+        let cfg = GroupingConfig(tauSeed: 0.99, delta: 0.02, combineLink: 2)
         let seeded = try Fixture.refresh(PatternState(), occ, config: cfg)
         #expect(seeded.state.groups.count == 2)
         var more = occ

@@ -37,7 +37,7 @@ LOG = []
 # Kindred configurations: the shipped defaults (calibrated on `calibration_sets()`, see README.md),
 # and the same thresholds fixed in every category (the engine before they followed the background).
 KINDRED_CONFIGS = [
-    ("Kindred, defaults (τ_rep=τ_sup=0.40, τ_seed=0.68, δ=0, τ_stay=0.30, τ_combine=0.50 at background 0.22)", []),
+    ("Kindred, defaults (τ_rep=τ_sup=0.40, τ_seed=0.68, δ=0, τ_stay=0.30 at background 0.22; combined at link share 0.20, γ=16)", []),
     ("Kindred, fixed thresholds (previous defaults)", ["--calibrated-background", "2"]),
 ]
 
@@ -447,10 +447,16 @@ def journal_passages(sizes=(1000, 400, 200, 0), kindred_args=()):
 
 # ---------------------------------------------------------------- calibration
 
+# The grid the shipped τ_seed, link share and resolution were chosen from (highest mean AMI over the
+# calibration sets): τ_seed × combineLink × combineResolution.
+CALIBRATION_GRID = [[f"τ_seed {t}, link share {c}, γ {g}", ["--tau-seed", str(t), "--combine-link", str(c), "--combine-resolution", str(g)]]
+                    for t in (0.60, 0.64, 0.68) for c in (0.2, 0.3) for g in (8, 16, 32)]
+
+
 def calibrate(grid_json):
-    """AMI, coverage and groups of each configuration of the grid on the calibration sets (one
-    build each), with k-means (true k) and average linkage for reference."""
-    grid = json.loads(grid_json) if grid_json else [[label, args] for label, args in KINDRED_CONFIGS]
+    """AMI, coverage and groups of each configuration of the grid (default `CALIBRATION_GRID`) on
+    the calibration sets (one build each), with k-means (true k) and average linkage for reference."""
+    grid = json.loads(grid_json) if grid_json else CALIBRATION_GRID
     lines = ["| configuration | " + " | ".join(f"{n} AMI / cov / groups" for n, *_ in calibration_sets()) + " | mean AMI |",
              "|---|" + "---:|" * (len(calibration_sets()) + 1)]
     ref = []
@@ -487,15 +493,11 @@ THRESHOLDS = [round(0.30 + 0.025 * i, 3) for i in range(27)]  # 0.30 … 0.95
 MIN_CLUSTER_SIZES = list(range(2, 31))
 # Kindred's thresholds, one or two changed at a time around the shipped defaults.
 KINDRED_SWEEP = ([{}]
-                 + [{"tau-combine": c} for c in (0.30, 0.35, 0.40, 0.45)]
+                 + [{"combine-link": c} for c in (0.20, 0.25, 0.35, 0.40, 2)]
+                 + [{"link-neighbours": k} for k in (5, 15)]
                  + [{"tau-rep": r, "tau-sup": r} for r in (0.30, 0.35, 0.45)]
                  + [{"tau-seed": t} for t in (0.55, 0.60, 0.64, 0.72)]
                  + [{"tau-stay": t} for t in (0.20, 0.40)]
-                 + [{"tau-combine": c, "tau-rep": r, "tau-sup": r} for c in (0.35, 0.40) for r in (0.30, 0.35)]
-                 + [{"tau-combine": c, "tau-seed": t} for c in (0.35, 0.40) for t in (0.60, 0.64)]
-                 + [{"tau-combine": 0.40, "tau-rep": 0.35, "tau-sup": 0.35, "tau-seed": t} for t in (0.60, 0.64)]
-                 # τ_combine never goes below τ_stay once adapted to the background: lower both.
-                 + [{"tau-stay": st, "tau-combine": c} for st, c in ((0.20, 0.30), (0.20, 0.25), (0.15, 0.20))]
                  + [{"calibrated-background": 2}])
 
 
