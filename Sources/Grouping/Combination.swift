@@ -48,7 +48,7 @@ extension Workspace {
     mutating func combine(_ scope: Scope, since: Int) -> Bool {
         // (With a judge, no membership is made without its yes: groups are combined only by a merge correction.)
         guard judge == nil else { return false }
-        let grouped = scopeGroups(scope).ids.reduce(0) { $0 + state.groups[$1]!.members.count }
+        let grouped = scopeGroups(scope).grouped
         guard grouped <= config.linkScopeLimit else { return combineBySimilarity(scope, since: since) }
         guard config.combineLink <= 1, config.linkNeighbours > 0, config.linkRows > 0 else { return false }
         var waiting = Set<Int64>()

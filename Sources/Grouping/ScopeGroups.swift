@@ -8,6 +8,9 @@ import LinearAlgebra
 struct ScopeGroups {
     private(set) var ids: [Int64] = []
     private(set) var changedAt: [Int] = []
+    /// The member count of each group of `ids`, and their sum.
+    private(set) var sizes: [Int] = []
+    private(set) var grouped = 0
     private(set) var live: [Int64] = []
     private(set) var centroids: Matrix
     /// The largest `changedAt`.
@@ -25,6 +28,8 @@ struct ScopeGroups {
         for gid in ids {
             let g = state.groups[gid]!
             changedAt.append(g.changedAt)
+            sizes.append(g.members.count)
+            grouped += g.members.count
             lastChange = max(lastChange, g.changedAt)
             if g.medoid != nil {
                 live.append(gid)
@@ -43,7 +48,16 @@ struct ScopeGroups {
         for gid in Set(changed).sorted() {
             guard let g = state.groups[gid] else { continue }
             let (i, found) = Self.search(gid, in: ids)
-            if found { changedAt[i] = g.changedAt } else { ids.insert(gid, at: i); changedAt.insert(g.changedAt, at: i) }
+            if found {
+                changedAt[i] = g.changedAt
+                grouped += g.members.count - sizes[i]
+                sizes[i] = g.members.count
+            } else {
+                ids.insert(gid, at: i)
+                changedAt.insert(g.changedAt, at: i)
+                sizes.insert(g.members.count, at: i)
+                grouped += g.members.count
+            }
             lastChange = max(lastChange, g.changedAt)
             let (j, isLive) = Self.search(gid, in: live)
             switch (isLive, g.medoid != nil) {
