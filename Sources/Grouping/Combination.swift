@@ -171,10 +171,12 @@ extension Workspace {
     }
 
     /// Moves the members of `young` into `old` (one whose record `old` holds goes to pending);
-    /// `young` stays empty, dormant, with `mergedInto = old`; every automatic member of `old` is
-    /// then `.combined`.
-    mutating func absorb(_ young: Int64, into old: Int64) {
+    /// `young` stays empty, dormant, with `mergedInto = old`. `keepPlaces`: every automatic member of
+    /// the combined group becomes `.combined` (this rule); else the moved members are automatic,
+    /// scored against the combined medoid (combining by similarity).
+    mutating func absorb(_ young: Int64, into old: Int64, keepPlaces: Bool = true) {
         var records = Set(state.groups[old]!.members.compactMap { occurrences.recordOf($0.occurrenceID) })
+        var moved: Set<Int64> = []
         for m in state.groups[young]!.members {
             detach(m.occurrenceID, from: young)
             let r = occurrences.recordOf(m.occurrenceID)!
@@ -185,16 +187,26 @@ extension Workspace {
                 state.pending[m.occurrenceID]!.evaluatedAt = state.groupsVersion
                 pendingChanged.insert(m.occurrenceID)
             } else {
-                attach(m.occurrenceID, to: old, source: .combined)
+                attach(m.occurrenceID, to: old, source: keepPlaces ? .combined : .automatic(score: 0))
                 records.insert(r)
+                moved.insert(m.occurrenceID)
             }
         }
-        for i in state.groups[old]!.members.indices where state.groups[old]!.members[i].source.staysChecked {
-            state.groups[old]!.members[i].source = .combined
+        if keepPlaces {
+            for i in state.groups[old]!.members.indices where state.groups[old]!.members[i].source.staysChecked {
+                state.groups[old]!.members[i].source = .combined
+            }
         }
         settle(young)
         state.groups[young]!.mergedInto = old
         settle(old)
+        if !keepPlaces {
+            let mv = occurrences.vectorOf(state.groups[old]!.medoid!)!
+            for i in state.groups[old]!.members.indices where moved.contains(state.groups[old]!.members[i].occurrenceID) {
+                let id = state.groups[old]!.members[i].occurrenceID
+                state.groups[old]!.members[i].source = .automatic(score: config.quantise(Vectors.dot(occurrences.vectorOf(id)!, mv)))
+            }
+        }
         combined += 1
     }
 }

@@ -84,7 +84,7 @@ extension Workspace {
                 (a, b, s) = (b, c, t)
             }
             let (old, young) = a < b ? (a, b) : (b, a)
-            absorbAsAutomatic(young, into: old)
+            absorb(young, into: old, keepPlaces: false)
             for g in [old, young] { sums[g] = nil; profiles[g] = nil }
             let groups = scopeGroups(scope)
             let (i, found) = ScopeGroups.search(old, in: groups.live)
@@ -211,36 +211,5 @@ extension Workspace {
             guard m > 0, config.quantise(sims.prefix(m).reduce(0, +) / Float(m)) >= qSup else { return false }
         }
         return !y.exemplars.isEmpty
-    }
-
-    /// Moves the members of `young` into `old` as automatic members (one whose record `old` holds
-    /// goes to pending); `young` stays empty, dormant, with `mergedInto = old`.
-    mutating func absorbAsAutomatic(_ young: Int64, into old: Int64) {
-        var records = Set(state.groups[old]!.members.compactMap { occurrences.recordOf($0.occurrenceID) })
-        var moved: Set<Int64> = []
-        for m in state.groups[young]!.members {
-            detach(m.occurrenceID, from: young)
-            let r = occurrences.recordOf(m.occurrenceID)!
-            if records.contains(r) {
-                // Pending, but not fresh: it is placed again, never seeds (a seed would only be
-                // combined back into this group, and its occurrence sent back here, forever).
-                makePending(m.occurrenceID)
-                state.pending[m.occurrenceID]!.evaluatedAt = state.groupsVersion
-                pendingChanged.insert(m.occurrenceID)
-            } else {
-                attach(m.occurrenceID, to: old, source: .automatic(score: 0))
-                records.insert(r)
-                moved.insert(m.occurrenceID)
-            }
-        }
-        settle(young)
-        state.groups[young]!.mergedInto = old
-        settle(old)
-        let mv = occurrences.vectorOf(state.groups[old]!.medoid!)!
-        for i in state.groups[old]!.members.indices where moved.contains(state.groups[old]!.members[i].occurrenceID) {
-            let id = state.groups[old]!.members[i].occurrenceID
-            state.groups[old]!.members[i].source = .automatic(score: config.quantise(Vectors.dot(occurrences.vectorOf(id)!, mv)))
-        }
-        combined += 1
     }
 }

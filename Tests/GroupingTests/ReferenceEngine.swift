@@ -272,18 +272,21 @@ struct ReferenceEngine {
 
     /// The younger's members move into the older (one whose record the older holds goes to
     /// pending, evaluated); every automatic member of the older is then `.combined`.
-    mutating func absorb(_ young: Int64, into old: Int64) {
-        var records = recordsOf(old)
+    mutating func absorb(_ young: Int64, into old: Int64, keepPlaces: Bool = true) {
+        var records = recordsOf(old), moved: [Int64] = []
         for o in groups[young]!.ids {
             detach(o, from: young)
             if records.contains(record(o)) { pending[o] = Mark(evaluatedAt: version); continue }
-            attach(o, to: old, .combined)
+            attach(o, to: old, keepPlaces ? .combined : .automatic(score: 0))
             records.insert(record(o))
+            moved.append(o)
         }
-        for (o, s) in groups[old]!.members where s.staysChecked { groups[old]!.members[o] = .combined }
+        if keepPlaces { for (o, s) in groups[old]!.members where s.staysChecked { groups[old]!.members[o] = .combined } }
         settle(young)
         groups[young]!.mergedInto = old
         settle(old)
+        // Combined by similarity: the moved members are automatic, scored against the new medoid.
+        if !keepPlaces { for o in moved { groups[old]!.members[o] = .automatic(score: repScore(o, old)) } }
     }
 
     /// Above `linkScopeLimit` grouped occurrences: the active groups of the scope changed after `since` wait. From the lowest waiting id, best
@@ -297,7 +300,7 @@ struct ReferenceEngine {
             guard groups[x]!.active, var (b, s) = similarityPartner(x) else { waiting.remove(x); continue }
             var a = x
             while let (c, t) = similarityPartner(b), t > s { (a, b, s) = (b, c, t) }
-            absorbAsAutomatic(max(a, b), into: min(a, b))
+            absorb(max(a, b), into: min(a, b), keepPlaces: false)
             waiting.remove(max(a, b))
             waiting.insert(min(a, b))
             changed = true
@@ -354,21 +357,6 @@ struct ReferenceEngine {
             guard m > 0, q(sims.prefix(m).reduce(0, +) / Float(m)) >= q(config.tauSup) else { return false }
         }
         return !groups[y]!.exemplars.isEmpty
-    }
-
-    mutating func absorbAsAutomatic(_ young: Int64, into old: Int64) {
-        var records = recordsOf(old), moved: [Int64] = []
-        for o in groups[young]!.ids {
-            detach(o, from: young)
-            if records.contains(record(o)) { pending[o] = Mark(evaluatedAt: version); continue }
-            attach(o, to: old, .automatic(score: 0))
-            records.insert(record(o))
-            moved.append(o)
-        }
-        settle(young)
-        groups[young]!.mergedInto = old
-        settle(old)
-        for o in moved { groups[old]!.members[o] = .automatic(score: repScore(o, old)) }
     }
 
     /// Each occurrence of `work` in order joins the best eligible candidate group, or stays pending.

@@ -7,12 +7,7 @@ import Testing
 /// cannot-links and user-shaped groups hold.
 @Suite struct SimilarityCombinationTests {
     /// Two pairs seeded apart (τ_seed high) that describe one situation.
-    static func twoClosePairs() -> [Int64: Occurrence] {
-        Fixture.index([
-            Fixture.occ(1, record: "a", Fixture.vec(1, 0.2, 0)), Fixture.occ(2, record: "b", Fixture.vec(1, 0.25, 0)),
-            Fixture.occ(3, record: "c", Fixture.vec(1, 0, 0.2)), Fixture.occ(4, record: "d", Fixture.vec(1, 0, 0.25)),
-        ])
-    }
+    static func twoClosePairs() -> [Int64: Occurrence] { CombinationTests.twoClosePairs() }
 
     static let seedApart = bySimilarity(GroupingConfig(tauSeed: 0.99, tauCombine: 2))
     static let combining = bySimilarity(GroupingConfig(tauSeed: 0.99, tauCombine: 0.9))
