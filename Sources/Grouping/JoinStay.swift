@@ -7,9 +7,10 @@ import LinearAlgebra
 /// below τ_stay of it would leave for pending: co-members that were together would be pulled
 /// apart by data arriving, which the engine promises not to do. So a join is made only when, with
 /// the newcomer added, the newcomer and every automatic member stay at or above τ_stay of the
-/// medoid the group would then have; otherwise the occurrence stays pending. (Combining two groups
-/// asks the same of the combined group: `staysTogether`.) Pinned and moved members never leave
-/// automatically and are not asked.
+/// medoid the group would then have; otherwise the occurrence stays pending. (Combining by
+/// similarity asks the same of the combined group: `staysTogether`; combining by neighbours makes
+/// the members `.combined` instead.) Pinned, moved and combined members never leave automatically
+/// and are not asked.
 extension Workspace {
     /// True when `x` joining `gid` leaves the newcomer and every automatic member of the group at or
     /// above τ_stay of the medoid the group would then have.
