@@ -20,25 +20,31 @@ import Testing
     static let combining = GroupingConfig(tauSeed: 0.99, combineLink: 0.5, linkNeighbours: 2, combineResolution: 1.5)
 
     @Test func groupsWhoseMembersAreEachOthersNeighboursAreCombinedIntoTheOlder() throws {
-        let occ = Self.twoClosePairs()
-        let apart = try Fixture.refresh(PatternState(), occ, config: Self.seedApart).state
-        #expect(Fixture.memberSets(apart) == [1: [1, 2], 2: [3, 4]])
-        let out = try Fixture.refresh(PatternState(), occ, config: Self.combining)
+        let out = try Self.combinedIntoTheOlder(apart: Self.seedApart, combining: Self.combining)
+        #expect(out.state.groups[1]!.members.allSatisfy { $0.source == .combined })
+    }
+
+    /// The two close pairs, seeded apart under `apart`, are combined under `combining` into the
+    /// older group: the younger stays empty and dormant naming it; a second refresh changes
+    /// nothing, and the emptied id is never used again.
+    static func combinedIntoTheOlder(apart: GroupingConfig, combining: GroupingConfig) throws -> RefreshOutcome {
+        let occ = twoClosePairs()
+        #expect(Fixture.memberSets(try Fixture.refresh(PatternState(), occ, config: apart).state) == [1: [1, 2], 2: [3, 4]])
+        let out = try Fixture.refresh(PatternState(), occ, config: combining)
         #expect(Fixture.memberSets(out.state) == [1: [1, 2, 3, 4], 2: []])
         #expect(out.state.groups[2]!.mergedInto == 1)
         #expect(out.state.groups[2]!.state == .dormant && out.state.groups[1]!.state == .active)
-        #expect(out.state.groups[1]!.members.allSatisfy { $0.source == .combined })
         #expect(out.stats.groupsCombined == 1)
         #expect(Invariants.check(out.state, occ).isEmpty)
-        // Idempotent, and the emptied id is never used again.
-        let again = try Fixture.refresh(out.state, occ, config: Self.combining)
+        let again = try Fixture.refresh(out.state, occ, config: combining)
         #expect(again.state == out.state && again.changedGroups.isEmpty)
         var more = occ
         more[5] = Fixture.occ(5, record: "e", Fixture.vec(0, 1))
         more[6] = Fixture.occ(6, record: "f", Fixture.vec(0, 1, 0.01))
-        let later = try Fixture.refresh(out.state, more, config: Self.combining).state
+        let later = try Fixture.refresh(out.state, more, config: combining).state
         #expect(later.groups[3].map { Set($0.memberIDs) } == [5, 6])
         #expect(later.groups[2]!.memberIDs.isEmpty)
+        return out
     }
 
     /// Each member's one nearest neighbour is its twin: no link crosses, the pairs stay apart.
@@ -91,19 +97,25 @@ import Testing
     /// neighbours are in B ∪ C (share 0.5), but no more than twice what random links would give a
     /// group of four among six (4 / 12), and A stays apart.
     @Test func theSmallerGroupsNeighboursDecide() throws {
+        let occ = try CombinationTests.threePairsOnAnArc(apart: Self.seedApart)
+        let cfg = GroupingConfig(tauSeed: 0.99, combineLink: 0.4, linkNeighbours: 2, combineResolution: 2)
+        let out = try Fixture.refresh(PatternState(), occ, config: cfg)
+        #expect(Fixture.memberSets(out.state) == [1: [1, 2], 2: [3, 4, 5, 6], 3: []])
+        #expect(out.state.groups[3]!.mergedInto == 2 && out.stats.groupsCombined == 1)
+        #expect(Invariants.check(out.state, occ).isEmpty)
+    }
+
+    /// Pairs A (0°), B (30°) and C (50°) on an arc, each two records ±0.05 off it; seeded apart
+    /// under `apart` into groups 1, 2 and 3.
+    static func threePairsOnAnArc(apart: GroupingConfig) throws -> [Int64: Occurrence] {
         func pair(_ id: Int64, _ degrees: Float) -> [Occurrence] {
             let a = degrees * .pi / 180
             return [Fixture.occ(id, record: "r\(id)", Fixture.vec(cos(a), sin(a), 0.05)),
                     Fixture.occ(id + 1, record: "r\(id + 1)", Fixture.vec(cos(a), sin(a), -0.05))]
         }
         let occ = Fixture.index(pair(1, 0) + pair(3, 30) + pair(5, 50))
-        let apart = try Fixture.refresh(PatternState(), occ, config: Self.seedApart).state
-        #expect(Fixture.memberSets(apart) == [1: [1, 2], 2: [3, 4], 3: [5, 6]])
-        let cfg = GroupingConfig(tauSeed: 0.99, combineLink: 0.4, linkNeighbours: 2, combineResolution: 2)
-        let out = try Fixture.refresh(PatternState(), occ, config: cfg)
-        #expect(Fixture.memberSets(out.state) == [1: [1, 2], 2: [3, 4, 5, 6], 3: []])
-        #expect(out.state.groups[3]!.mergedInto == 2 && out.stats.groupsCombined == 1)
-        #expect(Invariants.check(out.state, occ).isEmpty)
+        #expect(Fixture.memberSets(try Fixture.refresh(PatternState(), occ, config: apart).state) == [1: [1, 2], 2: [3, 4], 3: [5, 6]])
+        return occ
     }
 
     @Test func aCannotLinkAcrossKeepsThemApart() throws {
@@ -130,14 +142,20 @@ import Testing
     }
 
     @Test func aYoungerGroupHoldingAPinIsNotAbsorbed() throws {
-        let occ = Self.twoClosePairs()
-        let apart = try Fixture.refresh(PatternState(), occ, config: Self.seedApart).state
+        try Self.pinnedYoungerIsNotAbsorbed(apart: Self.seedApart, combining: Self.combining)
+    }
+
+    /// The younger of the two close pairs, seeded apart under `apart`, holds a pin: under
+    /// `combining` it keeps its members when a new occurrence makes the engine look again.
+    static func pinnedYoungerIsNotAbsorbed(apart seedApart: GroupingConfig, combining: GroupingConfig) throws {
+        let occ = twoClosePairs()
+        let apart = try Fixture.refresh(PatternState(), occ, config: seedApart).state
         let pin = try PatternEngine.correct(CorrectionRequest(kind: .pin(occurrence: 3, group: 2), createdAt: "t"),
-                                            id: 1, state: apart, occurrences: occ, existing: [], config: Self.combining)
+                                            id: 1, state: apart, occurrences: occ, existing: [], config: combining)
         var more = occ
         more[5] = Fixture.occ(5, record: "e", Fixture.vec(1, 0, 0.22))
         let later = try PatternEngine.refresh(state: pin.outcome.state, occurrences: more, constraints: pin.constraints,
-                                              config: Self.combining).state
+                                              config: combining).state
         #expect(later.groups[2]!.memberIDs.contains(3))
         #expect(later.groups[2]!.mergedInto == nil)
     }

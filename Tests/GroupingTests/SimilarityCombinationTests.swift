@@ -13,24 +13,8 @@ import Testing
     static let combining = bySimilarity(GroupingConfig(tauSeed: 0.99, tauCombine: 0.9))
 
     @Test func groupsThatSupportEachOtherAreCombinedIntoTheOlder() throws {
-        let occ = Self.twoClosePairs()
-        let apart = try Fixture.refresh(PatternState(), occ, config: Self.seedApart).state
-        #expect(Fixture.memberSets(apart) == [1: [1, 2], 2: [3, 4]])
-        let out = try Fixture.refresh(PatternState(), occ, config: Self.combining)
-        #expect(Fixture.memberSets(out.state) == [1: [1, 2, 3, 4], 2: []])
-        #expect(out.state.groups[2]!.mergedInto == 1)
-        #expect(out.state.groups[2]!.state == .dormant && out.state.groups[1]!.state == .active)
-        #expect(out.stats.groupsCombined == 1)
-        #expect(Invariants.check(out.state, occ).isEmpty)
-        // Idempotent, and the emptied id is never used again.
-        let again = try Fixture.refresh(out.state, occ, config: Self.combining)
-        #expect(again.state == out.state && again.changedGroups.isEmpty)
-        var more = occ
-        more[5] = Fixture.occ(5, record: "e", Fixture.vec(0, 1))
-        more[6] = Fixture.occ(6, record: "f", Fixture.vec(0, 1, 0.01))
-        let later = try Fixture.refresh(out.state, more, config: Self.combining).state
-        #expect(later.groups[3].map { Set($0.memberIDs) } == [5, 6])
-        #expect(later.groups[2]!.memberIDs.isEmpty)
+        let out = try CombinationTests.combinedIntoTheOlder(apart: Self.seedApart, combining: Self.combining)
+        #expect(out.state.groups[1]!.members.allSatisfy { $0.source.staysChecked })
     }
 
     /// Three pairs along an arc, A (0°), B (30°) and C (50°): A–B and B–C both qualify at
@@ -38,14 +22,7 @@ import Testing
     /// partner, not taken by A because A's id is lower; (B ∪ C)'s examples then reject A's, and A
     /// stays apart.
     @Test func theClosestPairOfANeighbourhoodCombinesFirst() throws {
-        func pair(_ id: Int64, _ degrees: Float) -> [Occurrence] {
-            let a = degrees * .pi / 180
-            return [Fixture.occ(id, record: "r\(id)", Fixture.vec(cos(a), sin(a), 0.05)),
-                    Fixture.occ(id + 1, record: "r\(id + 1)", Fixture.vec(cos(a), sin(a), -0.05))]
-        }
-        let occ = Fixture.index(pair(1, 0) + pair(3, 30) + pair(5, 50))
-        let apart = try Fixture.refresh(PatternState(), occ, config: Self.seedApart).state
-        #expect(Fixture.memberSets(apart) == [1: [1, 2], 2: [3, 4], 3: [5, 6]])
+        let occ = try CombinationTests.threePairsOnAnArc(apart: Self.seedApart)
         let out = try Fixture.refresh(PatternState(), occ, config: bySimilarity(GroupingConfig(tauRep: 0.85, tauSup: 0.85, tauSeed: 0.99, tauCombine: 0.85)))
         #expect(Fixture.memberSets(out.state) == [1: [1, 2], 2: [3, 4, 5, 6], 3: []])
         #expect(out.state.groups[3]!.mergedInto == 2 && out.stats.groupsCombined == 1)
@@ -110,16 +87,7 @@ import Testing
     }
 
     @Test func aYoungerGroupHoldingAPinIsNotAbsorbed() throws {
-        let occ = Self.twoClosePairs()
-        let apart = try Fixture.refresh(PatternState(), occ, config: Self.seedApart).state
-        let pin = try PatternEngine.correct(CorrectionRequest(kind: .pin(occurrence: 3, group: 2), createdAt: "t"),
-                                            id: 1, state: apart, occurrences: occ, existing: [], config: Self.combining)
-        var more = occ
-        more[5] = Fixture.occ(5, record: "e", Fixture.vec(1, 0, 0.22))
-        let later = try PatternEngine.refresh(state: pin.outcome.state, occurrences: more, constraints: pin.constraints,
-                                              config: Self.combining).state
-        #expect(later.groups[2]!.memberIDs.contains(3))
-        #expect(later.groups[2]!.mergedInto == nil)
+        try CombinationTests.pinnedYoungerIsNotAbsorbed(apart: Self.seedApart, combining: Self.combining)
     }
 
     @Test func twoFarGroupsAreNotCombinedThroughAMiddleOne() throws {
