@@ -84,7 +84,9 @@ extension Workspace {
     /// candidates among its top-K that qualify with it (`share`) and may combine with it; the
     /// highest share, ties lowest id.
     mutating func partner(_ x: Int64, _ scope: Scope, _ cache: inout NeighbourLinks.Cache) -> (id: Int64, score: Int)? {
-        guard state.groups[x]?.state == .active, let rx = ranking(x, scope, &cache) else { return nil }
+        // (A group above `linkRows` members has none: no need to rank its candidates.)
+        guard state.groups[x]?.state == .active, state.groups[x]!.members.count <= config.linkRows,
+              let rx = ranking(x, scope, &cache) else { return nil }
         var best: (id: Int64, score: Int)?
         for b in rx.top.sorted() where state.groups[b]?.state == .active {
             guard let q = share(x, b, scope, &cache), best == nil || q > best!.score, mayCombine(min(x, b), max(x, b)) else { continue }
