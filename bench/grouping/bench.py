@@ -8,6 +8,7 @@ Usage (see README.md; run.sh sets up the venv and the build):
     bench.py speed [--sizes 20000,100000] [--hdbscan-speed]
     bench.py all
     bench.py ceiling            best AMI any fixed setting of linkage / HDBSCAN / Kindred reaches
+    bench.py journal-ceiling    most journal situations any method, tuned on the journal, keeps whole
     bench.py calibrate [--grid JSON]
 """
 import argparse
@@ -834,6 +835,113 @@ def graph():
     return "\n".join(parts)
 
 
+# ---------------------------------------------------------------- journal ceiling
+
+def journal_owners(truth, situations, lab):
+    """For each situation of the key, the group holding more than half of its entries (None when
+    no group does), and how many situations each such group holds that way."""
+    lab, truth = np.asarray(lab), np.asarray(truth)
+    owner = []
+    for k in range(situations):
+        g = lab[truth == k]
+        n = len(g)
+        g = g[g >= 0]
+        vals, counts = np.unique(g, return_counts=True) if len(g) else ([], [])
+        i = int(np.argmax(counts)) if len(g) else -1
+        owner.append(int(vals[i]) if i >= 0 and 2 * counts[i] > n else None)
+    held = {}
+    for o in owner:
+        if o is not None:
+            held[o] = held.get(o, 0) + 1
+    return owner, held
+
+
+def whole_counts(truth, situations, lab):
+    """(situations whole: one group holds more than half of the entries; of those, the ones whose
+    group is whole for no other situation: one situation, one group)."""
+    owner, held = journal_owners(truth, situations, lab)
+    return sum(o is not None for o in owner), sum(o is not None and held[o] == 1 for o in owner)
+
+
+JOURNAL_KINDRED_SEEDS = [0.56, 0.60, 0.64, 0.68, 0.72]
+
+
+def journal_ceiling():
+    """How many of the journal's recurring situations any method puts whole into a group of its
+    own, on the vectors Kindred groups (MiniLM, whole entry). Each method's setting is chosen on
+    the journal itself (its best count of situations whole in a group of their own), so every row
+    but Kindred's defaults is an upper bound no calibrated method can exceed; and, per situation,
+    how much of its neighbourhood is its own."""
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import pdist
+    from sklearn.cluster import KMeans, SpectralClustering
+    x, truth, _, situations = journal_situations()
+    x = np.asarray(x, dtype=np.float32)
+    key = json.loads((ROOT / "datasets" / "journal" / "situations.json").read_text())["situations"]
+
+    def row(label, candidates):
+        """The candidate (setting, labels) with the most situations in a group of their own (then
+        the most whole, then the first), with its counts, AMI and groups."""
+        scored = [(whole_counts(truth, situations, lab), i, s, lab) for i, (s, lab) in enumerate(candidates)]
+        (whole, own), _, setting, lab = max(scored, key=lambda t: (t[0][1], t[0][0], -t[1]))
+        m = metrics(truth, list(lab))
+        say(f"{label}: {own} own, {whole} whole at {setting}")
+        return f"| {label} | {setting} | {len(candidates)} | {own} of {situations} | {whole} of {situations} | {m['AMI']:.3f} | {m['groups']} | {m['coverage']:.0%} |", lab
+
+    rows = []
+    kindred_default = kindred_cluster(x)["final"]
+    rows.append(row("Kindred, defaults (calibrated on BANKING77 train + HWU64 test)", [("defaults", kindred_default)])[0])
+    rows.append(row("Kindred, τ_seed swept", [(f"τ_seed {t}", kindred_cluster(x, extra=["--tau-seed", str(t)])["final"])
+                                              for t in JOURNAL_KINDRED_SEEDS])[0])
+    rows.append(row("k-means (k, random state)", [(f"k {k}, state {r}", KMeans(k, n_init=1, random_state=r).fit_predict(x))
+                                                 for k in range(18, 61, 3) for r in range(5)])[0])
+    d = pdist(x.astype(np.float64), "cosine")
+    for method in ("average", "complete", "single"):
+        tree = linkage(d, method=method)
+        rows.append(row(f"{method} linkage (cosine distance)", [(f"t {t:.3f}", fcluster(tree, t, criterion="distance"))
+                                                               for t in THRESHOLDS])[0])
+    tree = linkage(x.astype(np.float64), method="ward")
+    rows.append(row("Ward linkage (groups)", [(f"{k} groups", fcluster(tree, k, criterion="maxclust")) for k in range(18, 61, 3)])[0])
+    spectral_row, spectral = row("spectral, k-NN graph (neighbours, k, random state)",
+                                 [(f"{nn} neighbours, k {k}, state {r}",
+                                   SpectralClustering(k, affinity="nearest_neighbors", n_neighbors=nn, random_state=r).fit_predict(x))
+                                  for nn in (5, 10, 15) for k in range(18, 43, 3) for r in range(3)])
+    rows.append(spectral_row)
+    out = [f"### Journal ceiling — {len(x)} entries, {situations} recurring situations, MiniLM vectors of the whole entry\n",
+           "Each method's setting chosen on the journal itself (most situations whole in a group of their own), "
+           "so every row but the first is an upper bound, not a result a calibrated method would get.\n",
+           "| method | best setting | settings tried | situations whole in a group of their own | situations whole (a group holds > half) | AMI | groups | coverage |",
+           "|---|---|---:|---:|---:|---:|---:|---:|"] + rows
+
+    sims = x @ x.T
+    np.fill_diagonal(sims, -np.inf)
+    near = np.argsort(-sims, axis=1)[:, :5]
+    truth_a = np.asarray(truth)
+    own_default, held_default = journal_owners(truth, situations, kindred_default)
+    own_spectral, held_spectral = journal_owners(truth, situations, spectral)
+    per = ["", "#### Per situation\n",
+           "Share of its entries' 5 nearest entries (of all 336) in the situation; its entries whose nearest entry outside "
+           "the situation is closer than their average entry of it, and whose nearest entry of all is outside it; where "
+           "Kindred's defaults and the best spectral setting above put it (own: whole in a group of its own; shared: whole "
+           "in a group another situation is also whole in; split: no group holds more than half).\n",
+           "| situation | entries | 5-NN in situation | mean pair similarity | an outsider closer than the average sibling | nearest entry an outsider | Kindred, defaults | spectral, best |",
+           "|---|---:|---:|---:|---:|---:|---|---|"]
+    where = lambda o, held, k: "split" if o[k] is None else ("own" if held[o[k]] == 1 else "shared")
+    totals = [0, 0, 0]
+    for k, sit in enumerate(key):
+        ids = np.where(truth_a == k)[0]
+        inner = sims[np.ix_(ids, ids)]
+        sibling = np.array([r[np.isfinite(r)].mean() for r in inner])
+        outsider = sims[np.ix_(ids, np.where(truth_a != k)[0])].max(axis=1)
+        closer, nearest = int((outsider > sibling).sum()), int((outsider > inner.max(axis=1)).sum())
+        totals = [totals[0] + len(ids), totals[1] + closer, totals[2] + nearest]
+        share = np.mean(truth_a[near[ids]] == k)
+        per.append(f"| {sit['id']} | {len(ids)} | {share:.0%} | {sibling.mean():.2f} | {closer} | {nearest} | "
+                   f"{where(own_default, held_default, k)} | {where(own_spectral, held_spectral, k)} |")
+    per.append(f"| all | {totals[0]} | | | {totals[1]} | {totals[2]} | | |")
+    return "\n".join(out + per) + "\n"
+
+
 # ---------------------------------------------------------------- speed
 
 def kindred_speed(vectors_path, n, categories_path=None, places=50):
@@ -914,7 +1022,7 @@ def machine():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["prepare", "quality", "journal", "passages", "speed", "all", "calibrate", "ceiling", "graph"])
+    ap.add_argument("what", choices=["prepare", "quality", "journal", "passages", "speed", "all", "calibrate", "ceiling", "graph", "journal-ceiling"])
     ap.add_argument("--grid", default="", help="calibrate: JSON list of [name, [kindred args…]]")
     ap.add_argument("--sizes", default="20000,100000")
     ap.add_argument("--hdbscan-speed", action="store_true")
@@ -946,6 +1054,9 @@ def main():
     if a.what == "graph":
         parts.append("## A nearest-neighbour graph\n")
         parts.append(graph())
+    if a.what == "journal-ceiling":
+        parts.append("## What the journal's vectors allow\n")
+        parts.append(journal_ceiling())
     if a.what in ("speed", "all"):
         parts.append("## Speed\n")
         total, rows = speed([int(s) for s in a.sizes.split(",") if s], a.hdbscan_speed, a.single_limit)
