@@ -9,6 +9,12 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     public var tauSup: Float
     /// Minimum pairwise similarity inside a seed clique.
     public var tauSeed: Float
+    /// A clique of at least `looseSeedRecords` records whose every pair is at least this similar
+    /// also seeds a group: tried once nothing else changes, from the occurrences that came to the
+    /// run fresh and are still pending (`Seeding.swift`). Like τ_seed, it does not follow the
+    /// background. `looseSeedRecords` 0 or this above 1: never.
+    public var tauLooseSeed: Float
+    public var looseSeedRecords: Int
     /// Margin by which the best group must beat the runner-up; otherwise the occurrence stays pending.
     public var delta: Float
     /// Two active groups of one category are combined when their members are this much each
@@ -72,7 +78,7 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     public var backgroundMinimum: Int
 
     public init(
-        tauRep: Float = 0.40, tauSup: Float = 0.40, tauSeed: Float = 0.68, delta: Float = 0.0,
+        tauRep: Float = 0.40, tauSup: Float = 0.40, tauSeed: Float = 0.68, tauLooseSeed: Float = 0.40, looseSeedRecords: Int = 3, delta: Float = 0.0,
         tauStay: Float = 0.30, combineLink: Float = 0.20, linkNeighbours: Int = 10, combineResolution: Float = 16,
         linkRows: Int = 256, linkPool: Int = 64, linkScopeLimit: Int = 5000, tauCombine: Float = 0.50, candidateK: Int = 10, exemplars: Int = 3, scoreScale: Int = 10_000,
         recurringThreshold: Int = 3, relatedThreshold: Int = 2, minComparisonDenominator: Int = 5,
@@ -83,6 +89,8 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         self.tauRep = tauRep
         self.tauSup = tauSup
         self.tauSeed = tauSeed
+        self.tauLooseSeed = tauLooseSeed
+        self.looseSeedRecords = looseSeedRecords
         self.delta = delta
         self.tauStay = tauStay
         self.combineLink = combineLink
@@ -112,7 +120,7 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     /// (b₀), and above it, they are as configured; further below (b), τ_rep, τ_sup, τ_combine and
     /// τ_stay keep their place between the background and 1: τ' = b + (τ − b₀)(1 − b)/(1 − b₀), the
     /// first three never below the configured τ_stay (below it an occurrence could
-    /// join a pair it is orthogonal to one member of). τ_seed is not changed.
+    /// join a pair it is orthogonal to one member of). τ_seed and τ_looseSeed are not changed.
     public func adapted(toBackground level: Int?) -> GroupingConfig {
         guard let b0 = calibratedBackground, let level, b0 < 1 else { return self }
         let hundredths = { (x: Float) in Int((Double(x) * 100).rounded()) }

@@ -87,11 +87,13 @@ extension Workspace {
     }
 
     /// Assignment and seeding passes; when one changes nothing (or in the last pass), a combination
-    /// sweep; until a pass changes nothing at all (or `maxPasses`). Groups are combined once they
+    /// sweep, and when that changes nothing either, loose seeds from the occurrences that were fresh
+    /// when the run began; until a pass changes nothing at all (or `maxPasses`). Groups are combined once they
     /// have taken what assignment gives them, not while they are small seeds. A sweep looks at the
     /// groups changed since the previous sweep began (in this run).
     private mutating func passes(_ scope: Scope, isCancelled: () -> Bool) throws {
         var combineSince = state.groupsVersion
+        let arrived = freshPending(scope)
         let passes = max(1, config.maxPasses)
         for pass in 0..<passes {
             let lastChange = scopeGroups(scope).lastChange
@@ -108,6 +110,12 @@ extension Workspace {
             if isCancelled() { throw GroupingError.cancelled }
             changed = combine(scope, since: combineSince) || changed
             combineSince = sweep
+            if !changed && config.looseSeedRecords > 0 && config.tauLooseSeed <= 1 {
+                // Nothing else changes: the occurrences fresh at the start that are still pending
+                // try loose cliques (`seed(loose:)`).
+                let late = arrived.filter { state.pending[$0] != nil }
+                if !late.isEmpty { changed = try seed(late, in: scope, loose: true, isCancelled: isCancelled) }
+            }
             if !changed { return }
         }
         // Still changing after the last pass: evaluated marks may be older than the last change.

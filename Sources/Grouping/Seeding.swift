@@ -7,13 +7,21 @@ extension Workspace {
     /// `scope`: neighbours with similarity ≥ τ_seed in order (−similarity, id), each added only if
     /// it is ≥ τ_seed to every clique member, from a record not yet in the clique, and not
     /// cannot-linked to any of them. A clique spanning ≥ 2 records becomes a new group.
-    mutating func seed(_ fresh: [Int64], in scope: Scope, isCancelled: () -> Bool) throws -> Bool {
+    ///
+    /// `loose`: the same with τ_looseSeed for τ_seed, and a clique needs `looseSeedRecords` records
+    /// (three records whose every pair reaches the calibrated join thresholds: each member would
+    /// join a group of the other two). An occurrence that seeds nothing this way keeps its mark as
+    /// it is (assignment has evaluated it).
+    mutating func seed(_ fresh: [Int64], in scope: Scope, loose: Bool = false, isCancelled: () -> Bool) throws -> Bool {
+        let tau = loose ? config.tauLooseSeed : config.tauSeed
+        let minRecords = loose ? max(2, config.looseSeedRecords) : 2
         let pool = scopePending(scope)
         // An occurrence that seeds nothing counts as evaluated when assignment last looked at it
         // (its certificate), not after this call: groups seeded later in this call have not been
         // offered to it yet, so the next pass offers them.
         let before = state.groupsVersion
         func evaluated(_ id: Int64) {
+            if loose { return }
             state.pending[id]!.evaluatedAt = min(before, state.pending[id]!.certificate?.at ?? before)
             pendingChanged.insert(id)
         }
@@ -21,7 +29,7 @@ extension Workspace {
             for id in fresh where state.pending[id] != nil { evaluated(id) }
             return false
         }
-        let qSeed = config.quantise(config.tauSeed)
+        let qSeed = config.quantise(tau)
         // A few fresh occurrences (a placement) are compared with the pool vector by vector; more
         // are worth gathering the pool into one matrix for GEMM (rows taken by new groups dropped
         // as the pass goes on).
@@ -31,7 +39,7 @@ extension Workspace {
         var taken = Set<Int64>()
         var poolVectors: [[Float]] = []
         // Cheap float pre-filter; the quantised comparison below decides.
-        let prefilter = config.tauSeed - 1 / Float(config.scoreScale)
+        let prefilter = tau - 1 / Float(config.scoreScale)
         var changed = false
         var start = 0
         var x: [Float] = []
@@ -115,14 +123,14 @@ extension Workspace {
                     clique.append(y)
                     records.insert(y.recordID)
                 }
-                guard records.count >= 2 else {
+                guard records.count >= minRecords else {
                     evaluated(oid)
                     continue
                 }
                 var suggested: String?
                 if judge != nil {
                     (clique, suggested) = judgeSeed(clique)
-                    guard Set(clique.map(\.recordID)).count >= 2 else {
+                    guard Set(clique.map(\.recordID)).count >= minRecords else {
                         evaluated(oid)
                         continue
                     }

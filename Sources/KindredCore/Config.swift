@@ -44,6 +44,8 @@ public struct Config: Sendable, Equatable {
         ("patterns.tauRep", 0.40, "Minimum similarity of an occurrence to a group's representative (medoid)."),
         ("patterns.tauSup", 0.40, "Minimum mean similarity of an occurrence to a group's supporting examples."),
         ("patterns.tauSeed", 0.68, "Minimum pairwise similarity inside the clique that seeds a new group."),
+        ("patterns.tauLooseSeed", 0.40, "Once nothing else changes, new occurrences still waiting may seed a group from a clique of at least looseSeedRecords records whose every pair is this similar; above 1 never."),
+        ("patterns.looseSeedRecords", 3, "Records a loose seed (tauLooseSeed) needs; 0 means no loose seeds."),
         ("patterns.delta", 0.0, "Margin by which the best group must beat the runner-up; otherwise the occurrence waits."),
         ("patterns.tauStay", 0.30, "Automatic members less similar than this to a new medoid leave the group (after a deletion, an edit or a correction); an occurrence whose joining would leave a member below it waits instead."),
         ("patterns.combineLink", 0.20, "Two groups of a category are combined when the smaller one's members have their nearest neighbours in the other: of their linkNeighbours nearest (among its own members and its candidate groups' members nearest it), at least this share are in the other group (the older id survives); above 1 never."),

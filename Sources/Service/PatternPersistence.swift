@@ -44,6 +44,8 @@ extension PatternConfig {
         g.tauRep = Float(config.double("patterns.tauRep"))
         g.tauSup = Float(config.double("patterns.tauSup"))
         g.tauSeed = Float(config.double("patterns.tauSeed"))
+        g.tauLooseSeed = Float(config.double("patterns.tauLooseSeed"))
+        g.looseSeedRecords = config.int("patterns.looseSeedRecords")
         g.delta = Float(config.double("patterns.delta"))
         g.tauStay = Float(config.double("patterns.tauStay"))
         g.combineLink = Float(config.double("patterns.combineLink"))

@@ -39,7 +39,7 @@ enum GroupingCommand {
           thresholds fixed in every category).
         """
 
-    static let thresholdOptions: Set<String> = ["tau-rep", "tau-sup", "tau-seed", "delta", "tau-stay", "combine-link", "link-neighbours", "combine-resolution", "link-scope-limit", "tau-combine", "candidate-k", "calibrated-background"]
+    static let thresholdOptions: Set<String> = ["tau-rep", "tau-sup", "tau-seed", "tau-loose-seed", "loose-seed-records", "delta", "tau-stay", "combine-link", "link-neighbours", "combine-resolution", "link-scope-limit", "tau-combine", "candidate-k", "calibrated-background"]
 
     static func run(_ argv: [String]) throws -> Int32 {
         guard let mode = argv.first, !mode.hasPrefix("--") else { Output.out(help); return argv.isEmpty ? ExitCode.usage : ExitCode.ok }
@@ -111,6 +111,8 @@ enum GroupingCommand {
         if let x = try f("tau-rep") { c.tauRep = x }
         if let x = try f("tau-sup") { c.tauSup = x }
         if let x = try f("tau-seed") { c.tauSeed = x }
+        if let x = try f("tau-loose-seed") { c.tauLooseSeed = x }
+        if let k = try args.int("loose-seed-records") { c.looseSeedRecords = k }
         if let x = try f("delta") { c.delta = x }
         if let x = try f("tau-stay") { c.tauStay = x }
         if let x = try f("combine-link") { c.combineLink = x }

@@ -26,6 +26,9 @@ import Testing
         ("combining often", GroupingConfig(tauSeed: 0.6, combineLink: 0, linkNeighbours: 3, combineResolution: 0, blockSize: 2)),
         // Every category above the limit: groups combined by similarity.
         ("combining by similarity", GroupingConfig(linkScopeLimit: 0, tauCombine: 0.4)),
+        // No pair is close enough to seed (τ_seed above 1): every group is a loose seed of three
+        // records or more, and what joins it.
+        ("loose seeds only", GroupingConfig(tauSeed: 1.01, tauLooseSeed: 0.5, looseSeedRecords: 3)),
     ]
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
@@ -34,6 +37,7 @@ import Testing
             var h = History(seed: seed, config: config)
             try h.run(steps: 30, context: "seed \(seed), \(name)")
             if config.combineLink == 0 { #expect(h.combined > 0, "seed \(seed), \(name): the history combined no groups") }
+            if config.tauSeed > 1 { #expect(h.created > 0, "seed \(seed), \(name): the history seeded no groups") }
         }
     }
 }
@@ -51,8 +55,9 @@ struct History {
     /// The occurrence ids the real engine's last call was given, and how many refreshes ran.
     var lastIDs = Set<Int64>()
     var refreshes = 0
-    /// Groups the real engine combined over the history.
+    /// Groups the real engine combined over the history, and created in refreshes (not splits).
     var combined = 0
+    var created = 0
     var ref: ReferenceEngine
     var nextID: Int64 = 1
     var nextRecord = 0
@@ -102,7 +107,9 @@ struct History {
     mutating func refresh(_ context: String) throws {
         let c = constraints
         let changes = changes()
-        keep(try PatternEngine.refresh(state: real, occurrences: occ, changes: changes, constraints: c, config: config), context)
+        let outcome = try PatternEngine.refresh(state: real, occurrences: occ, changes: changes, constraints: c, config: config)
+        created += outcome.stats.groupsCreated
+        keep(outcome, context)
         ref.refresh(occ, c)
         try compare(context + " (refresh)")
     }

@@ -149,13 +149,15 @@ struct ReferenceEngine {
     func pendingIn(_ scope: Scope) -> [Int64] { pending.keys.filter { occurrences[$0]!.scope == scope }.sorted() }
 
     /// Assignment and seeding, until a pass changes nothing (at most `maxPasses`); then (or in the
-    /// last pass) a combination sweep, and again until a pass changes nothing at all. Occurrences
-    /// evicted during a pass wait for the next one; combination looks at the groups changed since
-    /// the previous sweep began.
+    /// last pass) a combination sweep, and when that changes nothing either, loose seeds from the
+    /// occurrences that were fresh when the run began and are still pending; again until a pass
+    /// changes nothing at all. Occurrences evicted during a pass wait for the next one; combination
+    /// looks at the groups changed since the previous sweep began.
     mutating func run(_ scope: Scope) {
         config = base.adapted(toBackground: background(scope))
         defer { config = base }
         var since = version
+        let arrived = pendingIn(scope).filter { pending[$0]!.evaluatedAt == nil }
         let passes = max(1, config.maxPasses)
         for pass in 0..<passes {
             recentlyEvicted = []
@@ -168,6 +170,10 @@ struct ReferenceEngine {
             let sweep = version
             changed = combine(scope, since: since) || changed
             since = sweep
+            if !changed && config.looseSeedRecords > 0 && config.tauLooseSeed <= 1 {
+                let late = arrived.filter { pending[$0] != nil }
+                if !late.isEmpty { changed = seed(late, scope, loose: true) }
+            }
             if !changed { return }
         }
     }
@@ -429,10 +435,12 @@ struct ReferenceEngine {
 
     /// From each fresh occurrence in order, a clique over the scope's pending pool: neighbours
     /// ≥ τ_seed in order (−similarity, id), each ≥ τ_seed to every member, from a new record, not
-    /// cannot-linked. Two or more records make a group with the next id.
-    mutating func seed(_ fresh: [Int64], _ scope: Scope) -> Bool {
+    /// cannot-linked. Two or more records make a group with the next id. Loose: τ_looseSeed for
+    /// τ_seed, `looseSeedRecords` records needed, and the marks of those that seed nothing stay.
+    mutating func seed(_ fresh: [Int64], _ scope: Scope, loose: Bool = false) -> Bool {
         let pool = pendingIn(scope), before = version
-        func evaluated(_ o: Int64) { pending[o]!.evaluatedAt = min(before, pending[o]!.lookedAt ?? before) }
+        let tau = q(loose ? config.tauLooseSeed : config.tauSeed), least = loose ? max(2, config.looseSeedRecords) : 2
+        func evaluated(_ o: Int64) { if !loose { pending[o]!.evaluatedAt = min(before, pending[o]!.lookedAt ?? before) } }
         guard pool.count >= 2 else {
             for o in fresh where pending[o] != nil { evaluated(o) }
             return false
@@ -443,16 +451,16 @@ struct ReferenceEngine {
             var neighbours: [(id: Int64, q: Int)] = []
             for p in pool where p != o && !taken.contains(p) && record(p) != x.recordID {
                 let s = q(Vectors.dot(x.vector, occurrences[p]!.vector))
-                if s >= q(config.tauSeed) { neighbours.append((p, s)) }
+                if s >= tau { neighbours.append((p, s)) }
             }
             neighbours.sort { $0.q != $1.q ? $0.q > $1.q : $0.id < $1.id }
             var clique = [o], records: Set<String> = [x.recordID]
             for (p, _) in neighbours where !records.contains(record(p)) && !constraints.conflicts(record(p), records)
-                && clique.allSatisfy({ q(Vectors.dot(occurrences[$0]!.vector, occurrences[p]!.vector)) >= q(config.tauSeed) }) {
+                && clique.allSatisfy({ q(Vectors.dot(occurrences[$0]!.vector, occurrences[p]!.vector)) >= tau }) {
                 clique.append(p)
                 records.insert(record(p))
             }
-            guard records.count >= 2 else { evaluated(o); continue }
+            guard records.count >= least else { evaluated(o); continue }
             taken.formUnion(clique)
             let g = newGroup(scope)
             for m in clique.sorted() {

@@ -36,10 +36,10 @@ DIM = 384
 SPEED_SETS = ["banking", "clinc", "hwu", "stackoverflow", "TREC", "mcid", "X-Topic", "DBPedia", "Yahoo"]
 LOG = []
 # Kindred configurations: the shipped defaults (calibrated on `calibration_sets()`, see README.md),
-# and the same thresholds fixed in every category (the engine before they followed the background).
+# and the same without loose seeds (the engine before them), side by side in one run.
 KINDRED_CONFIGS = [
-    ("Kindred, defaults (τ_rep=τ_sup=0.40, τ_seed=0.68, δ=0, τ_stay=0.30 at background 0.22; combined at link share 0.20, γ=16)", []),
-    ("Kindred, fixed thresholds (previous defaults)", ["--calibrated-background", "2"]),
+    ("Kindred, defaults (τ_rep=τ_sup=0.40, τ_seed=0.68, δ=0, τ_stay=0.30 at background 0.22; combined at link share 0.20, γ=16; loose seeds of 3 records at 0.40)", []),
+    ("Kindred, no loose seeds (the engine before them)", ["--loose-seed-records", "0"]),
 ]
 
 
@@ -450,8 +450,10 @@ def journal_passages(sizes=(1000, 400, 200, 0), kindred_args=()):
 
 # The grid the shipped τ_seed, link share and resolution were chosen from (highest mean AMI over the
 # calibration sets): τ_seed × combineLink × combineResolution.
-CALIBRATION_GRID = [[f"τ_seed {t}, link share {c}, γ {g}", ["--tau-seed", str(t), "--combine-link", str(c), "--combine-resolution", str(g)]]
-                    for t in (0.60, 0.64, 0.68) for c in (0.2, 0.3) for g in (8, 16, 32)]
+CALIBRATION_GRID = ([[f"τ_seed {t}, link share {c}, γ {g}", ["--tau-seed", str(t), "--combine-link", str(c), "--combine-resolution", str(g)]]
+                     for t in (0.60, 0.64, 0.68) for c in (0.2, 0.3) for g in (8, 16, 32)]
+                    + [[f"loose seeds: {r} records at {t}", ["--loose-seed-records", str(r), "--tau-loose-seed", str(t)]]
+                       for r in (0, 3, 4, 5) for t in ((0.40,) if r == 0 else (0.40, 0.45, 0.50, 0.55, 0.60))])
 
 
 def calibrate(grid_json):
