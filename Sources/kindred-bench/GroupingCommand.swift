@@ -34,7 +34,7 @@ enum GroupingCommand {
           timing placements again without a rebuild (same rows, thresholds and engine version).
           --synthetic: clustered random rows in K categories (default 10) with C situations each
           (default N / 250); K = 1 is the service bench's one category of N.
-        THRESHOLDS: --tau-rep --tau-sup --tau-seed --delta --tau-stay --combine-link --link-neighbours --combine-resolution --link-scope-limit --tau-combine --candidate-k
+        THRESHOLDS: --tau-rep --tau-sup --tau-seed --tau-loose-seed --loose-seed-records --delta --tau-stay --combine-link --link-neighbours --combine-resolution --link-scope-limit --tau-combine --candidate-k
           --calibrated-background (defaults of GroupingConfig; --combine-link (and --tau-combine above --link-scope-limit) above 1 turns combining groups off; --calibrated-background above 1 keeps the
           thresholds fixed in every category).
         """
