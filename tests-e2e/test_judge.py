@@ -37,7 +37,11 @@ def judge_server(spawn, db=None, timeout_ms=None, capability=True):
 def judged_call(s, method, params, answer, timeout=300):
     """Sends `method` and answers every `patterns/judge` request with `answer(params)` (None: no
     answer at all) until the response arrives. Returns (response, questions asked)."""
-    rid = s.request_async(method, params)
+    return answered_until(s, s.request_async(method, params), answer, timeout)
+
+
+def answered_until(s, rid, answer, timeout=300):
+    """Answers every `patterns/judge` request with `answer(params)` until the response to `rid`."""
     questions = []
     deadline = time.monotonic() + timeout
     while True:
@@ -215,6 +219,33 @@ def test_a_client_that_does_not_answer_leaves_occurrences_pending_and_the_server
     s.send({"jsonrpc": "2.0", "id": ask["id"], "result": yes(ask["params"])})
     r, questions = judged_call(s, "patterns/refresh", {"owner": "me"}, yes)
     assert questions and r["result"]["groupsCreated"] == 1 and r["result"]["waitingForJudge"] == 0
+
+
+def test_a_slow_judge_stalls_no_write_and_a_record_edited_meanwhile_is_asked_again(spawn):
+    """The judge is asked outside the writer: while a question is out, writes are answered at once.
+    A record edited while its question was out is not grouped on the old answer: it waits, and the
+    next refresh asks about its new revision."""
+    s = judge_server(spawn, timeout_ms=60000)
+    small_journal(s)
+    rid = s.request_async("patterns/refresh", {"owner": "me"})
+    ask = s.wait_for(lambda m: m.get("method") == "patterns/judge" and "id" in m)
+    other = s.result("records/upsert", {"owner": "me", "records": [
+        {"id": "lunch", "revision": 1, "text": "an unrelated note about lunch", "vector": vec(99)}]}, timeout=10)
+    assert other["results"][0]["status"] == "created"
+    edited = s.result("records/upsert", {"owner": "me", "records": [
+        {"id": "t2", "revision": 2, "text": "the teacher in the corridor, later", "vector": near(vec(7), 22)}]}, timeout=10)
+    assert edited["results"][0]["status"] == "updated"
+    assert s.result("records/get", {"owner": "me", "id": "t2"})["record"]["revision"] == 2
+    assert not any(m.get("id") == rid for m in s.pending), "the refresh was answered before the judge"
+    s.send({"jsonrpc": "2.0", "id": ask["id"], "result": yes(ask["params"])})
+    r, _ = answered_until(s, rid, yes)
+    res = r["result"]
+    assert "judgeProblem" not in res and res["waitingForJudge"] >= 1, res.get("judgeProblem")
+    assert group_of(s, "me", "t2") is None
+    r, questions = judged_call(s, "patterns/refresh", {"owner": "me"}, yes)
+    about_t2 = [q for q in questions if "t2" in (q["occurrence"]["recordId"], q["group"]["representative"]["recordId"])]
+    assert about_t2 and r["result"]["waitingForJudge"] == 0
+    assert group_of(s, "me", "t2")[1] == {"t1", "t2", "t3"}
 
 
 def test_bad_judge_answers_are_named_and_leave_occurrences_waiting(spawn):

@@ -142,6 +142,22 @@ def test_lifecycle(spawn, framing):
     assert srv.proc.wait(timeout=30) == 0
 
 
+@pytest.mark.parametrize("params", ["null", '"x"', "5", "[1]", "[]"])
+def test_lifecycle_decides_before_params(spawn, params):
+    """Malformed params before initialize are -32002, after shutdown -32600: the state decides first."""
+    srv = spawn("ndjson")
+    srv.send_raw(b'{"jsonrpc":"2.0","id":"early","method":"index/status","params":%s}\n' % params.encode())
+    assert srv.response("early")["error"]["code"] == NOT_INITIALIZED
+    srv.initialize()
+    srv.send_raw(b'{"jsonrpc":"2.0","id":"bad","method":"index/status","params":%s}\n' % params.encode())
+    assert srv.response("bad")["error"]["code"] == INVALID_PARAMS
+    assert srv.result("shutdown") is None
+    srv.send_raw(b'{"jsonrpc":"2.0","id":"late","method":"records/upsert","params":%s}\n' % params.encode())
+    assert srv.response("late")["error"]["code"] == INVALID_REQUEST
+    srv.notify("exit")
+    assert srv.proc.wait(timeout=30) == 0
+
+
 def test_exit_without_shutdown_is_code_1(server):
     server.notify("exit")
     assert server.proc.wait(timeout=30) == 1
@@ -429,6 +445,72 @@ def test_lsp_stream_resynchronises_after_every_kind_of_bad_header(spawn):
         srv.send_raw(b"cOnTeNt-LeNgTh: %d\r\n\r\n" % len(body) + body)
         assert srv.response(100 + i)["result"]["records"] == 0
     assert_quiet(srv)  # one error per bad frame, nothing more
+    assert srv.shutdown_and_exit() == 0
+
+
+def _status_frame(id):
+    body = json.dumps({"jsonrpc": "2.0", "id": id, "method": "index/status", "params": {}}).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_lsp_recovers_when_the_next_header_follows_a_body_on_the_same_line(spawn):
+    """Real LSP bodies end without a newline: after a bad header, the next `Content-Length:` is found
+    where it starts, not only at a line start."""
+    srv = spawn("lsp")
+    srv.initialize()
+    srv.send_raw(b'Content-Length: abc\r\n\r\n{"x":1}' + b"".join(_status_frame(i) for i in (11, 12, 13)))
+    m = srv.next_message()
+    assert m["id"] is None and m["error"]["code"] == PARSE_ERROR and "abc" in m["error"]["message"], m
+    for i in (11, 12, 13):
+        assert srv.response(i)["result"]["records"] == 0
+    assert_quiet(srv)
+    assert srv.shutdown_and_exit() == 0
+
+
+@pytest.mark.parametrize("newline", [b"", b"\r\n", b"\n"])
+def test_lsp_bad_header_then_frames_with_and_without_trailing_newlines(spawn, newline):
+    srv = spawn("lsp")
+    srv.initialize()
+    for k, bad in enumerate(LSP_BAD_HEADERS):
+        srv.send_raw(bad + newline + _status_frame(200 + k) + newline + _status_frame(300 + k))
+        m = srv.next_message()
+        assert m["id"] is None and m["error"]["code"] == PARSE_ERROR, (bad[:60], m)
+        assert srv.response(200 + k)["result"]["records"] == 0
+        assert srv.response(300 + k)["result"]["records"] == 0
+    assert_quiet(srv)
+    assert srv.shutdown_and_exit() == 0
+
+
+def test_lsp_resync_header_split_across_writes(spawn):
+    """The `Content-Length:` that ends a resync arrives a few bytes at a time."""
+    srv = spawn("lsp")
+    srv.initialize()
+    stream = b"Content-Length: nope\r\n\r\n{}garbage" + _status_frame(21) + _status_frame(22)
+    for cut in range(0, len(stream), 3):
+        srv.send_raw(stream[cut:cut + 3])
+        time.sleep(0.002)
+    m = srv.next_message()
+    assert m["id"] is None and m["error"]["code"] == PARSE_ERROR, m
+    assert srv.response(21)["result"]["records"] == 0 and srv.response(22)["result"]["records"] == 0
+    assert_quiet(srv)
+    assert srv.shutdown_and_exit() == 0
+
+
+def test_lsp_garbage_of_every_length_costs_one_error(spawn):
+    """Bad header, then 0…300 bytes of garbage (with and without newlines), then a valid frame."""
+    import random
+
+    rng = random.Random(35)
+    srv = spawn("lsp")
+    srv.initialize()
+    for n in list(range(0, 40)) + [64, 127, 128, 255, 300, 4096, 9000]:
+        garbage = bytes(rng.choice(b"abcdefghij:{}[] \r\n\x00\xff-") for _ in range(n))
+        assert b"content-length:" not in garbage.lower()
+        srv.send_raw(b"Content-Length: x\r\n\r\n" + garbage + _status_frame(1000 + n))
+        m = srv.next_message()
+        assert m["id"] is None and m["error"]["code"] == PARSE_ERROR, (n, m)
+        assert srv.response(1000 + n)["result"]["records"] == 0, n
+    assert_quiet(srv)
     assert srv.shutdown_and_exit() == 0
 
 

@@ -11,8 +11,8 @@ public enum Frame: Equatable, Sendable {
     case message([UInt8])
     /// A message longer than the limit was skipped; the stream is back in step.
     case tooLarge(size: Int)
-    /// Headers that could not be understood; the decoder skips to the next line that starts with
-    /// `Content-Length:`.
+    /// Headers that could not be understood; the decoder skips to the next `Content-Length:`, wherever
+    /// it starts.
     case badHeader(String)
 }
 
@@ -28,9 +28,8 @@ public struct FrameDecoder {
     private var discardingLine = false
     /// Where the newline search resumes (bytes before it hold no newline), so a long line is scanned once.
     private var scanned = 0
-    /// LSP: after a bad header block, skipping to the next `Content-Length:` line.
+    /// LSP: after a bad header block, skipping to the next `Content-Length:`.
     private var resyncing = false
-    private var resyncAtLineStart = true
 
     public init(framing: Framing? = nil, maxMessageBytes: Int) {
         self.framing = framing
@@ -102,7 +101,7 @@ public struct FrameDecoder {
     public static let maxHeaderBytes = 8192
 
     private mutating func nextLSP() -> Frame? {
-        if resyncing && !skipToContentLengthLine() { return nil }
+        if resyncing && !skipToContentLength() { return nil }
         // Skip stray blank lines between messages.
         while start < buffer.count, buffer[start] == 0x0D || buffer[start] == 0x0A { start += 1 }
         var lineStart = start
@@ -112,7 +111,7 @@ public struct FrameDecoder {
             let limit = min(buffer.count, start + Self.maxHeaderBytes + 1)
             guard let nl = buffer[min(lineStart, limit)..<limit].firstIndex(of: 0x0A) else {
                 if buffer.count - start > Self.maxHeaderBytes {
-                    return badHeader("header block longer than \(Self.maxHeaderBytes) bytes", resumeAt: limit, atLineStart: false)
+                    return badHeader("header block longer than \(Self.maxHeaderBytes) bytes", resumeAt: limit)
                 }
                 return nil
             }
@@ -195,42 +194,44 @@ public struct FrameDecoder {
         }
     }
 
-    /// Reports a bad header block and drops everything up to the next line that starts with
-    /// `Content-Length:` (any case), so one bad frame costs one error and later frames are served.
-    private mutating func badHeader(_ reason: String, resumeAt: Int, atLineStart: Bool = true) -> Frame {
+    /// Reports a bad header block and drops everything up to the next `Content-Length:` (any case),
+    /// wherever it starts: LSP bodies end without a newline, so the next header usually follows the
+    /// previous body on the same line. One bad frame costs one error and later frames are served.
+    private mutating func badHeader(_ reason: String, resumeAt: Int) -> Frame {
         start = resumeAt
         scanned = start
         resyncing = true
-        resyncAtLineStart = atLineStart
         return .badHeader(reason)
     }
 
-    /// Drops bytes until `start` is at a line beginning with `Content-Length:`; false when more bytes
-    /// are needed. Keeps at most a few bytes buffered while it waits.
-    private mutating func skipToContentLengthLine() -> Bool {
-        let prefix = Array("content-length:".utf8)
-        while true {
-            if resyncAtLineStart {
-                let available = buffer.count - start
-                var matched = 0
-                while matched < min(available, prefix.count), Self.lower(buffer[start + matched]) == prefix[matched] { matched += 1 }
+    private static let contentLengthPrefix = Array("content-length:".utf8)
+
+    /// Drops bytes until `start` is at `Content-Length:`; false when more bytes are needed. While it
+    /// waits it keeps at most the bytes of a partial match at the end of the buffer.
+    private mutating func skipToContentLength() -> Bool {
+        let prefix = Self.contentLengthPrefix
+        var i = start
+        while i < buffer.count {
+            if Self.lower(buffer[i]) == prefix[0] {
+                var matched = 1
+                while matched < prefix.count, i + matched < buffer.count, Self.lower(buffer[i + matched]) == prefix[matched] { matched += 1 }
                 if matched == prefix.count {
-                    resyncing = false
+                    start = i
                     scanned = start
+                    resyncing = false
                     return true
                 }
-                if matched == available { return false }  // a prefix of it so far: wait
+                if i + matched == buffer.count {  // a prefix of it so far: wait for more bytes
+                    start = i
+                    scanned = start
+                    return false
+                }
             }
-            guard let nl = buffer[start...].firstIndex(of: 0x0A) else {
-                start = buffer.count
-                scanned = start
-                resyncAtLineStart = false
-                return false
-            }
-            start = nl + 1
-            scanned = start
-            resyncAtLineStart = true
+            i += 1
         }
+        start = buffer.count
+        scanned = start
+        return false
     }
 
     private static func lower(_ b: UInt8) -> UInt8 { (0x41...0x5A).contains(b) ? b + 0x20 : b }

@@ -43,12 +43,17 @@ public enum IncomingMessage: Sendable, Equatable {
             }
             return .notification(method: method, params: params)
         }
-        // Every method takes its params by name: when present, params must be an object
-        // (JSON-RPC 2.0 lets a server refuse by-position params with -32602).
-        if let params, params.objectValue == nil {
-            return .invalid(id: id, error: .invalidParams(field: "params", reason: "must be an object, got \(params.typeName)"))
-        }
+        // The shape of params is checked by the server once the lifecycle state has decided
+        // (`checkParamsShape`): a request before `initialize` is -32002 whatever its params.
         return .request(id: id, method: method, params: params)
+    }
+
+    /// Every method takes its params by name: when present, params must be an object (JSON-RPC 2.0
+    /// lets a server refuse by-position params with -32602).
+    public static func checkParamsShape(_ params: JSONValue?) throws(ResponseError) {
+        if let params, params.objectValue == nil {
+            throw ResponseError.invalidParams(field: "params", reason: "must be an object, got \(params.typeName)")
+        }
     }
 }
 

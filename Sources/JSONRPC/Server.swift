@@ -47,6 +47,9 @@ public final class Server: ClientChannel {
     private let methods: Mutex<[String: (MethodKind, MethodHandler)]> = Mutex([:])
     private let state: Mutex<State>
     private let work = DispatchQueue(label: "kindred.rpc.work", attributes: .concurrent)
+    /// Where `answerLater` work runs: apart from `work`, so that a write waiting for its barrier does
+    /// not wait for it (nor do the reads queued behind that write).
+    private let laterWork = DispatchQueue(label: "kindred.rpc.later", attributes: .concurrent)
     private let group = DispatchGroup()
     private let initializeHandler: MethodHandler
     private let shutdownHandler: @Sendable () -> Void
@@ -190,7 +193,10 @@ public final class Server: ClientChannel {
             break
         }
         let workDone: JSONValue?
-        do { workDone = try Self.workDoneToken(params) } catch {
+        do {
+            try IncomingMessage.checkParamsShape(params)
+            workDone = try Self.workDoneToken(params)
+        } catch {
             reply(OutgoingMessage.error(id: id, error))
             return
         }
@@ -267,7 +273,7 @@ public final class Server: ClientChannel {
                 if let later = ctx.followUp.take() {
                     // Answered from a job of its own, beside reads and later writes.
                     group.enter()
-                    work.async { [self] in
+                    laterWork.async { [self] in
                         defer { group.leave() }
                         do {
                             answer(OutgoingMessage.result(id: id, try RequestContext.$current.withValue(ctx) { try later(result) }))

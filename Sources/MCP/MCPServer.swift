@@ -112,6 +112,7 @@ public final class MCPServer: Sendable {
             return s.era
         }
         do throws(ResponseError) {
+            try IncomingMessage.checkParamsShape(params)
             switch era {
             case .modern: try modernRequest(id, method, params)
             default: try handshakeRequest(id, method, params, enveloped: enveloped, era: era)

@@ -5,7 +5,8 @@ import Storage
 
 extension KindredService {
     /// The OpenAI-compatible chat judge of `patterns.judge = openai`, or why there is none.
-    func chatJudge(_ settings: JudgeSettings, owner: String, store: RecordStore, _ ctx: RequestContext) -> ((any JudgeAsker)?, String?) {
+    /// `store`: the transaction the usage is counted in; nil counts it in a write of its own.
+    func chatJudge(_ settings: JudgeSettings, owner: String, store: RecordStore?, _ ctx: RequestContext) -> ((any JudgeAsker)?, String?) {
         let model = config.string("patterns.judgeModel")
         guard !model.isEmpty else { return (nil, "patterns.judge is openai, but patterns.judgeModel is empty") }
         EmbedderSetup.prepareCurl()
@@ -28,7 +29,7 @@ struct ChatJudge: JudgeAsker {
     let chat: ChatCompletion
     let service: KindredService
     let owner: String
-    let store: RecordStore
+    let store: RecordStore?
     let ctx: RequestContext
     var name: String { "openai" }
 

@@ -65,13 +65,26 @@ struct JudgeTally {
     static func + (a: Self, b: Self) -> Self { Self(asked: a.asked + b.asked, remembered: a.remembered + b.remembered, problem: a.problem ?? b.problem) }
 }
 
+/// Where a judge session reads and keeps verdicts: the refresh's own transaction, or — while the
+/// questions are asked outside the writer — a reader to look up and a short write per answer.
+struct VerdictAccess {
+    let find: (_ owner: String, _ occurrence: Int64, _ recordRevision: Int, _ group: (id: Int64, version: Int)?, _ seed: Int64?) throws -> StoredVerdict?
+    let keep: (_ owner: String, StoredVerdict) throws -> Void
+
+    /// Both on one store (inside the caller's transaction).
+    static func on(_ store: RecordStore) -> VerdictAccess {
+        VerdictAccess(find: { try store.verdict(owner: $0, occurrence: $1, recordRevision: $2, group: $3, seed: $4) },
+                      keep: { try store.storeVerdict(owner: $0, $1) })
+    }
+}
+
 /// The judge of one owner's refresh: a verdict stored for the question is used as it is; otherwise
-/// the asker is asked and its answer stored (inside the refresh's transaction). After the first
-/// failure (timeout, error, bad answer) nothing more is sent in this refresh: the remaining
-/// questions are answered unknown, so their occurrences wait.
+/// the asker is asked and its answer stored. After the first failure (timeout, error, bad answer)
+/// nothing more is sent in this refresh: the remaining questions are answered unknown, so their
+/// occurrences wait. Without an asker (and no failure), an unstored question is answered unknown.
 final class JudgeSession {
     let owner: String
-    let store: RecordStore
+    let verdicts: VerdictAccess
     let occurrences: [Int64: Occurrence]
     let corrections: [Correction]
     let instruction: String
@@ -81,10 +94,10 @@ final class JudgeSession {
     private var memo: [JudgeQuestion.Key: Verdict] = [:]
     private let log: (String) -> Void
 
-    init(owner: String, store: RecordStore, occurrences: [Int64: Occurrence], corrections: [Correction], instruction: String,
+    init(owner: String, verdicts: VerdictAccess, occurrences: [Int64: Occurrence], corrections: [Correction], instruction: String,
          asker: (any JudgeAsker)?, unavailable: String?, log: @escaping (String) -> Void) {
         self.owner = owner
-        self.store = store
+        self.verdicts = verdicts
         self.occurrences = occurrences
         self.corrections = corrections
         self.instruction = instruction
@@ -107,7 +120,7 @@ final class JudgeSession {
         case let .seed(representative): (nil, representative)
         }
         do {
-            if let stored = try store.verdict(owner: owner, occurrence: occ.id, recordRevision: occ.recordRevision, group: group, seed: seed) {
+            if let stored = try verdicts.find(owner, occ.id, occ.recordRevision, group, seed) {
                 tally.remembered += 1
                 return stored.match ? .yes(label: stored.label) : .no
             }
@@ -129,7 +142,7 @@ final class JudgeSession {
             }
         }
         do {
-            try store.storeVerdict(owner: owner, StoredVerdict(
+            try verdicts.keep(owner, StoredVerdict(
                 occurrence: occ.id, recordRevision: occ.recordRevision, group: group, seed: seed, match: answer.match,
                 sharedElement: answer.sharedElement, difference: answer.difference, label: answer.label, judge: asker.name,
                 decidedAt: ISO8601DateFormatter().string(from: Date())))

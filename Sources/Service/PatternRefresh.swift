@@ -13,8 +13,10 @@ import Storage
 /// not even its passage occurrences or vectors.
 extension KindredService {
     /// `patterns/refresh` and `patterns/rebuild` as served. With a judge, the work runs after the
-    /// write's turn, beside reads (`answerLater`): waiting for a judge's answer stalls no search or
-    /// status request (later writes wait for the writer the refresh holds).
+    /// write's turn, beside reads and later writes (`answerLater`), and the judge is asked outside
+    /// the writer (`askJudgeAhead`): a slow judge stalls no search, status or write. The refresh
+    /// then runs on the writer with the verdicts stored meanwhile; a question that only arises there
+    /// (a record edited or deleted while the questions were out) waits for the next refresh.
     func refreshPatternsJudged(owner: String?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> JSONValue {
         // (In process — the CLI, KindredKit, MCP — nothing else is served meanwhile: run it now.)
         guard let settings = try? JudgeSettings(config), settings.mode != .off, ctx.client != nil else {
@@ -24,7 +26,8 @@ extension KindredService {
             // (Outside the route's own usage tally: this runs after the handler returned.)
             let tally = UsageTally()
             let result = try UsageTally.$current.withValue(tally) { () throws(ResponseError) -> JSONValue in
-                try refreshPatterns(owner: owner, ctx, rebuild: rebuild)
+                let ahead = try askJudgeAhead(owner: owner, ctx, rebuild: rebuild, settings: settings)
+                return try refreshPatterns(owner: owner, ctx, rebuild: rebuild, ahead: ahead)
             }
             guard let usage = tally.json, case .object(var o) = result else { return result }
             o["usage"] = usage
@@ -33,7 +36,50 @@ extension KindredService {
         return .null
     }
 
-    func refreshPatterns(owner: String?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> JSONValue {
+    /// What was done before the refresh took the writer: occurrences made ready (committed in a
+    /// write of their own) and the judge's questions asked.
+    struct JudgedAhead {
+        var prepared: (passages: Int, vectors: Int)
+        var judged: JudgeTally
+    }
+
+    /// Runs the engine over each owner's committed state without the writer, asking the judge every
+    /// question it meets and storing each answer in a short write; the outcome is dropped. The
+    /// refresh that follows on the writer meets the same questions (the engine is deterministic) and
+    /// finds their verdicts stored.
+    func askJudgeAhead(owner: String?, _ ctx: RequestContext, rebuild: Bool, settings: JudgeSettings) throws(ResponseError) -> JudgedAhead {
+        let prepared = try withPatternWriter(owner: owner ?? "") { store in
+            try store.database.transaction { try prepareOccurrences(store, owner: owner, ctx) }
+        }
+        let owners = try withPatternReader(owner: owner ?? "") { store in try owner.map { [$0] } ?? store.patternOwners() }
+        let verdicts = VerdictAccess(
+            find: { [self] o, occurrence, revision, group, seed in
+                try readers.with { try $0.verdict(owner: o, occurrence: occurrence, recordRevision: revision, group: group, seed: seed) }
+            },
+            // An answer about an occurrence deleted meanwhile is dropped: its new revision is asked next time.
+            keep: { [self] o, v in _ = try writer.with { try $0.storeVerdictIfItsSidesRemain(owner: o, v) } })
+        var judged = JudgeTally()
+        for o in owners {
+            try ctx.checkCancelled()
+            let data = try withPatternReader(owner: o) { store in try loadOwnerPatterns(store, owner: o, withVectors: true) }
+            let session = judgeSession(settings, verdicts: verdicts, store: nil, owner: o, data: data, ctx)
+            do {
+                _ = try engineOutcome(state: data.state, data, rebuild: rebuild, ctx, judge: { session.judge($0) }) { _ in }
+            } catch let e as GroupingError {
+                throw ResponseError.grouping(e, owner: o)
+            } catch let e as ResponseError {
+                throw e
+            } catch {
+                throw ResponseError.storage(error)
+            }
+            judged = judged + session.tally
+        }
+        ctx.progress("report", message: "judge asked", percentage: 10)
+        return JudgedAhead(prepared: (prepared.passages, prepared.vectors), judged: judged)
+    }
+
+    /// `ahead`: the judge was asked already; here only stored verdicts answer it.
+    func refreshPatterns(owner: String?, _ ctx: RequestContext, rebuild: Bool, ahead: JudgedAhead? = nil) throws(ResponseError) -> JSONValue {
         let clock = ContinuousClock()
         let started = clock.now
         ctx.progress("begin", title: rebuild ? "Rebuilding patterns" : "Refreshing patterns", percentage: 0)
@@ -55,7 +101,7 @@ extension KindredService {
                     let (stats, entry, ownerTally, coverage, occurrences): (RefreshStats, PatternStateEntry, RefreshTally, RecordCoverage, OccurrencesEntry?)
                     do {
                         (stats, entry, ownerTally, coverage, occurrences) = try runEngine(store, owner: o, rebuild: rebuild, ctx, judging: judging,
-                                                                                          judged: &judged) { fraction in
+                                                                                          askedAhead: ahead != nil, judged: &judged) { fraction in
                             let done = (Double(i) + fraction) / Double(max(1, owners.count))
                             ctx.progress("report", message: "owner \(i + 1) of \(owners.count)", percentage: 10 + Int(done * 90))
                         }
@@ -85,6 +131,7 @@ extension KindredService {
             try pruneInputLog(store)
             return run
         }
+        if let ahead { judged = ahead.judged }
         let elapsed = clock.now - started
         let ms = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         finished = true
@@ -96,7 +143,8 @@ extension KindredService {
             "occurrences": .from(tally.occurrences), "occurrencesInGroups": .from(tally.inGroups),
             "placed": .from(tally.placed), "seeded": .from(tally.seeded), "assigned": .from(total.assigned), "evicted": .from(total.evicted),
             "pending": .from(tally.pending), "owners": .from(owners.count),
-            "passageOccurrences": .from(prepared.passages), "vectorsComputed": .from(prepared.vectors),
+            "passageOccurrences": .from(prepared.passages + (ahead?.prepared.passages ?? 0)),
+            "vectorsComputed": .from(prepared.vectors + (ahead?.prepared.vectors ?? 0)),
             "waitingForEmbedder": .from(prepared.waiting), "durationMs": .int(ms),
         ]
         if let judging {
@@ -111,32 +159,25 @@ extension KindredService {
 
     /// One owner, inside the refresh's transaction: load, run the engine (cancellable), save what
     /// changed. Returns the stats and the state to keep once the transaction commits.
+    /// `askedAhead`: the judge was asked before (`askJudgeAhead`); only stored verdicts answer here.
     func runEngine(_ store: RecordStore, owner: String, rebuild: Bool, _ ctx: RequestContext, judging: JudgeSettings? = nil,
-                   judged: inout JudgeTally,
+                   askedAhead: Bool = false, judged: inout JudgeTally,
                    progress: (Double) -> Void) throws -> (RefreshStats, PatternStateEntry, RefreshTally, RecordCoverage, OccurrencesEntry?) {
         let revisionBefore = try store.patternRevision(owner: owner)
         var data = try loadOwnerPatterns(store, owner: owner, withVectors: true, forUpdate: true)
-        let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
-        let config = patternConfig.grouping
         let version = indexVersion
-        // Groups refreshed with another model's vectors (same occurrence ids, new vectors): their
-        // representatives and centroids are stale, so regroup them (corrections and ids kept).
-        let rebuild = rebuild || data.stateIndexVersion.map { $0 != version.description } ?? false
-        // Handed over, not copied: the refresh updates the only copy in place.
-        let state = data.state
         // A snapshot: it shares the engine's table until the engine changes it, then keeps the
         // groups as they were (a changed group's storage is copied, the others are shared).
-        let groupsBefore = state.groups
-        data.state = PatternState()
-        let session = judging.map { judgeSession($0, store: store, owner: owner, data: data, ctx) }
+        let groupsBefore = data.state.groups
+        let session = judging.map {
+            judgeSession($0, verdicts: .on(store), store: store, owner: owner, data: data, ctx, storedOnly: askedAhead)
+        }
         let judge: Judge? = session.map { s in { q in s.judge(q) } }
         defer { if let session { judged = judged + session.tally } }
-        let outcome = rebuild
-            ? try PatternEngine.rebuild(state: state, occurrences: data.occurrences, constraints: constraints, config: config,
-                                        isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
-            : try PatternEngine.refresh(state: consume state, occurrences: data.occurrences, changes: data.changesSinceState,
-                                        constraints: constraints, config: config,
-                                        isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
+        // Handed over, not copied: the refresh updates the only copy in place.
+        let state = data.state
+        data.state = PatternState()
+        let outcome = try engineOutcome(state: state, data, rebuild: rebuild, ctx, judge: judge, progress: progress)
         try ctx.checkCancelled()
         try savePatternOutcome(store, owner: owner, outcome, refreshedWith: version)
         let revision = try store.patternRevision(owner: owner)
@@ -154,24 +195,45 @@ extension KindredService {
                 tally, coverage, data.occurrencesToKeep)
     }
 
+    /// The engine over one owner's loaded patterns: a rebuild when asked, or when the state was
+    /// refreshed with another model's vectors (same occurrence ids, new vectors: representatives and
+    /// centroids are stale, so the groups are regrouped, corrections and ids kept); else incremental.
+    func engineOutcome(state: consuming PatternState, _ data: OwnerPatterns, rebuild: Bool, _ ctx: RequestContext, judge: Judge?,
+                       progress: (Double) -> Void) throws -> RefreshOutcome {
+        let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
+        let config = patternConfig.grouping
+        let rebuild = rebuild || data.stateIndexVersion.map { $0 != indexVersion.description } ?? false
+        return rebuild
+            ? try PatternEngine.rebuild(state: state, occurrences: data.occurrences, constraints: constraints, config: config,
+                                        isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
+            : try PatternEngine.refresh(state: consume state, occurrences: data.occurrences, changes: data.changesSinceState,
+                                        constraints: constraints, config: config,
+                                        isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
+    }
+
     /// The judge of one owner's refresh: the client (when it declared `capabilities.judge`) or the
-    /// configured remote model.
-    func judgeSession(_ settings: JudgeSettings, store: RecordStore, owner: String, data: OwnerPatterns, _ ctx: RequestContext) -> JudgeSession {
+    /// configured remote model. `storedOnly`: the questions were asked already, so only stored
+    /// verdicts answer (a question not met then waits for the next refresh). `store`: the
+    /// transaction remote usage is counted in (nil: a write of its own).
+    func judgeSession(_ settings: JudgeSettings, verdicts: VerdictAccess, store: RecordStore?, owner: String, data: OwnerPatterns,
+                      _ ctx: RequestContext, storedOnly: Bool = false) -> JudgeSession {
         var asker: (any JudgeAsker)?
         var unavailable: String?
-        switch settings.mode {
-        case .off:
+        switch (settings.mode, storedOnly) {
+        case (_, true):
+            break
+        case (.off, _):
             unavailable = "patterns.judge is off"
-        case .client:
+        case (.client, _):
             if let client = ctx.client, client.clientCapabilities?["judge"]?.boolValue == true {
                 asker = ClientJudge(client: client, timeout: settings.timeout, isCancelled: { ctx.isCancelled })
             } else {
                 unavailable = "patterns.judge is client, but the client did not declare capabilities.judge in initialize"
             }
-        case .openai:
+        case (.openai, _):
             (asker, unavailable) = chatJudge(settings, owner: owner, store: store, ctx)
         }
-        return JudgeSession(owner: owner, store: store, occurrences: data.occurrences, corrections: data.corrections,
+        return JudgeSession(owner: owner, verdicts: verdicts, occurrences: data.occurrences, corrections: data.corrections,
                             instruction: settings.instruction, asker: asker, unavailable: unavailable, log: { ctx.log(.warning, $0) })
     }
 

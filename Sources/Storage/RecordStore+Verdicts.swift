@@ -66,6 +66,18 @@ extension RecordStore {
                   .text(v.judge), .text(v.decidedAt)])
     }
 
+    /// Stores a verdict unless its occurrence or the seed's representative was deleted meanwhile
+    /// (the question was asked outside the writer): false then, and nothing is stored.
+    @discardableResult
+    public func storeVerdictIfItsSidesRemain(owner: String, _ v: StoredVerdict) throws -> Bool {
+        do {
+            try storeVerdict(owner: owner, v)
+            return true
+        } catch let e as SQLiteError where e.code == 787 {  // SQLITE_CONSTRAINT_FOREIGNKEY
+            return false
+        }
+    }
+
     /// How many verdicts `owner` has stored, and how many of them are a yes.
     public func verdictCounts(owner: String) throws -> (all: Int, yes: Int) {
         try database.query("SELECT count(*), coalesce(sum(match), 0) FROM pattern_verdicts WHERE owner = ?", [.text(owner)]) {

@@ -96,6 +96,18 @@ import Testing
         #expect(fs[2...].compactMap(text) == [good, "[]"])
     }
 
+    /// LSP bodies end without a newline, so after a bad header the next `Content-Length:` usually
+    /// starts mid-line: it is found wherever it starts, whatever the split.
+    @Test(arguments: [1, 2, 5, 1000])
+    func badHeaderThenFramesWithoutNewlinesAreServed(chunk: Int) {
+        let frame = { (b: String) in "Content-Length: \(b.utf8.count)\r\n\r\n\(b)" }
+        let input = "Content-Length: abc\r\n\r\n{\"x\":1}CONTENT-LENGT" + frame("{\"a\":1}") + frame("{\"b\":2}") + frame("[]")
+        let (fs, _) = frames(input, framing: .lsp, chunk: chunk)
+        guard fs.count == 4, case .badHeader(let reason) = fs[0] else { Issue.record("\(fs)"); return }
+        #expect(reason.contains("abc"))
+        #expect(fs.dropFirst().compactMap(text) == ["{\"a\":1}", "{\"b\":2}", "[]"])
+    }
+
     @Test func duplicateEqualContentLengthsAreFine() {
         let (fs, _) = frames("Content-Length: 2\r\ncontent-length: 2\r\n\r\n{}", framing: .lsp)
         #expect(fs.compactMap(text) == ["{}"])

@@ -44,6 +44,16 @@ let initialize = #"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{
         #expect(response(ms, id: 2)?["result"] == ["v": 5])
     }
 
+    @Test(arguments: ["null", "\"x\"", "5", "[1]"])
+    func lifecycleDecidesBeforeParams(_ params: String) {
+        let (ms, _) = converse([#"{"jsonrpc":"2.0","id":1,"method":"echo","params":\#(params)}"#, initialize,
+                                #"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#,
+                                #"{"jsonrpc":"2.0","id":3,"method":"echo","params":\#(params)}"#])
+        #expect(response(ms, id: 1)?["error"]?["code"] == .int(-32002))
+        #expect(response(ms, id: 2)?["result"] == .null)
+        #expect(response(ms, id: 3)?["error"]?["code"] == .int(-32600))
+    }
+
     @Test func idsKeepTheirJSONType() {
         let (ms, _) = converse([initialize,
             #"{"jsonrpc":"2.0","id":"1","method":"echo","params":{"s":1}}"#,

@@ -39,5 +39,13 @@ import KindredCore
         #expect(try store.verdictCounts(owner: "o") == (1, 1))
         _ = try store.delete(owner: "o", ids: ["a"])
         #expect(try store.verdictCounts(owner: "o") == (0, 0))
+        // An answer that arrives after its occurrence (or the seed's representative) was deleted is dropped.
+        #expect(try store.storeVerdictIfItsSidesRemain(owner: "o", verdict(a, group: (1, 3), match: true)) == false)
+        #expect(try store.storeVerdictIfItsSidesRemain(owner: "o", verdict(a, group: nil, seed: b, match: true)) == false)
+        #expect(try store.verdictCounts(owner: "o") == (0, 0))
+        _ = try store.upsert(owner: "o", records: [Record(id: "c", revision: 1, text: "z")], indexVersion: version)
+        let c = try occurrences("c")[0]
+        #expect(try store.storeVerdictIfItsSidesRemain(owner: "o", verdict(c, group: (2, 1), match: true)) == true)
+        #expect(try store.verdictCounts(owner: "o") == (1, 1))
     }
 }
