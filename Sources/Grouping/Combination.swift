@@ -47,7 +47,7 @@ extension Workspace {
     /// combine). The survivor waits again; a group whose chain finds no partner stops waiting.
     mutating func combine(_ scope: Scope, since: Int) -> Bool {
         // (With a judge, no membership is made without its yes: groups are combined only by a merge correction.)
-        guard judge == nil else { return false }
+        guard !hasOuterJudge else { return false }
         let grouped = scopeGroups(scope).grouped
         guard grouped <= config.linkScopeLimit else { return combineBySimilarity(scope, since: since) }
         guard config.combineLink <= 1, config.linkNeighbours > 0, config.linkRows > 0 else { return false }

@@ -76,6 +76,17 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     /// has `backgroundMinimum` of them; so it stops moving once a category is that large.
     public var backgroundSample: Int
     public var backgroundMinimum: Int
+    /// A term held by at most this share of a category's basis occurrences is specific: an
+    /// automatic membership needs one shared with the group's representative and an example
+    /// (`SharedElement.swift`); 0: no such evidence is asked for.
+    public var evidenceMaxShare: Float
+    /// A category with fewer occurrences than this needs no evidence (what is specific is not known yet).
+    public var evidenceMinimum: Int
+    /// Supporting examples that must hold the shared element besides the representative.
+    public var evidenceExamples: Int
+    /// An occurrence at least this similar to the representative needs no shared element (it
+    /// follows the background like the other similarities); above 1: always needed.
+    public var evidenceAbove: Float
 
     public init(
         tauRep: Float = 0.40, tauSup: Float = 0.40, tauSeed: Float = 0.68, tauLooseSeed: Float = 0.40, looseSeedRecords: Int = 3, delta: Float = 0.0,
@@ -84,7 +95,7 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         recurringThreshold: Int = 3, relatedThreshold: Int = 2, minComparisonDenominator: Int = 5,
         maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3,
         calibratedBackground: Float? = 0.22, backgroundTolerance: Float = 0.02, backgroundSample: Int = 2000,
-        backgroundMinimum: Int = 100
+        backgroundMinimum: Int = 100, evidenceMaxShare: Float = 0.05, evidenceMinimum: Int = 100, evidenceExamples: Int = 2, evidenceAbove: Float = 0.60
     ) {
         self.tauRep = tauRep
         self.tauSup = tauSup
@@ -113,25 +124,47 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         self.backgroundTolerance = backgroundTolerance
         self.backgroundSample = backgroundSample
         self.backgroundMinimum = backgroundMinimum
+        self.evidenceMaxShare = evidenceMaxShare
+        self.evidenceMinimum = evidenceMinimum
+        self.evidenceExamples = evidenceExamples
+        self.evidenceAbove = evidenceAbove
     }
 
     /// The thresholds for a category whose background similarity is `level` hundredths (nil:
-    /// unknown, too few occurrences). Down to `backgroundTolerance` below `calibratedBackground`
-    /// (b₀), and above it, they are as configured; further below (b), τ_rep, τ_sup, τ_combine and
-    /// τ_stay keep their place between the background and 1: τ' = b + (τ − b₀)(1 − b)/(1 − b₀), the
-    /// first three never below the configured τ_stay (below it an occurrence could
-    /// join a pair it is orthogonal to one member of). τ_seed and τ_looseSeed are not changed.
+    /// unknown, too few occurrences). Within `backgroundTolerance` of `calibratedBackground` (b₀)
+    /// they are as configured. Elsewhere (background b) every similarity threshold keeps its place
+    /// between the background and 1: τ' = b + (τ − b₀)(1 − b)/(1 − b₀). So a model whose cosines
+    /// all sit at 0.7–0.9 (e5), or a journal in one voice whose unrelated entries are alike, gets
+    /// thresholds as far above its background, in its own units, as MiniLM's short texts do (the
+    /// spread of a category's cosines shrinks with 1 − b: measured 0.126 at b 0.24 with MiniLM and
+    /// 0.024 at b 0.84 with e5 on `datasets/journal`).
+    /// Below b₀, τ_rep, τ_sup and τ_combine never go below the configured τ_stay (below it an
+    /// occurrence could join a pair it is orthogonal to one member of), and τ_seed and τ_looseSeed
+    /// are not lowered (calibrated so on BANKING77 and HWU64). Above b₀ all of them rise.
+    /// `evidenceAbove` moves with them.
     public func adapted(toBackground level: Int?) -> GroupingConfig {
         guard let b0 = calibratedBackground, let level, b0 < 1 else { return self }
         let hundredths = { (x: Float) in Int((Double(x) * 100).rounded()) }
-        guard hundredths(b0) - level > hundredths(backgroundTolerance) else { return self }
-        let b = Float(level) / 100
+        guard abs(hundredths(b0) - level) > hundredths(backgroundTolerance) else { return self }
+        let b = min(Float(level) / 100, 0.99)
         let f = (1 - b) / (1 - b0)
+        let map = { (t: Float) in b + (t - b0) * f }
         var c = self
-        c.tauRep = max(tauStay, b + (tauRep - b0) * f)
-        c.tauSup = max(tauStay, b + (tauSup - b0) * f)
-        if tauCombine <= 1 { c.tauCombine = max(tauStay, b + (tauCombine - b0) * f) }
-        c.tauStay = min(tauStay, b + (tauStay - b0) * f)
+        if b > b0 {
+            c.tauRep = map(tauRep)
+            c.tauSup = map(tauSup)
+            if tauCombine <= 1 { c.tauCombine = map(tauCombine) }
+            c.tauStay = map(tauStay)
+            if tauSeed <= 1 { c.tauSeed = map(tauSeed) }
+            if tauLooseSeed <= 1 { c.tauLooseSeed = map(tauLooseSeed) }
+            if evidenceAbove <= 1 { c.evidenceAbove = map(evidenceAbove) }
+            return c
+        }
+        if evidenceAbove <= 1 { c.evidenceAbove = max(map(tauRep), map(evidenceAbove)) }
+        c.tauRep = max(tauStay, map(tauRep))
+        c.tauSup = max(tauStay, map(tauSup))
+        if tauCombine <= 1 { c.tauCombine = max(tauStay, map(tauCombine)) }
+        c.tauStay = min(tauStay, map(tauStay))
         return c
     }
 

@@ -81,7 +81,8 @@ extension Workspace {
     /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
     mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
         config = config(for: scope)
-        defer { config = baseConfig }
+        evidence?.config = config
+        defer { config = baseConfig; evidence?.config = baseConfig }
         try passes(scope, isCancelled: isCancelled)
         try certify(scope, isCancelled: isCancelled)
     }
@@ -172,7 +173,9 @@ extension PatternEngine {
         progress: (Double) -> Void = { _ in }, judge: Judge? = nil
     ) throws -> RefreshOutcome {
         var ws = Workspace(state: state, occurrences: occurrences, constraints: constraints, config: config)
-        ws.judge = judge
+        ws.evidence = SharedElementJudge.make(config: config, occurrences: occurrences)
+        ws.judge = SharedElementJudge.compose(ws.evidence, outer: judge)
+        ws.hasOuterJudge = judge != nil
         ws.engineCache = ws.state.takeCache()
         if let cache = ws.engineCache, cache.dimension == ws.dimension {
             ws.profileCache = cache.profiles

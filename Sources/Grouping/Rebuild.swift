@@ -26,7 +26,9 @@ extension PatternEngine {
             base.groups[g]!.members.sort { $0.occurrenceID < $1.occurrenceID }
         }
         var ws = Workspace(state: base, occurrences: occurrences, constraints: constraints, config: config)
-        ws.judge = judge
+        ws.evidence = SharedElementJudge.make(config: config, occurrences: occurrences)
+        ws.judge = SharedElementJudge.compose(ws.evidence, outer: judge)
+        ws.hasOuterJudge = judge != nil
         ws.pendingReplaced = true
         try ws.checkDimensions()
         for gid in ws.state.groups.keys.sorted() { ws.settle(gid) }

@@ -61,6 +61,10 @@ struct Workspace {
     let dimension: Int
     /// The evidence judge every automatic membership needs, when one is configured (`Judge.swift`).
     var judge: Judge?
+    /// A judge besides the shared-element rule (client or remote) was given.
+    var hasOuterJudge = false
+    /// The shared-element rule, when on (`SharedElement.swift`); `judge` asks it first.
+    var evidence: SharedElementJudge?
     /// Occurrences the judge gave no answer about in this call.
     var awaitingJudge: Set<Int64> = []
     /// Pending occurrences left waiting for the judge (set by `leaveAwaitingFresh`).

@@ -55,6 +55,10 @@ extension PatternConfig {
         g.tauCombine = Float(config.double("patterns.tauCombine"))
         let background = Float(config.double("patterns.calibratedBackground"))
         g.calibratedBackground = background > 1 ? nil : background
+        g.evidenceMaxShare = Float(config.double("patterns.evidenceMaxShare"))
+        g.evidenceMinimum = config.int("patterns.evidenceMinimum")
+        g.evidenceExamples = config.int("patterns.evidenceExamples")
+        g.evidenceAbove = Float(config.double("patterns.evidenceAbove"))
         g.candidateK = config.int("patterns.candidateK")
         g.exemplars = config.int("patterns.exemplars")
         g.recurringThreshold = config.int("patterns.recurringThreshold")

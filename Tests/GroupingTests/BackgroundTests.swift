@@ -7,10 +7,16 @@ import Testing
     @Test func thresholdsKeepTheirPlaceBetweenTheBackgroundAndOne() {
         let c = GroupingConfig()
         #expect(c.adapted(toBackground: 22) == c)
-        #expect(c.adapted(toBackground: 40) == c)
         // Within the tolerance (0.02) of the calibrated background: as configured.
-        #expect(c.adapted(toBackground: 20) == c)
-        #expect(c.adapted(toBackground: 19) != c)
+        #expect(c.adapted(toBackground: 20) == c && c.adapted(toBackground: 24) == c)
+        #expect(c.adapted(toBackground: 19) != c && c.adapted(toBackground: 25) != c)
+        // Above it every similarity threshold rises, seeds and the evidence bound too: e5's cosines
+        // (background 0.84) get 0.84 + (0.40 − 0.22) · 0.16 / 0.78 = 0.8769.
+        let high = c.adapted(toBackground: 84)
+        #expect(abs(high.tauRep - 0.8769) < 1e-4 && abs(high.tauSup - 0.8769) < 1e-4)
+        #expect(abs(high.tauSeed - (0.84 + 0.46 * 0.16 / 0.78)) < 1e-4 && abs(high.tauLooseSeed - high.tauRep) < 1e-6)
+        #expect(abs(high.tauStay - (0.84 + 0.08 * 0.16 / 0.78)) < 1e-4 && abs(high.evidenceAbove - (0.84 + 0.38 * 0.16 / 0.78)) < 1e-4)
+        #expect(high.combineLink == c.combineLink && high.delta == c.delta)
         #expect(c.adapted(toBackground: nil) == c)
         let low = c.adapted(toBackground: 9)
         // 0.09 + (0.40 − 0.22) · 0.91 / 0.78 = 0.30

@@ -29,6 +29,9 @@ import Testing
         // No pair is close enough to seed (τ_seed above 1): every group is a loose seed of three
         // records or more, and what joins it.
         ("loose seeds only", GroupingConfig(tauSeed: 1.01, tauLooseSeed: 0.5, looseSeedRecords: 3)),
+        // Descriptions of two words from twelve (`History.words`): a join or a seed below
+        // `evidenceAbove` needs a word shared with the representative and an example.
+        ("shared words asked", GroupingConfig(tauSeed: 0.6, evidenceMaxShare: 0.3, evidenceMinimum: 8, evidenceAbove: 0.9)),
     ]
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
@@ -74,6 +77,8 @@ struct History {
 
     var constraints: Constraints { Constraints.derive(from: corrections, occurrences: occ) }
 
+    static let words = ["harbour", "lantern", "violin", "orchard", "ferry", "attic", "comet", "saddle", "meadow", "kettle", "glacier", "pepper"]
+
     /// Keeps the real engine's outcome: its state, and its changed marks in `stored`.
     mutating func keep(_ o: RefreshOutcome, _ context: String) {
         combined += o.stats.groupsCombined
@@ -98,8 +103,10 @@ struct History {
         let xs = SyntheticData.history(seed: batch, records: records, perRecord: 2, clusters: 5, dimension: 24,
                                        spread: spread, noiseShare: 0.2, firstID: nextID, firstRecord: firstRecord)
         nextID += Int64(xs.count)
+        let worded = config.evidenceMaxShare > 0
         return xs.map {
-            Occurrence(id: $0.id, owner: $0.owner, category: $0.category, description: $0.description, excerpt: $0.excerpt,
+            let description = worded ? "\(Self.words[Int($0.id % 12)]) \(Self.words[Int(rng.next() % 12)])" : $0.description
+            return Occurrence(id: $0.id, owner: $0.owner, category: $0.category, description: description, excerpt: worded ? description : $0.excerpt,
                        recordID: $0.recordID, recordRevision: revision, recordDate: $0.recordDate, tags: $0.tags, vector: $0.vector)
         }
     }

@@ -370,7 +370,17 @@ struct ReferenceEngine {
         guard groups.values.contains(where: { $0.scope == scope && $0.medoid != nil }) else { return false }
         var changed = false
         for o in work where pending[o] != nil {
-            if let (g, score) = decide(o, candidates: candidates(o, scope)), keepsMembers(o, joining: g) {
+            let proposed = candidates(o, scope)
+            var decision = decide(o, candidates: proposed)
+            if let (g, _) = decision, !keepsMembers(o, joining: g) { decision = nil }
+            // A candidate whose representative and examples share no specific element with `o` is
+            // passed over for the next best (without the stay check: a judge's order).
+            var left = proposed
+            while let (g, _) = decision, !sharesElement(o, group: g) {
+                left.removeAll { $0 == g }
+                decision = decide(o, candidates: left)
+            }
+            if let (g, score) = decision {
                 attach(o, to: g, .automatic(score: score))
                 settle(g)
                 changed = true
@@ -461,6 +471,15 @@ struct ReferenceEngine {
                 records.insert(record(p))
             }
             guard records.count >= least else { evaluated(o); continue }
+            if evidenceTable(scope) != nil {
+                // The clique's medoid founds the group with the members that share an element with it.
+                let rep = medoid(clique)
+                let accepted = clique.filter { m in
+                    m == rep || sharesElement(m, representative: rep, examples: clique.filter { $0 != m && $0 != rep }.sorted())
+                }
+                clique = accepted.count > 1 ? accepted : []
+                guard Set(clique.map(record)).count >= least else { evaluated(o); continue }
+            }
             taken.formUnion(clique)
             let g = newGroup(scope)
             for m in clique.sorted() {
@@ -473,6 +492,42 @@ struct ReferenceEngine {
             changed = true
         }
         return changed
+    }
+
+    // MARK: Shared elements (SharedElement.swift)
+
+    /// The scope's holder table when the rule applies (`evidenceMaxShare` > 0, at least
+    /// `evidenceMinimum` occurrences): terms of its first `backgroundSample` occurrences by id.
+    func evidenceTable(_ scope: Scope) -> SharedElementRule.Table? {
+        guard base.evidenceMaxShare > 0 else { return nil }
+        let ids = occurrences.keys.filter { occurrences[$0]!.scope == scope }.sorted()
+        guard ids.count >= base.evidenceMinimum else { return nil }
+        return SharedElementRule.table(ids.prefix(max(2, base.backgroundSample)).map { SharedElementRule.terms(of: occurrences[$0]!) })
+    }
+
+    func sharesElement(_ o: Int64, group gid: Int64) -> Bool {
+        let g = groups[gid]!
+        return sharesElement(o, representative: g.medoid!, examples: g.exemplars.filter { $0 != o && $0 != g.medoid! }.sorted())
+    }
+
+    /// `o` is at least `evidenceAbove` similar to the representative, or shares a specific term
+    /// with it and with `evidenceExamples` of the examples of other records.
+    func sharesElement(_ o: Int64, representative rep: Int64, examples: [Int64]) -> Bool {
+        let x = occurrences[o]!
+        guard let table = evidenceTable(x.scope) else { return true }
+        if config.evidenceAbove <= 1, q(Vectors.dot(x.vector, occurrences[rep]!.vector)) >= q(config.evidenceAbove) { return true }
+        let rule = SharedElementRule(maxShare: config.evidenceMaxShare, minExamples: config.evidenceExamples)
+        let shown = examples.filter { record($0) != x.recordID }.map { SharedElementRule.terms(of: occurrences[$0]!) }
+        return rule.sharedElement(SharedElementRule.terms(of: x), representative: SharedElementRule.terms(of: occurrences[rep]!),
+                                  examples: shown, table) != nil
+    }
+
+    /// The medoid of `ids`: argmax eⱼ · Σ (ties to the lowest id).
+    func medoid(_ ids: [Int64]) -> Int64 {
+        let s = sum(ids)
+        var best = ids.min()!
+        for id in ids.sorted() where q(Vectors.dot(occurrences[id]!.vector, s)) > q(Vectors.dot(occurrences[best]!.vector, s)) { best = id }
+        return best
     }
 
     // MARK: Membership changes
