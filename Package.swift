@@ -24,7 +24,9 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Hand-vectorised scan and small matrix kernels (AVX2/FMA/F16C with run-time dispatch, portable C fallback).
-        .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        // SwiftPM's release flags only: unsafeFlags would stop an app from pinning KindredKit by version
+        // (docs/library.md; bench/search/README.md has -O2 against -O3).
+        .target(name: "CKernels"),
 
         .target(name: "KindredCore"),
         .target(name: "LinearAlgebra", dependencies: ["KindredCore", "CBLAS", "CLAPACKE"], linkerSettings: [.linkedLibrary("m")]),

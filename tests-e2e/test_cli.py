@@ -1,14 +1,16 @@
-"""The command line: help, usage errors, `ingest` with a bad line, `search --json`, `status`."""
+"""The command line: help, usage errors, `ingest` with a bad line, `search --json`, `status`, `embed --file -`."""
 
 import json
+import subprocess
 
 import pytest
 
-from conftest import record, run_cli, vec
+from conftest import BIN, record, run_cli, vec
 
 
 @pytest.mark.parametrize("args", [["--help"], ["help"], ["search", "--help"], ["ingest", "--help"],
-                                  ["serve", "--help"], ["status", "--help"], ["help", "search"]])
+                                  ["serve", "--help"], ["status", "--help"], ["help", "search"],
+                                  ["embed", "--help"]])
 def test_help_exits_0(args):
     p = run_cli(*args)
     assert p.returncode == 0, p.stderr
@@ -148,3 +150,49 @@ def test_search_for_an_owner_without_records_says_so(tmp_path):
     assert "nothing matched" in p.stderr and "has no records" not in p.stderr
     p = run_cli("search", "--db", db, "--owner", "me", "--mode", "keyword", "fox")
     assert p.returncode == 0 and "fox" in p.stdout and p.stderr == ""
+
+
+# -- embed: texts from standard input --------------------------------------------------------------
+
+def _vectors(stdout):
+    rows = [json.loads(line) for line in stdout.splitlines()]
+    for r in rows:
+        assert len(r) == 384 and abs(sum(x * x for x in r) - 1.0) < 1e-3, "unit vectors of the model's 384 dimensions"
+    return rows
+
+
+def _cosine(a, b):
+    return sum(x * y for x, y in zip(a, b))
+
+
+def test_embed_reads_texts_from_standard_input_one_per_line(tmp_path):
+    texts = ["I kept missing the train.", "", "A dog barked all night next door."]
+    piped = run_cli("embed", "--file", "-", input="\n".join(texts) + "\n", timeout=120)
+    assert piped.returncode == 0, piped.stderr
+    from_stdin = _vectors(piped.stdout)
+    assert len(from_stdin) == 3, "one vector per line, the empty line included"
+
+    # The same lines from a file: the same output, byte for byte.
+    f = tmp_path / "texts.txt"
+    f.write_text("\n".join(texts) + "\n")
+    from_file = run_cli("embed", "--file", f, timeout=120)
+    assert from_file.returncode == 0 and from_file.stdout == piped.stdout, from_file.stderr
+
+    # In input order: each line's vector is the one of that text given as an argument.
+    alone = [_vectors(run_cli("embed", t, timeout=120).stdout)[0] for t in (texts[0], texts[2])]
+    assert _cosine(from_stdin[0], alone[0]) > 0.9999 and _cosine(from_stdin[2], alone[1]) > 0.9999
+    assert _cosine(from_stdin[0], from_stdin[2]) < 0.5
+
+    # Arguments come first, then the lines; no trailing newline is needed; --file=- is the same.
+    both = run_cli("embed", "--file=-", "A dog barked all night next door.", input="I kept missing the train.", timeout=120)
+    assert both.returncode == 0, both.stderr
+    first, second = _vectors(both.stdout)
+    assert _cosine(first, alone[1]) > 0.9999 and _cosine(second, alone[0]) > 0.9999
+
+
+def test_embed_from_empty_or_unreadable_standard_input():
+    p = run_cli("embed", "--file", "-", input="")
+    assert p.returncode == 0 and p.stdout == "" and p.stderr == "", (p.returncode, p.stdout, p.stderr)
+    p = subprocess.run([BIN, "embed", "--file", "-"], input=b"caf\xe9\n", capture_output=True, timeout=60)
+    assert p.returncode == 1 and p.stdout == b""
+    assert b"standard input is not UTF-8" in p.stderr, p.stderr

@@ -8,7 +8,10 @@ enum EmbedCommand {
         kindred embed — print embeddings, one JSON array of floats per line, in input order
 
         USAGE: kindred embed [--config PATH] [--set key=value]... TEXT...
-               kindred embed [--batch N] --file FILE     (one text per line)
+               kindred embed [--batch N] --file FILE     (one text per line; FILE - is standard input)
+
+        With --file, texts given as arguments come first, then the file's lines; a file with no lines
+        prints nothing.
 
         Uses the configured local model (default all-MiniLM-L6-v2, 384 dimensions, unit length).
         Exit status: 0 ok, 1 model missing or failure, 2 usage error.
@@ -18,16 +21,22 @@ enum EmbedCommand {
         let args = try Arguments(argv, valued: ["config", "set", "file", "batch"], flags: ["help"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         var texts = args.positionals
-        if let file = args.value("file") {
-            guard let content = try? String(contentsOfFile: file, encoding: .utf8) else {
-                Output.err("kindred embed: cannot read \(file)")
+        let file = args.value("file")
+        if let file {
+            let content: String
+            switch readText(file) {
+            case .success(let text): content = text
+            case .failure(let problem):
+                Output.err("kindred embed: \(problem.description)")
                 return ExitCode.failure
             }
-            texts += content.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            if texts.last == "" { texts.removeLast() }
+            var lines = content.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if lines.last == "" { lines.removeLast() }
+            texts += lines
         }
-        guard !texts.isEmpty else { throw Arguments.UsageError(description: "give at least one TEXT or --file") }
+        guard file != nil || !texts.isEmpty else { throw Arguments.UsageError(description: "give at least one TEXT or --file") }
         let config = try ServiceFactory.config(args)
+        if texts.isEmpty { return ExitCode.ok }
         EmbedderSetup.configureThreads(config)
         let (embedder, problem) = EmbedderSetup.make(config)
         guard let embedder else {
@@ -42,5 +51,25 @@ enum EmbedCommand {
             start = end
         }
         return ExitCode.ok
+    }
+
+    struct ReadProblem: Error, CustomStringConvertible { let description: String }
+
+    /// The whole of `path`, or of standard input when `path` is `-`, as UTF-8 text.
+    static func readText(_ path: String) -> Result<String, ReadProblem> {
+        let name = path == "-" ? "standard input" : path
+        let data: Data
+        if path == "-" {
+            do {
+                data = try FileHandle.standardInput.readToEnd() ?? Data()
+            } catch {
+                return .failure(ReadProblem(description: "cannot read standard input: \(error.localizedDescription)"))
+            }
+        } else {
+            guard let d = FileManager.default.contents(atPath: path) else { return .failure(ReadProblem(description: "cannot read \(path)")) }
+            data = d
+        }
+        guard let text = String(data: data, encoding: .utf8) else { return .failure(ReadProblem(description: "\(name) is not UTF-8 text")) }
+        return .success(text)
     }
 }
