@@ -46,6 +46,20 @@ public enum Trend: String, Sendable, Hashable, Codable {
     case moreOftenRecently = "recorded more often recently"
     case lessOftenRecently = "recorded less often recently"
     case aboutTheSame = "recorded about as often"
+
+    /// The trend word of `current` against `previous`: "more" or "less often" only for a difference
+    /// beyond chance — a two-proportion z-test (pooled), |z| ≥ 1.96 (95 %, two-sided) — otherwise
+    /// "about as often" (8 of 163 against 8 of 173 is about as often).
+    public static func between(_ current: Fraction, _ previous: Fraction) -> Trend {
+        guard current.denominator > 0, previous.denominator > 0 else { return .aboutTheSame }
+        let n1 = Double(current.denominator), n2 = Double(previous.denominator)
+        let p1 = Double(current.count) / n1, p2 = Double(previous.count) / n2
+        let pooled = Double(current.count + previous.count) / (n1 + n2)
+        let variance = pooled * (1 - pooled) * (1 / n1 + 1 / n2)
+        guard variance > 0 else { return .aboutTheSame }
+        let z = (p1 - p2) / variance.squareRoot()
+        return z >= 1.96 ? .moreOftenRecently : z <= -1.96 ? .lessOftenRecently : .aboutTheSame
+    }
 }
 
 /// Both fractions of a period comparison; `suppressed` when a denominator is too small.

@@ -46,9 +46,7 @@ extension PatternEngine {
                 let suppressed = denom < config.minComparisonDenominator || cd < config.minComparisonDenominator
                 var trend: Trend?
                 if !suppressed {
-                    // Compare count/denominator exactly by cross-multiplication.
-                    let a = fraction.count * previous.denominator, b = previous.count * fraction.denominator
-                    trend = a > b ? .moreOftenRecently : a < b ? .lessOftenRecently : .aboutTheSame
+                    trend = Trend.between(fraction, previous)
                 }
                 comparison = Comparison(current: fraction, previous: previous, suppressed: suppressed, trend: trend)
             }

@@ -87,6 +87,9 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     /// An occurrence at least this similar to the representative needs no shared element (it
     /// follows the background like the other similarities); above 1: always needed.
     public var evidenceAbove: Float
+    /// An occurrence with fewer terms than this (short texts: requests, notes of a few words) needs
+    /// no shared element.
+    public var evidenceMinTerms: Int
 
     public init(
         tauRep: Float = 0.40, tauSup: Float = 0.40, tauSeed: Float = 0.68, tauLooseSeed: Float = 0.40, looseSeedRecords: Int = 3, delta: Float = 0.0,
@@ -95,7 +98,8 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         recurringThreshold: Int = 3, relatedThreshold: Int = 2, minComparisonDenominator: Int = 5,
         maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3,
         calibratedBackground: Float? = 0.22, backgroundTolerance: Float = 0.02, backgroundSample: Int = 2000,
-        backgroundMinimum: Int = 100, evidenceMaxShare: Float = 0.05, evidenceMinimum: Int = 100, evidenceExamples: Int = 2, evidenceAbove: Float = 0.60
+        backgroundMinimum: Int = 100, evidenceMaxShare: Float = 0.05, evidenceMinimum: Int = 100, evidenceExamples: Int = 2, evidenceAbove: Float = 0.60,
+        evidenceMinTerms: Int = 10
     ) {
         self.tauRep = tauRep
         self.tauSup = tauSup
@@ -128,6 +132,7 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         self.evidenceMinimum = evidenceMinimum
         self.evidenceExamples = evidenceExamples
         self.evidenceAbove = evidenceAbove
+        self.evidenceMinTerms = evidenceMinTerms
     }
 
     /// The thresholds for a category whose background similarity is `level` hundredths (nil:

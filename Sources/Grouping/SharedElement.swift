@@ -99,7 +99,9 @@ public struct SharedElementRule: Sendable {
 /// no when the occurrence shares no specific element with the group's representative and its
 /// examples; otherwise the configured judge (client or remote), if any, decides. An occurrence at
 /// least `evidenceAbove` similar to the representative needs no shared word: so close a match is
-/// its own evidence (short texts, which share few words, are mostly such matches).
+/// its own evidence. Nor does a short text (fewer than `evidenceMinTerms` terms): a request of a
+/// few words says one thing, and its vector says it; a journal entry tells a setting, people and a
+/// mood besides its situation, and its vector leans towards what the writer always writes about.
 final class SharedElementJudge {
     let occurrences: [Int64: Occurrence]
     let sample: Int
@@ -160,10 +162,42 @@ final class SharedElementJudge {
             return ""
         }
         guard let table = table(Scope(owner: occ.owner, category: occ.category)) else { return "" }
+        guard terms(q.occurrence).count >= config.evidenceMinTerms else { return "" }
         let examples = q.examples.filter { occurrences[$0]?.recordID != occ.recordID }.map(terms)
         let rule = SharedElementRule(maxShare: config.evidenceMaxShare, minExamples: config.evidenceExamples)
         return rule.sharedElement(terms(q.occurrence), representative: terms(q.representative), examples: examples, table)
     }
 
     func accepts(_ q: JudgeQuestion) -> Bool { element(q) != nil }
+}
+
+extension PatternEngine {
+    /// The specific word a group's members share (`SharedElement.swift`): among the specific terms
+    /// of its category, the one held by the most of its records (at least two; then the rarer in
+    /// the category, then the first in alphabetical order), shown as the form its members write
+    /// most often. Nil when they share none, the rule is off, or the category is too small to tell.
+    /// It is what a person is shown as the reason the members belong together.
+    public static func sharedElement(of group: Group, occurrences: [Int64: Occurrence], config: GroupingConfig = GroupingConfig()) -> String? {
+        guard config.evidenceMaxShare > 0, let first = group.memberIDs.lazy.compactMap({ occurrences[$0] }).first else { return nil }
+        let judge = SharedElementJudge(config: config, occurrences: occurrences)
+        guard let table = judge.table(Scope(owner: first.owner, category: first.category)) else { return nil }
+        let rule = SharedElementRule(maxShare: config.evidenceMaxShare, minExamples: 0)
+        var records: [String: Set<String>] = [:]
+        for id in group.memberIDs {
+            guard let o = occurrences[id] else { continue }
+            for t in judge.terms(id) where rule.isSpecific(t, table) { records[t, default: []].insert(o.recordID) }
+        }
+        let best = records.filter { $0.value.count >= 2 }.min { a, b in
+            (-a.value.count, table.holders[a.key] ?? 0, a.key) < (-b.value.count, table.holders[b.key] ?? 0, b.key)
+        }?.key
+        guard let best else { return nil }
+        var forms: [String: Int] = [:]
+        for id in group.memberIDs {
+            guard let o = occurrences[id] else { continue }
+            for clause in Labels.clauses(o.description + " . " + o.excerpt) {
+                for w in clause where SharedElementRule.stem(w.lower) == best { forms[w.lower, default: 0] += 1 }
+            }
+        }
+        return forms.min { ($0.value > $1.value) || ($0.value == $1.value && $0.key < $1.key) }?.key ?? best
+    }
 }

@@ -53,8 +53,14 @@ extension KindredService {
                 guard let c = try? PatternCodec.decode(Correction.self, row.body), PatternJSON.groups(of: c.kind).contains(groupID) else { return nil }
                 return (row, c)
             }
+            var group = PatternJSON.group(g, members: members, label: labels[g.id], labelDescription: data.labelDescriptions[g.id])
+            if case .object(var o) = group {
+                // The specific word the members share: why they belong together (null when none).
+                o["sharedElement"] = .from(PatternEngine.sharedElement(of: g, occurrences: data.occurrences, config: config.grouping))
+                group = .object(o)
+            }
             return [
-                "group": PatternJSON.group(g, members: members, label: labels[g.id], labelDescription: data.labelDescriptions[g.id]),
+                "group": group,
                 "corrections": .array(corrections.map { PatternJSON.correction($0.1, undone: $0.0.undone) }),
             ]
         }

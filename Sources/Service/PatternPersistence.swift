@@ -59,6 +59,7 @@ extension PatternConfig {
         g.evidenceMinimum = config.int("patterns.evidenceMinimum")
         g.evidenceExamples = config.int("patterns.evidenceExamples")
         g.evidenceAbove = Float(config.double("patterns.evidenceAbove"))
+        g.evidenceMinTerms = config.int("patterns.evidenceMinTerms")
         g.candidateK = config.int("patterns.candidateK")
         g.exemplars = config.int("patterns.exemplars")
         g.recurringThreshold = config.int("patterns.recurringThreshold")

@@ -13,13 +13,15 @@ enum GroupingCommand {
         kindred-bench grouping — pattern-engine bench helpers (used by bench/grouping)
 
         USAGE: kindred-bench grouping embed --texts FILE --out FILE.f32 [--batch N] [--threads T] [--model DIR]
-               kindred-bench grouping cluster --vectors FILE.f32 [--records FILE] [--initial N] [--dismiss PAIRS.json | --dismiss-random K [--seed S]] [THRESHOLDS]
+               kindred-bench grouping cluster --vectors FILE.f32 [--records FILE] [--texts FILE] [--initial N] [--dismiss PAIRS.json | --dismiss-random K [--seed S]] [THRESHOLDS]
                kindred-bench grouping speed --vectors FILE.f32 --n N [--categories FILE] [--place P] [THRESHOLDS]
                kindred-bench grouping speed --synthetic --n N [--clusters C] [--synthetic-categories K] [--place P] [--state FILE]
 
         FILE.f32 holds little-endian float32 rows of --dim (384) floats. Every row is one occurrence of
         its own record (or of the record named on the same line of --records), in one category (or the
-        category on the same line of --categories).
+        category on the same line of --categories). --texts: the text of each row, one per line (the
+        occurrences' descriptions, which the shared-element rule reads; without them no weak match has
+        a shared word).
 
         cluster: groups rows 0..<N (default all), then adds the rest with an incremental refresh on
           the existing state. Prints {"initial": [group per row of the first N, -1 = pending],
@@ -35,11 +37,11 @@ enum GroupingCommand {
           --synthetic: clustered random rows in K categories (default 10) with C situations each
           (default N / 250); K = 1 is the service bench's one category of N.
         THRESHOLDS: --tau-rep --tau-sup --tau-seed --tau-loose-seed --loose-seed-records --delta --tau-stay --combine-link --link-neighbours --combine-resolution --link-scope-limit --tau-combine --candidate-k
-          --calibrated-background (defaults of GroupingConfig; --combine-link (and --tau-combine above --link-scope-limit) above 1 turns combining groups off; --calibrated-background above 1 keeps the
+          --calibrated-background --evidence-max-share --evidence-examples --evidence-above (defaults of GroupingConfig; --evidence-max-share 0: similarity alone; --combine-link (and --tau-combine above --link-scope-limit) above 1 turns combining groups off; --calibrated-background above 1 keeps the
           thresholds fixed in every category).
         """
 
-    static let thresholdOptions: Set<String> = ["tau-rep", "tau-sup", "tau-seed", "tau-loose-seed", "loose-seed-records", "delta", "tau-stay", "combine-link", "link-neighbours", "combine-resolution", "link-scope-limit", "tau-combine", "candidate-k", "calibrated-background"]
+    static let thresholdOptions: Set<String> = ["tau-rep", "tau-sup", "tau-seed", "tau-loose-seed", "loose-seed-records", "delta", "tau-stay", "combine-link", "link-neighbours", "combine-resolution", "link-scope-limit", "tau-combine", "candidate-k", "calibrated-background", "evidence-max-share", "evidence-examples", "evidence-above"]
 
     static func run(_ argv: [String]) throws -> Int32 {
         guard let mode = argv.first, !mode.hasPrefix("--") else { Output.out(help); return argv.isEmpty ? ExitCode.usage : ExitCode.ok }
@@ -122,6 +124,9 @@ enum GroupingCommand {
         if let x = try f("tau-combine") { c.tauCombine = x }
         if let k = try args.int("candidate-k") { c.candidateK = k }
         if let x = try f("calibrated-background") { c.calibratedBackground = x > 1 ? nil : x }
+        if let x = try f("evidence-max-share") { c.evidenceMaxShare = x }
+        if let k = try args.int("evidence-examples") { c.evidenceExamples = k }
+        if let x = try f("evidence-above") { c.evidenceAbove = x }
         return c
     }
 
@@ -159,7 +164,7 @@ enum GroupingCommand {
     // MARK: cluster
 
     static func cluster(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "records", "initial", "dismiss", "dismiss-random", "seed", "dim", "threads"]), flags: ["help"])
+        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "records", "texts", "initial", "dismiss", "dismiss-random", "seed", "dim", "threads"]), flags: ["help"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         BLAS.setThreads(try args.int("threads") ?? 1)
         let rows = try readVectors(try args.required("vectors"), dim: try args.int("dim") ?? 384)
@@ -171,8 +176,18 @@ enum GroupingCommand {
             guard lines.count >= rows.count else { throw Arguments.UsageError(description: "--records names \(lines.count) rows, the vectors have \(rows.count)") }
             records = lines
         }
+        // The texts the vectors are of (one per line): the occurrences' descriptions, which the
+        // shared-element rule reads. Without them every description is "row i" and shares nothing.
+        var texts: [String]?
+        if let file = args.value("texts") {
+            let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            guard lines.count >= rows.count else { throw Arguments.UsageError(description: "--texts names \(lines.count) rows, the vectors have \(rows.count)") }
+            texts = lines
+        }
         func occurrence(_ i: Int, _ v: [Float]) -> Occurrence {
             var o = Self.occurrence(i, v)
+            if let texts { o = Occurrence(id: o.id, owner: o.owner, category: o.category, description: texts[i], excerpt: texts[i],
+                                          recordID: o.recordID, recordRevision: 1, recordDate: nil, vector: v) }
             if let records { o = Occurrence(id: o.id, owner: o.owner, category: o.category, description: o.description, excerpt: o.excerpt,
                                             recordID: records[i], recordRevision: 1, recordDate: nil, vector: v) }
             return o

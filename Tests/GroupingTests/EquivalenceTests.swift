@@ -31,7 +31,7 @@ import Testing
         ("loose seeds only", GroupingConfig(tauSeed: 1.01, tauLooseSeed: 0.5, looseSeedRecords: 3)),
         // Descriptions of two words from twelve (`History.words`): a join or a seed below
         // `evidenceAbove` needs a word shared with the representative and an example.
-        ("shared words asked", GroupingConfig(tauSeed: 0.6, evidenceMaxShare: 0.3, evidenceMinimum: 8, evidenceAbove: 0.9)),
+        ("shared words asked", GroupingConfig(tauSeed: 0.6, evidenceMaxShare: 0.3, evidenceMinimum: 8, evidenceAbove: 0.9, evidenceMinTerms: 1)),
     ]
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])

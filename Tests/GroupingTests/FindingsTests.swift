@@ -52,6 +52,16 @@ import Testing
         return (try Fixture.refresh(PatternState(), occ).state, occ)
     }
 
+    /// A trend word only for a difference beyond chance (two-proportion test at 95 %).
+    @Test func trendWordsNeedADifferenceBeyondChance() {
+        #expect(Trend.between(Fraction(count: 8, denominator: 163), Fraction(count: 8, denominator: 173)) == .aboutTheSame)
+        #expect(Trend.between(Fraction(count: 5, denominator: 40), Fraction(count: 3, denominator: 40)) == .aboutTheSame)
+        #expect(Trend.between(Fraction(count: 20, denominator: 100), Fraction(count: 5, denominator: 100)) == .moreOftenRecently)
+        #expect(Trend.between(Fraction(count: 5, denominator: 100), Fraction(count: 20, denominator: 100)) == .lessOftenRecently)
+        #expect(Trend.between(Fraction(count: 0, denominator: 10), Fraction(count: 0, denominator: 12)) == .aboutTheSame)
+        #expect(Trend.between(Fraction(count: 3, denominator: 9), Fraction(count: 3, denominator: 3)) == .lessOftenRecently)
+    }
+
     @Test func comparisonShowsBothFractionsAndTrend() throws {
         let (state, occ) = try smallHistory()
         let report = PatternEngine.findings(

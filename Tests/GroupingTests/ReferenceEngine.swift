@@ -510,12 +510,14 @@ struct ReferenceEngine {
         return sharesElement(o, representative: g.medoid!, examples: g.exemplars.filter { $0 != o && $0 != g.medoid! }.sorted())
     }
 
-    /// `o` is at least `evidenceAbove` similar to the representative, or shares a specific term
+    /// `o` is at least `evidenceAbove` similar to the representative, has fewer than
+    /// `evidenceMinTerms` terms, or shares a specific term
     /// with it and with `evidenceExamples` of the examples of other records.
     func sharesElement(_ o: Int64, representative rep: Int64, examples: [Int64]) -> Bool {
         let x = occurrences[o]!
         guard let table = evidenceTable(x.scope) else { return true }
         if config.evidenceAbove <= 1, q(Vectors.dot(x.vector, occurrences[rep]!.vector)) >= q(config.evidenceAbove) { return true }
+        if SharedElementRule.terms(of: x).count < config.evidenceMinTerms { return true }
         let rule = SharedElementRule(maxShare: config.evidenceMaxShare, minExamples: config.evidenceExamples)
         let shown = examples.filter { record($0) != x.recordID }.map { SharedElementRule.terms(of: occurrences[$0]!) }
         return rule.sharedElement(SharedElementRule.terms(of: x), representative: SharedElementRule.terms(of: occurrences[rep]!),

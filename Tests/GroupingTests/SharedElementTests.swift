@@ -60,7 +60,8 @@ import Testing
         }
         let occ = Fixture.index(xs)
         let config = GroupingConfig(tauRep: 0.45, tauSup: 0.45, tauSeed: 0.9, looseSeedRecords: 0, calibratedBackground: nil,
-                                    evidenceMaxShare: 0.05, evidenceMinimum: 100, evidenceExamples: 1, evidenceAbove: 0.9)
+                                    evidenceMaxShare: 0.05, evidenceMinimum: 100, evidenceExamples: 1, evidenceAbove: 0.9,
+                                    evidenceMinTerms: 2)
         let s = try Fixture.refresh(PatternState(), occ, config: config).state
         let lantern = try #require(s.sortedGroups.first { $0.memberIDs.contains(1) })
         #expect(lantern.memberIDs.contains(4), "the weak match that names the lantern joins")

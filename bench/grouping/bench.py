@@ -12,7 +12,9 @@ Usage (see README.md; run.sh sets up the venv and the build):
     bench.py calibrate [--grid JSON]
 """
 import argparse
+import collections
 import datetime
+import itertools
 import json
 import os
 import platform
@@ -208,10 +210,16 @@ def stability(first, second, n_first):
 
 # ---------------------------------------------------------------- methods
 
-def kindred_cluster(vectors, initial=None, dismiss=None, extra=()):
+def kindred_cluster(vectors, initial=None, dismiss=None, extra=(), texts=None):
+    """Kindred's engine over `vectors`; `texts` (one per row) are the occurrences' descriptions, which
+    the shared-element rule reads (without them no weak match shares a word)."""
     path = DATA / "tmp-cluster.f32"
     np.ascontiguousarray(vectors, dtype=np.float32).tofile(path)
     cmd = [KINDRED_BENCH, "grouping", "cluster", "--vectors", str(path)]
+    if texts is not None:
+        tf = DATA / "tmp-cluster.txt"
+        tf.write_text("".join(re.sub(r"\s+", " ", t) + "\n" for t in texts), encoding="utf-8")
+        cmd += ["--texts", str(tf)]
     if initial is not None:
         cmd += ["--initial", str(initial)]
     if dismiss is not None:
@@ -279,17 +287,17 @@ def quality(kindred_args=()):
         k = len(set(truth))
         n = len(texts)
         perm = np.random.RandomState(0).permutation(n)
-        xp, tp = x[perm], [truth[i] for i in perm]
+        xp, tp, textp = x[perm], [truth[i] for i in perm], [texts[i] for i in perm]
         n90 = int(round(n * 0.9))
         rows = []
         for label, args in KINDRED_CONFIGS:
             # Kindred: build on 90 %, add 10 % incrementally (refresh on the existing state).
-            r = kindred_cluster(xp, initial=n90, extra=args + list(kindred_args))
+            r = kindred_cluster(xp, initial=n90, extra=args + list(kindred_args), texts=textp)
             full = r["final"]
             m = metrics(tp, full)
             m["stability"] = stability(r["initial"], full, n90)
             # 40 dismissals of random pairs drawn one after another from the current groups.
-            d = kindred_cluster(xp, extra=["--dismiss-random", "40", "--seed", "1", *args, *kindred_args])
+            d = kindred_cluster(xp, extra=["--dismiss-random", "40", "--seed", "1", *args, *kindred_args], texts=textp)
             m["violations"] = f'{d["violations"]} of {d["applied"]} (cannot-link pairs together: {d["cannot_link_violations"]})'
             m["seconds"] = r["build_seconds"] + r.get("add_seconds", 0)
             rows.append((label, m))
@@ -465,11 +473,11 @@ def calibrate(grid_json):
     ref = []
     for name, _, texts, truth in calibration_sets():
         x = embed(name, texts)
-        ref.append((x, truth))
+        ref.append((x, truth, texts))
     base = {}
     for label, fit in [("k-means (true k)", lambda v, t: kmeans(v, len(set(t)))), ("average linkage 0.6", lambda v, t: average_linkage(v))]:
         cells, amis = [], []
-        for x, truth in ref:
+        for x, truth, _ in ref:
             m = metrics(truth, fit(x, truth))
             cells.append(f"{m['AMI']:.3f} / {m['coverage']:.0%} / {m['groups']}")
             amis.append(m["AMI"])
@@ -477,8 +485,8 @@ def calibrate(grid_json):
         say(lines[-1])
     for label, args in grid:
         cells, amis = [], []
-        for x, truth in ref:
-            r = kindred_cluster(x, extra=list(args))
+        for x, truth, texts in ref:
+            r = kindred_cluster(x, extra=list(args), texts=texts)
             m = metrics(truth, r["final"])
             cells.append(f"{m['AMI']:.3f} / {m['coverage']:.0%} / {m['groups']}")
             amis.append(m["AMI"])
@@ -1022,9 +1030,75 @@ def machine():
     return f"{platform.system()} {platform.release()}, {os.cpu_count()} cores ({cpu}), {mem}, Python {platform.python_version()}"
 
 
+PRECISION_JOURNALS = [("journal", "calibrated on"), ("journal2", "held out")]
+
+
+def journal_key_scores(ids, key, labels):
+    """Pair precision and recall over the entries of exactly one situation, distractors grouped with
+    the situation they resemble, worst purity of a group holding >= 4 keyed entries (as
+    ../shared/tools/journal_precision.py and tests-e2e/test_journal_precision.py score them)."""
+    sits = {s["id"]: s["entries"] for s in key["situations"]}
+    count = collections.Counter(i for v in sits.values() for i in v)
+    one = {i: s for s, v in sits.items() for i in v if count[i] == 1}
+    gid = {ids[r]: g for r, g in enumerate(labels) if g >= 0}
+    groups = collections.defaultdict(set)
+    for i, g in gid.items():
+        groups[g].add(i)
+    tp = fp = fn = 0
+    for a, b in itertools.combinations(sorted(one), 2):
+        same, together = one[a] == one[b], a in gid and gid.get(a) == gid.get(b)
+        tp += same and together
+        fp += (not same) and together
+        fn += same and not together
+    leaks = sum(1 for d in key["distractors"] if d["entry"] in gid and groups[gid[d["entry"]]] & set(sits.get(d["resembles"], ())))
+    pur = [c.most_common(1)[0][1] / sum(c.values()) for c in (collections.Counter(one[i] for i in g if i in one) for g in groups.values())
+           if sum(c.values()) >= 4]
+    return {"precision": tp / max(tp + fp, 1), "recall": tp / max(tp + fn, 1), "leaks": leaks, "distractors": len(key["distractors"]),
+            "purity": min(pur or [1.0]), "groups": len(groups)}
+
+
+def precision():
+    """Both bundled journals (MiniLM, whole entry, one category): Kindred's defaults, without the
+    shared-element rule, and the baselines (k-means told the true k, average linkage at cosine
+    distance 0.6, spectral clustering on the 10-NN graph with the true k). Every method keeps only
+    groups of 3 or more entries, as Kindred's findings do."""
+    from sklearn.cluster import SpectralClustering
+    from sklearn.neighbors import kneighbors_graph
+    out = ["| journal | method | pair precision | pair recall | distractors with their look-alike | worst purity | groups |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for name, role in PRECISION_JOURNALS:
+        folder = ROOT / "datasets" / name
+        recs = [json.loads(l) for l in (folder / "records.jsonl").read_text().splitlines() if l.strip()]
+        key = json.loads((folder / "situations.json").read_text())
+        ids, texts = [r["id"] for r in recs], [r["text"] for r in recs]
+        x = embed(f"{name}-entries", [re.sub(r"\s+", " ", t) for t in texts])
+        k = len(key["situations"])
+
+        def at_least_3(lab):
+            lab = list(lab)
+            sizes = collections.Counter(lab)
+            return [g if g >= 0 and sizes[g] >= 3 else -1 for g in lab]
+
+        def spectral(v):
+            a = kneighbors_graph(v, 10, metric="cosine", include_self=False)
+            return SpectralClustering(k, affinity="precomputed", random_state=0).fit_predict(0.5 * (a + a.T))
+
+        methods = [("Kindred, defaults", lambda v: kindred_cluster(v, texts=texts)["final"]),
+                   ("Kindred, similarity alone (evidence-max-share 0)", lambda v: kindred_cluster(v, extra=["--evidence-max-share", "0"], texts=texts)["final"]),
+                   (f"k-means (k = {k})", lambda v: kmeans(v, k)),
+                   ("average linkage (cosine distance 0.6)", average_linkage),
+                   (f"spectral, 10-NN graph (k = {k})", spectral)]
+        for label, fit in methods:
+            m = journal_key_scores(ids, key, at_least_3(fit(x)))
+            out.append(f"| {name} ({role}) | {label} | {m['precision']:.3f} | {m['recall']:.3f} | {m['leaks']} of {m['distractors']} | "
+                       f"{m['purity']:.2f} | {m['groups']} |")
+            say(out[-1])
+    return "\n".join(out) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["prepare", "quality", "journal", "passages", "speed", "all", "calibrate", "ceiling", "graph", "journal-ceiling"])
+    ap.add_argument("what", choices=["prepare", "quality", "journal", "passages", "speed", "all", "calibrate", "ceiling", "graph", "journal-ceiling", "precision"])
     ap.add_argument("--grid", default="", help="calibrate: JSON list of [name, [kindred args…]]")
     ap.add_argument("--sizes", default="20000,100000")
     ap.add_argument("--hdbscan-speed", action="store_true")
@@ -1056,6 +1130,9 @@ def main():
     if a.what == "graph":
         parts.append("## A nearest-neighbour graph\n")
         parts.append(graph())
+    if a.what in ("precision", "all"):
+        parts.append("## Precision on the bundled journals\n")
+        parts.append(precision())
     if a.what == "journal-ceiling":
         parts.append("## What the journal's vectors allow\n")
         parts.append(journal_ceiling())

@@ -1,0 +1,57 @@
+"""Pattern groups a person can trust, on both bundled journals (default configuration, no judge,
+one refresh after loading, through the real binary): each group claims one specific recurring
+situation, so co-membership must mostly be right. Scored against each journal's key as
+../shared/tools/journal_precision.py scores it: pair precision and recall over the entries of exactly
+one situation, look-alike distractors grouped with what they resemble, and the worst purity of a
+group holding four or more keyed entries. The floors are the figures the shipped configuration
+reaches (bench/grouping/README.md, "Precision"), so a change that costs precision fails here."""
+
+import collections
+import itertools
+import json
+
+import pytest
+
+from conftest import REPO, Server
+
+# (dataset, precision floor, recall floor, most distractors grouped with their look-alike)
+JOURNALS = [
+    ("journal", 0.85, 0.40, 0.30),   # calibrated on this one
+    ("journal2", 0.65, 0.20, 0.25),  # held out
+]
+
+
+def groups_of(spawn_server, records):
+    s = spawn_server()
+    s.initialize()
+    s.result("records/upsert", {"owner": "me", "waitForIndex": True, "records": records}, timeout=600)
+    s.result("patterns/refresh", {"owner": "me"}, timeout=600)
+    f = s.result("patterns/findings", {"owner": "me", "includeRelated": True, "limit": 1000, "evidenceLimit": 1000})
+    assert s.shutdown_and_exit() == 0
+    return [{e["recordId"] for e in g["evidence"]} for g in f["findings"]]
+
+
+def score(key, groups):
+    sits = {s["id"]: s["entries"] for s in key["situations"]}
+    count = collections.Counter(i for ids in sits.values() for i in ids)
+    one = {i: s for s, ids in sits.items() for i in ids if count[i] == 1}
+    tp = fp = fn = 0
+    for a, b in itertools.combinations(sorted(one), 2):
+        same, together = one[a] == one[b], any(a in g and b in g for g in groups)
+        tp += same and together
+        fp += (not same) and together
+        fn += same and not together
+    leaks = sum(1 for d in key["distractors"] if any(d["entry"] in g and g & set(sits.get(d["resembles"], ())) for g in groups))
+    return tp / max(tp + fp, 1), tp / max(tp + fn, 1), leaks / len(key["distractors"])
+
+
+@pytest.mark.parametrize("name,precision,recall,leaks", JOURNALS)
+def test_groups_of_a_bundled_journal_keep_their_precision(tmp_path, name, precision, recall, leaks):
+    folder = REPO / "datasets" / name
+    records = [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines() if line.strip()]
+    key = json.loads((folder / "situations.json").read_text())
+    groups = groups_of(lambda: Server(tmp_path / f"{name}.sqlite", tmp_path), records)
+    p, r, leaked = score(key, groups)
+    assert p >= precision and r >= recall and leaked <= leaks, (
+        f"{name}: pair precision {p:.3f} (floor {precision}), recall {r:.3f} (floor {recall}), "
+        f"distractors grouped with their look-alike {leaked:.0%} (at most {leaks:.0%})")
