@@ -161,8 +161,9 @@ final class SharedElementJudge {
         if config.evidenceAbove <= 1, config.quantise(Vectors.dot(occ.vector, rep.vector)) >= config.quantise(config.evidenceAbove) {
             return ""
         }
-        guard let table = table(Scope(owner: occ.owner, category: occ.category)) else { return "" }
+        // (Cheapest first: one text's words before the category's table.)
         guard terms(q.occurrence).count >= config.evidenceMinTerms else { return "" }
+        guard let table = table(Scope(owner: occ.owner, category: occ.category)) else { return "" }
         let examples = q.examples.filter { occurrences[$0]?.recordID != occ.recordID }.map(terms)
         let rule = SharedElementRule(maxShare: config.evidenceMaxShare, minExamples: config.evidenceExamples)
         return rule.sharedElement(terms(q.occurrence), representative: terms(q.representative), examples: examples, table)
