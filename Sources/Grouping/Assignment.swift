@@ -34,7 +34,7 @@ extension Workspace {
         let reached = index?.reachable(
             work, occurrences, groups: (ctx.order, ctx.changedAtStart), unit: { ctx.profile($0, self)?.unitSum },
             watermark: ctx.watermark, plainStamp: plain, scale: config.scoreScale, maxChanged: Self.reachLimit,
-            ineligibleBelow: judge != nil ? nil : config.quantise(config.tauRep),
+            ineligibleBelow: hasOuterJudge ? nil : config.quantise(config.tauRep),
             medoid: { gid in ctx.profile(gid, self).map { ($0.medoid, self.medoidSince(gid)) } })
         var list = reached ?? work
         // Which occurrences need a full evaluation as of the start; their rows are scored by GEMM in

@@ -68,13 +68,14 @@ extension Workspace {
     /// the K-th stay as they were; and `gid` has kept the medoid the certificate was issued against
     /// (`medoidSince`) and the occurrence is below τ_rep of it, so the group was not eligible then
     /// and is not now (eligibility asks s_rep ≥ τ_rep first). The other candidates are unchanged or
-    /// checked on their own, so the decision is the one the certificate records. (With a judge,
-    /// never: its answers are not part of the certificate.)
+    /// checked on their own, so the decision is the one the certificate records. (With a client or
+    /// remote judge, never: its answers are not part of the certificate. The shared-element rule's
+    /// are: they follow from the occurrence and the group as it is.)
     private func stillIneligible(
         _ gid: Int64, _ cert: PendingCertificate, since: Int, _ ctx: inout AssignContext, vector: UnsafePointer<Float>?,
         _ occurrence: () -> Occurrence?
     ) -> Bool {
-        guard judge == nil, let kq = cert.kthScore, let kg = cert.kthGroup, kg != gid,
+        guard !hasOuterJudge, let kq = cert.kthScore, let kg = cert.kthGroup, kg != gid,
               cert.candidates.count == config.candidateK, medoidSince(gid) <= since,
               let occ = occurrence(), occ.tags.isEmpty, let p = ctx.profile(gid, self) else { return false }
         let x = vector
