@@ -20,9 +20,9 @@ public final class RemoteEmbedder: Sendable {
         self.limit = ConcurrencyLimit(maxConcurrent)
     }
 
-    /// Embeds `texts` in order. Nothing partial is returned: any failed batch fails the whole call
-    /// (its usage so far is in the error's `usage`).
-    public func embed(_ texts: [String], isCancelled: () -> Bool,
+    /// Embeds `texts` in order, telling the provider `inputType` when given. Nothing partial is
+    /// returned: any failed batch fails the whole call (its usage so far is in the error's `usage`).
+    public func embed(_ texts: [String], inputType: String? = nil, isCancelled: () -> Bool,
                       onRetry: (String) -> Void = { _ in }) throws(RemoteEmbeddingError) -> (vectors: [[Float]], usage: RemoteUsage) {
         var usage = RemoteUsage(provider: kind.rawValue)
         var out: [[Float]] = []
@@ -37,7 +37,7 @@ public final class RemoteEmbedder: Sendable {
             do {
                 result = try limit.run(isCancelled: isCancelled) { () throws(ProviderError) in
                     try ProviderCall.run(endpoint, path: kind.path(model: model), headers: kind.headers(key: endpoint.apiKey),
-                                         body: kind.body(model: model, texts: batch, dimension: dimension),
+                                         body: kind.body(model: model, texts: batch, dimension: dimension, inputType: inputType),
                                          isCancelled: isCancelled, onRetry: onRetry) { bytes throws(AnswerError) in try kind.parse(bytes) }
                 }
             } catch {

@@ -71,7 +71,7 @@ extension KindredService {
         for owner in Self.ownersInOrder(fetched.map(\.owner)) {
             let part = fetched.filter { $0.owner == owner }
             do {
-                let out = try embedTexts(part.map(\.text), owner: owner, isCancelled: isCancelled, log: log)
+                let out = try embedTexts(part.map(\.text), as: .document, owner: owner, isCancelled: isCancelled, log: log)
                 guard out.count == part.count else { continue }
                 work += part
                 vectors += out

@@ -59,7 +59,7 @@ public final class KindredService: Sendable {
         self.embedder = embedder
         self.embedderProblem = embedder == nil ? (embedderProblem ?? "no embedder is configured") : nil
         let dimension = embedder?.dimension ?? config.int("index.dimension")
-        indexVersion = IndexVersion(model: embedder?.modelID ?? config.string("embedder.model"), dimension: dimension)
+        indexVersion = embedder?.indexVersion ?? IndexVersion(model: config.string("embedder.model"), dimension: dimension)
         paramRules = ParamRules(dimension: dimension, defaultLimit: config.int("search.defaultLimit"), maxLimit: config.int("search.maxLimit"))
         let store = try RecordStore(path: databasePath)
         writer = Guarded(store)

@@ -283,7 +283,7 @@ extension KindredService {
                     let waiting = fetched.filter { $0.owner == who }
                     let vectors: [[Float]]
                     do {
-                        vectors = try embedTexts(waiting.map(\.text), owner: who, store: store, isCancelled: { ctx.isCancelled },
+                        vectors = try embedTexts(waiting.map(\.text), as: .document, owner: who, store: store, isCancelled: { ctx.isCancelled },
                                                  log: { ctx.log(.warning, $0) })
                     } catch let e as DailyLimitReached {
                         ctx.log(.warning, "occurrence vectors wait: \(e)")
