@@ -35,10 +35,12 @@ def remote(tmp_path, db, provider):
     """remote(kind, *sets) → an initialized server embedding with `kind` at the loopback provider."""
     servers = []
 
-    def make(kind="openai", *sets, key=KEY, db_path=None):
+    def make(kind="openai", *sets, key=KEY, db_path=None, dimension=DIM):
         base = {"openai": provider.url + "/v1", "ollama": provider.url, "gemini": provider.url + "/v1beta"}[kind]
-        args = ["--set", f"embedder.url={base}", "--set", "embedder.model=test-embed-1", "--set", f"index.dimension={DIM}",
+        args = ["--set", f"embedder.url={base}", "--set", "embedder.model=test-embed-1",
                 "--set", "embedder.retryBaseMs=50", "--set", "embedder.retryMaxMs=2000", "--set", "embedder.timeoutMs=1500"]
+        if dimension is not None:
+            args += ["--set", f"index.dimension={dimension}"]
         for s in sets:
             args += ["--set", s]
         env = dict(os.environ, KINDRED_EMBEDDER=kind)
@@ -311,3 +313,34 @@ def test_a_new_document_prefix_asks_for_a_rebuild_and_never_mixes_vectors(remote
     assert [(v["indexVersion"], v["vectors"]) for v in st["vectorsByVersion"]] == [(version, 3)] and st["pendingEmbeddings"] == 0
     found = again.result("search/query", {"owner": "me", "text": "garden basil", "mode": "semantic", "limit": 1})
     assert [h["id"] for h in found["results"]] == ["garden"]
+
+
+@pytest.mark.parametrize("kind", ["openai", "gemini"])
+def test_without_a_dimension_the_first_answer_fixes_it(kind, remote, provider):
+    s = remote(kind, "embedder.maxRetries=0", dimension=None)
+    st = s.result("index/status", {"owner": "me"})
+    assert st["indexVersion"] == "test-embed-1@?" and st["dimension"] == 0
+    # A client vector cannot be checked before the provider has said what size its vectors are.
+    e = s.error("records/upsert", {"owner": "me", "records": [{"id": "v", "revision": 1, "text": "x", "vector": [1.0] * DIM}]})
+    assert e["code"] == INVALID_PARAMS and "index.dimension" in e["message"]
+    upsert(s)
+    st = s.result("index/status", {"owner": "me"})
+    assert st["indexVersion"] == f"test-embed-1@{DIM}" and st["dimension"] == DIM and st["vectors"] == 3
+    if kind == "gemini":
+        _, _, body = provider.embedding_requests()[0]
+        assert "outputDimensionality" not in body["requests"][0], "an unset dimension was sent"
+    found = s.result("search/query", {"owner": "me", "text": "missing the train", "mode": "semantic", "limit": 1})
+    assert [h["id"] for h in found["results"]] == ["train"]
+    s.result("records/upsert", {"owner": "me", "records": [{"id": "v", "revision": 1, "text": "x", "vector": [1.0] * DIM}]})
+    # An answer of another size is refused, and nothing of it is stored.
+    provider.script = ["wrongdim"]
+    e = s.error("search/query", {"owner": "me", "text": "garden", "mode": "semantic"})
+    assert e["code"] == EMBEDDER_UNAVAILABLE and f"dimension {DIM + 3}, the index has {DIM}" in e["message"]
+    assert "first answer" in e["message"]
+    assert s.shutdown_and_exit() == 0
+    # The next start reads the size from the stored vectors, without asking the provider.
+    calls = len(provider.embedding_requests())
+    again = remote(kind, dimension=None)
+    st = again.result("index/status", {"owner": "me"})
+    assert st["indexVersion"] == f"test-embed-1@{DIM}" and st["indexed"] == 4
+    assert len(provider.embedding_requests()) == calls

@@ -20,7 +20,7 @@ public struct Config: Sendable, Equatable {
         ("search.highlightChars", 240, "Longest highlight (the best-matching sentence of a hit's passage), in Unicode scalars."),
         ("records.waitForIndexTimeoutMs", 30000, "Longest a records/upsert with waitForIndex waits for its records to reach the semantic index."),
         ("passages.maxChars", 1000, "Longest passage, in Unicode scalars, when texts are split for matching and display."),
-        ("index.dimension", 384, "Vector dimension of the index (client vectors must match)."),
+        ("index.dimension", 0, "Vector dimension of the index (client vectors must match); 0 means the model's own: the local model's, a remote provider's (the vectors already stored for the model, else its first answer fixes it; an answer of another size later is refused), 384 without an embedder. A remote provider that takes a size (Gemini's outputDimensionality) is sent it only when set."),
         ("index.codesFile", true, "Save the vector index's int8 codes beside the database (<db>-codes) when the service closes, and read them back at the next start when SQLite says they are current; otherwise every start codes the vectors from SQLite again."),
         ("embedder.provider", "local", "Embedding provider: local (in-process model), none, openai (POST {url}/embeddings, also Ollama, llama.cpp, vLLM), ollama (POST {url}/api/embed) or gemini (batchEmbedContents). KINDRED_EMBEDDER also sets it."),
         ("embedder.model", "all-MiniLM-L6-v2", "Model id sent to a remote provider, and for every provider the model part of the index version (with the dimension and the documents' prefix and input type); empty means the local model folder's name."),

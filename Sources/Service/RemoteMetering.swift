@@ -68,6 +68,7 @@ extension KindredService {
         do {
             let (vectors, usage) = try embedder.embedMetered(texts, as: role, isCancelled: isCancelled, onRetry: log)
             if let usage { record(usage, owner: owner, store: store) }
+            settleDimension(embedder.dimension)
             return vectors
         } catch let e as RemoteEmbeddingError {
             record(e.usage, owner: owner, store: store)

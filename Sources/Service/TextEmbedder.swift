@@ -4,6 +4,7 @@ public import Remote
 /// Anything that turns texts into unit vectors (the in-process model, a remote provider, a test double).
 public protocol TextEmbedder: Sendable {
     var modelID: String { get }
+    /// The vectors' dimension; 0 while a remote provider's is not known yet (see `adoptDimension`).
     var dimension: Int { get }
     /// How search texts and stored texts are handed to the model (prefixes, input types).
     var forms: EmbeddingForms { get }
@@ -17,11 +18,14 @@ public protocol TextEmbedder: Sendable {
     /// embedder); `onRetry` hears each retry. A remote failure throws `RemoteEmbeddingError`.
     func embedMetered(_ texts: [String], as role: EmbeddingRole, isCancelled: () -> Bool,
                       onRetry: (String) -> Void) throws -> (vectors: [[Float]], usage: RemoteUsage?)
+    /// Takes `d` as the dimension when it is not known yet (from the vectors already stored).
+    func adoptDimension(_ d: Int)
 }
 
 extension TextEmbedder {
     public var forms: EmbeddingForms { .plain }
     public var remoteProvider: String? { nil }
+    public func adoptDimension(_ d: Int) {}
     public func embed(_ texts: [String], as role: EmbeddingRole, isCancelled: () -> Bool) throws -> [[Float]] {
         try embed(forms.prepare(texts, as: role), isCancelled: isCancelled)
     }
@@ -41,6 +45,7 @@ struct RemoteTextEmbedder: TextEmbedder {
     var modelID: String { remote.model }
     var dimension: Int { remote.dimension }
     var remoteProvider: String? { remote.kind.rawValue }
+    func adoptDimension(_ d: Int) { remote.settle(d) }
 
     func embed(_ texts: [String], isCancelled: () -> Bool) throws -> [[Float]] {
         try remote.embed(texts, isCancelled: isCancelled).vectors

@@ -34,3 +34,23 @@ import Testing
         #expect(try EmbeddingProviderKind.openai.inputType("search_document").get() == "search_document")
     }
 }
+
+@Suite struct ProviderDimensionTests {
+    private func embedder(_ dimension: Int) -> RemoteEmbedder {
+        RemoteEmbedder(kind: .openai, endpoint: ProviderEndpoint(provider: "openai", baseURL: "http://127.0.0.1:9", apiKey: Secret(""), connectTimeout: 1,
+                                                                 totalTimeout: 1, retry: RetryPolicy(maxAttempts: 1, baseDelay: 0, maxDelay: 0)),
+                       model: "m", dimension: dimension, batchSize: 8, maxConcurrent: 1)
+    }
+
+    @Test func anUnsetDimensionIsFixedOnce() {
+        let e = embedder(0)
+        #expect(e.dimension == 0 && e.requestedDimension == 0)
+        #expect(e.settle(768) == 768)
+        #expect(e.settle(384) == 768 && e.dimension == 768)
+    }
+
+    @Test func aConfiguredDimensionIsNeverReplaced() {
+        let e = embedder(256)
+        #expect(e.settle(768) == 256 && e.requestedDimension == 256)
+    }
+}

@@ -96,3 +96,40 @@ final class RecordingEmbedder: TextEmbedder {
         #expect(status["vectors"]?.intValue == 1)
     }
 }
+
+/// A provider-like embedder whose size is known only from its first answer.
+final class LateSizeEmbedder: TextEmbedder {
+    let modelID = "late"
+    let size = Mutex(0)
+    var dimension: Int { size.withLock { $0 } }
+    var remoteProvider: String? { "stub" }
+    func adoptDimension(_ d: Int) { size.withLock { if $0 == 0 { $0 = d } } }
+    func embed(_ texts: [String], isCancelled: () -> Bool) throws -> [[Float]] {
+        adoptDimension(8)
+        return try LetterEmbedder().embed(texts, isCancelled: isCancelled)
+    }
+}
+
+@Suite struct ProviderDimensionTests {
+    @Test func theFirstAnswerFixesTheDimensionAndTheStoredVectorsKeepIt() throws {
+        let f = try ServiceFixture(embedder: LateSizeEmbedder(), dimension: 0)
+        #expect(f.service.indexVersion.description == "late@?")
+        #expect(f.callError("records/upsert", ["owner": "me", "records": [rec("v", axis: 1)]])?.message.contains("index.dimension") == true)
+        _ = try f.upsert("me", [rec("a", text: "a cab"), rec("b", text: "hhh")])
+        #expect(try f.service.embedPending() == 2)
+        #expect(f.service.indexVersion.description == "late@8")
+        let hits = try f.call("search/query", ["owner": "me", "text": "hh", "mode": "semantic", "limit": 1])
+        #expect(hits["results"]?[0]?["id"] == "b")
+        #expect(try f.upsert("me", [rec("v", axis: 1)]) == ["created"])
+        // Reopened: the size comes from the vectors stored for the model, before any answer.
+        let again = try f.reopen(embedder: LateSizeEmbedder(), dimension: 0)
+        defer { again.close() }
+        #expect(again.indexVersion.description == "late@8")
+        #expect(try again.call("index/status", ["owner": "me"])["indexed"] == 3)
+    }
+
+    @Test func withoutAnEmbedderTheDefaultModelsSizeHolds() throws {
+        let f = try ServiceFixture(embedder: nil, dimension: 0)
+        #expect(f.service.indexVersion.dimension == KindredService.dimensionWithoutEmbedder)
+    }
+}
