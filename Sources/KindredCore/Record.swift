@@ -83,12 +83,12 @@ public struct IndexVersion: Sendable, Hashable, CustomStringConvertible {
     /// `model@dimension` plus the document suffix; `model@?` while the dimension is not known.
     public var description: String { "\(model)@\(dimension > 0 ? String(dimension) : "?")\(documentSuffix)" }
 
-    /// The dimension of a stored version string `model@N<documentSuffix>` of this model and
-    /// document form, nil for any other string.
+    /// The dimension of a stored version string `model@N` of this model, whatever its documents'
+    /// form (`model@N;document-…`): the model's size does not depend on it. Nil for any other string.
     public func dimension(ofStored version: String) -> Int? {
-        let head = model + "@", tail = documentSuffix
-        guard version.hasPrefix(head), version.hasSuffix(tail), version.count > head.count + tail.count else { return nil }
-        let digits = version.dropFirst(head.count).dropLast(tail.count)
+        let head = model + "@"
+        guard version.hasPrefix(head) else { return nil }
+        let digits = version.dropFirst(head.count).prefix { $0 != ";" }
         guard digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let n = Int(digits), n > 0, String(n) == digits else { return nil }
         return n
     }

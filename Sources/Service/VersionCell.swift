@@ -21,8 +21,8 @@ final class VersionCell: Sendable {
         }
     }
 
-    /// The dimension of the vectors `store` holds of `version`'s model and document form (the
-    /// version with the most vectors when several sizes were stored), nil when it holds none.
+    /// The dimension of the vectors `store` holds of `version`'s model, in any documents' form (the
+    /// size with the most vectors when several were stored), nil when it holds none.
     static func storedDimension(_ store: RecordStore, of version: IndexVersion) throws -> Int? {
         var counts: [Int: Int] = [:]
         for v in try store.vectorVersions(owner: nil) {

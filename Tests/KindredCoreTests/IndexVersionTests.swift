@@ -22,10 +22,13 @@ import Testing
         #expect(v.settled(dimension: 768).description == "m@768;document-type=passage")
     }
 
-    @Test func theDimensionOfAStoredVersionOfTheSameForm() {
+    @Test func theDimensionOfAStoredVersionOfTheSameModel() {
         let v = IndexVersion(model: "e5", dimension: 0, documentPrefix: "passage: ")
         #expect(v.dimension(ofStored: #"e5@768;document-prefix="passage: ""#) == 768)
-        #expect(v.dimension(ofStored: "e5@768") == nil)
+        // Another form of the same model has the same size.
+        #expect(v.dimension(ofStored: "e5@768") == 768)
+        #expect(v.dimension(ofStored: "e5@768;document-type=passage") == 768)
+        #expect(v.dimension(ofStored: "e5@768x") == nil)
         #expect(v.dimension(ofStored: #"e5@;document-prefix="passage: ""#) == nil)
         #expect(v.dimension(ofStored: #"e5@07;document-prefix="passage: ""#) == nil)
         #expect(IndexVersion(model: "e5", dimension: 0).dimension(ofStored: "e5@384") == 384)
