@@ -35,10 +35,12 @@ def remote(tmp_path, db, provider):
     """remote(kind, *sets) → an initialized server embedding with `kind` at the loopback provider."""
     servers = []
 
-    def make(kind="openai", *sets, key=KEY, db_path=None):
+    def make(kind="openai", *sets, key=KEY, db_path=None, dimension=DIM):
         base = {"openai": provider.url + "/v1", "ollama": provider.url, "gemini": provider.url + "/v1beta"}[kind]
-        args = ["--set", f"embedder.url={base}", "--set", "embedder.model=test-embed-1", "--set", f"index.dimension={DIM}",
+        args = ["--set", f"embedder.url={base}", "--set", "embedder.model=test-embed-1",
                 "--set", "embedder.retryBaseMs=50", "--set", "embedder.retryMaxMs=2000", "--set", "embedder.timeoutMs=1500"]
+        if dimension is not None:
+            args += ["--set", f"index.dimension={dimension}"]
         for s in sets:
             args += ["--set", s]
         env = dict(os.environ, KINDRED_EMBEDDER=kind)
@@ -245,3 +247,100 @@ def test_pattern_work_waits_for_a_failing_provider_and_reports_usage(remote, pro
     assert refreshed["waitingForEmbedder"] == 0 and refreshed["vectorsComputed"] == 1
     assert refreshed["usage"][0]["calls"] == 1
     assert KEY not in everything_said(s)
+
+
+def test_queries_and_documents_are_sent_apart(remote, provider):
+    s = remote("openai", "embedder.queryInputType=query", "embedder.documentInputType=passage",
+               "embedder.queryPrefix=q: ", "embedder.documentPrefix=d: ")
+    st = s.result("index/status", {"owner": "me"})
+    assert st["indexVersion"] == f'test-embed-1@{DIM};document-type=passage;document-prefix="d: "'
+    upsert(s)
+    found = s.result("search/query", {"owner": "me", "text": "missing the train", "mode": "semantic", "limit": 1})
+    assert [h["id"] for h in found["results"]] == ["train"]
+    assert found["usage"][0]["inputCharacters"] == len("q: missing the train")
+    (_, _, docs), (_, _, query) = provider.embedding_requests()
+    assert docs["input_type"] == "passage" and docs["input"] == ["d: " + TEXTS[i] for i in TEXTS]
+    assert query["input_type"] == "query" and query["input"] == ["q: missing the train"]
+    # Occurrences are documents too.
+    s.result("occurrences/put", {"owner": "me", "recordId": "train", "revision": 1,
+                                 "occurrences": [{"category": "action", "description": "running for a train", "excerpt": "missing the train"}]})
+    _, _, occ = provider.embedding_requests()[-1]
+    assert occ["input_type"] == "passage" and occ["input"] == ["d: running for a train"]
+
+
+def test_gemini_is_told_task_types(remote, provider):
+    s = remote("gemini", "embedder.queryInputType=query", "embedder.documentInputType=document")
+    assert s.result("index/status", {})["indexVersion"] == f"test-embed-1@{DIM};document-type=RETRIEVAL_DOCUMENT"
+    upsert(s, ["garden"])
+    s.result("search/query", {"owner": "me", "text": "basil", "mode": "semantic"})
+    (_, _, docs), (_, _, query) = provider.embedding_requests()
+    assert [r["taskType"] for r in docs["requests"]] == ["RETRIEVAL_DOCUMENT"]
+    assert [r["taskType"] for r in query["requests"]] == ["RETRIEVAL_QUERY"]
+
+
+def test_an_input_type_the_provider_cannot_send_names_the_field(remote, provider):
+    s = remote("ollama", "embedder.documentInputType=passage")
+    st = s.result("index/status", {})
+    assert st["embedder"]["available"] is False
+    assert st["embedder"]["problem"].startswith("embedder.documentInputType: the ollama provider cannot send an input type")
+    r = s.result("search/query", {"owner": "me", "text": "anything"})
+    assert r["mode"] == "keyword" and "embedder.documentInputType" in r["degraded"]["reason"]
+    assert provider.embedding_requests() == []
+
+
+def test_a_new_document_prefix_asks_for_a_rebuild_and_never_mixes_vectors(remote, provider, db):
+    s = remote("openai")
+    upsert(s)
+    assert s.shutdown_and_exit() == 0
+    calls = len(provider.embedding_requests())
+    again = remote("openai", "embedder.documentPrefix=note: ")
+    version = f'test-embed-1@{DIM};document-prefix="note: "'
+    st = again.result("index/status", {"owner": "me"})
+    assert st["indexVersion"] == version and st["pendingEmbeddings"] == 3 and st["indexed"] == 0
+    assert [(v["indexVersion"], v["vectors"]) for v in st["vectorsByVersion"]] == [(f"test-embed-1@{DIM}", 3)]
+    time.sleep(0.5)
+    assert len(provider.embedding_requests()) == calls, "vectors of another version were re-embedded without index/rebuild"
+    # Until the rebuild, the old vectors serve nothing: semantic search finds nothing, hybrid says why.
+    assert again.result("search/query", {"owner": "me", "text": "garden basil", "mode": "semantic"})["results"] == []
+    r = again.result("search/query", {"owner": "me", "text": "garden basil"})
+    assert [h["id"] for h in r["results"]] == ["garden"] and "3 records wait for embedding" in r["degraded"]["reason"]
+    calls = len(provider.embedding_requests())
+    res = again.result("index/rebuild", {}, timeout=60)
+    assert res["reembedded"] == 3 and res["deletedOtherVersions"] == 3 and res["indexVersion"] == version
+    _, _, body = provider.embedding_requests()[calls]
+    assert body["input"] == ["note: " + TEXTS[i] for i in TEXTS]
+    st = again.result("index/status", {"owner": "me"})
+    assert [(v["indexVersion"], v["vectors"]) for v in st["vectorsByVersion"]] == [(version, 3)] and st["pendingEmbeddings"] == 0
+    found = again.result("search/query", {"owner": "me", "text": "garden basil", "mode": "semantic", "limit": 1})
+    assert [h["id"] for h in found["results"]] == ["garden"]
+
+
+@pytest.mark.parametrize("kind", ["openai", "gemini"])
+def test_without_a_dimension_the_first_answer_fixes_it(kind, remote, provider):
+    s = remote(kind, "embedder.maxRetries=0", dimension=None)
+    st = s.result("index/status", {"owner": "me"})
+    assert st["indexVersion"] == "test-embed-1@?" and st["dimension"] == 0
+    # A client vector cannot be checked before the provider has said what size its vectors are.
+    e = s.error("records/upsert", {"owner": "me", "records": [{"id": "v", "revision": 1, "text": "x", "vector": [1.0] * DIM}]})
+    assert e["code"] == INVALID_PARAMS and "index.dimension" in e["message"]
+    upsert(s)
+    st = s.result("index/status", {"owner": "me"})
+    assert st["indexVersion"] == f"test-embed-1@{DIM}" and st["dimension"] == DIM and st["vectors"] == 3
+    if kind == "gemini":
+        _, _, body = provider.embedding_requests()[0]
+        assert "outputDimensionality" not in body["requests"][0], "an unset dimension was sent"
+    found = s.result("search/query", {"owner": "me", "text": "missing the train", "mode": "semantic", "limit": 1})
+    assert [h["id"] for h in found["results"]] == ["train"]
+    s.result("records/upsert", {"owner": "me", "records": [{"id": "v", "revision": 1, "text": "x", "vector": [1.0] * DIM}]})
+    # An answer of another size is refused, and nothing of it is stored.
+    provider.script = ["wrongdim"]
+    e = s.error("search/query", {"owner": "me", "text": "garden", "mode": "semantic"})
+    assert e["code"] == EMBEDDER_UNAVAILABLE and f"dimension {DIM + 3}, the index has {DIM}" in e["message"]
+    assert "first answer" in e["message"]
+    assert s.shutdown_and_exit() == 0
+    # The next start reads the size from the stored vectors, without asking the provider.
+    calls = len(provider.embedding_requests())
+    again = remote(kind, dimension=None)
+    st = again.result("index/status", {"owner": "me"})
+    assert st["indexVersion"] == f"test-embed-1@{DIM}" and st["indexed"] == 4
+    assert len(provider.embedding_requests()) == calls

@@ -42,15 +42,56 @@ public enum UpsertStatus: String, Sendable, Equatable {
     case created, updated, unchanged, stale, conflict
 }
 
-/// The index version: embedding model id plus dimension, e.g. `all-MiniLM-L6-v2@384`.
+/// The index version: what the stored vectors depend on — the embedding model id, the dimension
+/// and how documents were handed to the model (their prefix and input type, when any), e.g.
+/// `all-MiniLM-L6-v2@384` or `multilingual-e5-small@384;document-type=passage`. Vectors of two
+/// versions are never ranked together.
 public struct IndexVersion: Sendable, Hashable, CustomStringConvertible {
     public let model: String
     public let dimension: Int
-    public init(model: String, dimension: Int) {
+    public let documentPrefix: String
+    public let documentInputType: String
+
+    public init(model: String, dimension: Int, documentPrefix: String = "", documentInputType: String = "") {
         self.model = model
         self.dimension = dimension
+        self.documentPrefix = documentPrefix
+        self.documentInputType = documentInputType
     }
-    public var description: String { "\(model)@\(dimension)" }
+
+    public init(model: String, dimension: Int, forms: EmbeddingForms) {
+        self.init(model: model, dimension: dimension, documentPrefix: forms.documentPrefix, documentInputType: forms.documentInputType)
+    }
+
+    /// Whether the dimension is known (a remote provider's is fixed by its first answer).
+    public var isSettled: Bool { dimension > 0 }
+
+    /// The same version with its dimension known.
+    public func settled(dimension: Int) -> IndexVersion {
+        IndexVersion(model: model, dimension: dimension, documentPrefix: documentPrefix, documentInputType: documentInputType)
+    }
+
+    /// What follows `model@dimension`: `;document-type=…` and `;document-prefix="…"` (JSON-quoted,
+    /// so trailing spaces show), each only when set.
+    public var documentSuffix: String {
+        var s = ""
+        if !documentInputType.isEmpty { s += ";document-type=" + documentInputType }
+        if !documentPrefix.isEmpty { s += ";document-prefix=" + JSONWriter.string(.string(documentPrefix)) }
+        return s
+    }
+
+    /// `model@dimension` plus the document suffix; `model@?` while the dimension is not known.
+    public var description: String { "\(model)@\(dimension > 0 ? String(dimension) : "?")\(documentSuffix)" }
+
+    /// The dimension of a stored version string `model@N` of this model, whatever its documents'
+    /// form (`model@N;document-…`): the model's size does not depend on it. Nil for any other string.
+    public func dimension(ofStored version: String) -> Int? {
+        let head = model + "@"
+        guard version.hasPrefix(head) else { return nil }
+        let digits = version.dropFirst(head.count).prefix { $0 != ";" }
+        guard digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let n = Int(digits), n > 0, String(n) == digits else { return nil }
+        return n
+    }
 }
 
 /// Search filters shared by every search mode.

@@ -39,18 +39,51 @@ public enum EmbeddingProviderKind: String, Sendable, CaseIterable {
         }
     }
 
-    func body(model: String, texts: [String], dimension: Int) -> [UInt8] {
+    /// The request body. `inputType` is what the texts are (already checked by `inputType(_:)`):
+    /// `input_type` for `openai`, `taskType` for `gemini`; `ollama` has no such field.
+    /// `dimension` 0 leaves Gemini's `outputDimensionality` to the model.
+    func body(model: String, texts: [String], dimension: Int, inputType: String? = nil) -> [UInt8] {
         let input = JSONValue.array(texts.map { .string($0) })
         switch self {
         case .openai:
-            return JSONWriter.bytes(["model": .string(model), "input": input, "encoding_format": "float"])
+            var o: JSONObject = ["model": .string(model), "input": input, "encoding_format": "float"]
+            if let inputType { o["input_type"] = .string(inputType) }
+            return JSONWriter.bytes(.object(o))
         case .ollama:
             return JSONWriter.bytes(["model": .string(model), "input": input])
         case .gemini:
             let name = JSONValue.string(Self.geminiModel(model))
             return JSONWriter.bytes(["requests": .array(texts.map { text in
-                ["model": name, "content": ["parts": [["text": .string(text)]]], "outputDimensionality": .int(Int64(dimension))]
+                var r: JSONObject = ["model": name, "content": ["parts": [["text": .string(text)]]]]
+                if dimension > 0 { r["outputDimensionality"] = .int(Int64(dimension)) }
+                if let inputType { r["taskType"] = .string(inputType) }
+                return .object(r)
             })])
+        }
+    }
+
+    /// Gemini's task types (`taskType` of an embedding request).
+    public static let geminiTaskTypes = ["RETRIEVAL_QUERY", "RETRIEVAL_DOCUMENT", "SEMANTIC_SIMILARITY", "CLASSIFICATION", "CLUSTERING",
+                                         "QUESTION_ANSWERING", "FACT_VERIFICATION", "CODE_RETRIEVAL_QUERY"]
+
+    /// The input type as this provider is sent it, or why it cannot be: `openai` sends any value as
+    /// it is (`query`, `passage`, `document`, `search_query`… as the server expects); `gemini` maps
+    /// `query` / `search_query` to RETRIEVAL_QUERY, `document` / `passage` / `search_document` to
+    /// RETRIEVAL_DOCUMENT and takes its own task types as they are; `ollama` has no such field.
+    public func inputType(_ value: String) -> Result<String, InputTypeRefused> {
+        switch self {
+        case .openai:
+            return .success(value)
+        case .ollama:
+            return .failure(InputTypeRefused(reason: "the ollama provider cannot send an input type (POST /api/embed takes only model and input); use a prefix, or the openai provider at Ollama's /v1"))
+        case .gemini:
+            switch value.lowercased() {
+            case "query", "search_query": return .success("RETRIEVAL_QUERY")
+            case "document", "passage", "search_document": return .success("RETRIEVAL_DOCUMENT")
+            default:
+                if Self.geminiTaskTypes.contains(value) { return .success(value) }
+                return .failure(InputTypeRefused(reason: "gemini takes query, document or one of its task types (\(Self.geminiTaskTypes.joined(separator: ", "))), not '\(value)'"))
+            }
         }
     }
 
@@ -94,4 +127,9 @@ public enum EmbeddingProviderKind: String, Sendable, CaseIterable {
 
     /// `text-embedding-004` → `models/text-embedding-004` (a name already prefixed is kept).
     static func geminiModel(_ model: String) -> String { model.hasPrefix("models/") ? model : "models/" + model }
+}
+
+/// Why a provider cannot be told an input type.
+public struct InputTypeRefused: Error, Sendable {
+    public let reason: String
 }

@@ -9,6 +9,7 @@ import Remote
 struct LocalEmbedder: TextEmbedder {
     let model: SentenceEmbedder
     let modelID: String
+    var forms: EmbeddingForms = .plain
     var dimension: Int { model.dimension }
     func embed(_ texts: [String], isCancelled: () -> Bool) throws -> [[Float]] {
         try model.embed(texts, isCancelled: isCancelled)
@@ -43,8 +44,13 @@ public enum EmbedderSetup {
             }
             do {
                 let model = try SentenceEmbedder(modelDirectory: dir, shortInputThreads: config.int("embedder.queryThreads"))
-                let name = config.string("embedder.model")
-                return (LocalEmbedder(model: model, modelID: name.isEmpty ? model.modelID : name), nil)
+                let configured = config.string("embedder.model")
+                let name = configured.isEmpty ? model.modelID : configured
+                do {
+                    return (LocalEmbedder(model: model, modelID: name, forms: try EmbeddingPresets.forms(config, model: name, provider: "local")), nil)
+                } catch {
+                    return (nil, error.description)
+                }
             } catch {
                 return (nil, "model at \(dir) could not be loaded: \(error); \(installHint)")
             }
@@ -55,7 +61,11 @@ public enum EmbedderSetup {
             guard !config.string("embedder.model").isEmpty else {
                 return (nil, "embedder.provider \(other) needs embedder.model (KINDRED_EMBEDDER_MODEL), the provider's model id")
             }
-            return (remote(kind, config), nil)
+            do {
+                return (try remote(kind, config), nil)
+            } catch {
+                return (nil, error.description)
+            }
         }
     }
 
@@ -66,7 +76,10 @@ public enum EmbedderSetup {
         let dir = modelDirectory(config)
         return {
             guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"), let model = try? SentenceEmbedder(modelDirectory: dir, shortInputThreads: config.int("embedder.queryThreads")) else { return nil }
-            return LocalEmbedder(model: model, modelID: model.modelID)
+            // The forms its own name's preset gives (the configured ones belong to the provider's model).
+            var own = Config()
+            try? own.set("embedder.preset", .string(config.string("embedder.preset")))
+            return LocalEmbedder(model: model, modelID: model.modelID, forms: (try? EmbeddingPresets.forms(own, model: model.modelID, provider: "local")) ?? .plain)
         }
     }
 
@@ -76,12 +89,16 @@ public enum EmbedderSetup {
     /// libcurl's global set-up, for any remote call (done once).
     static func prepareCurl() { _ = curlReady }
 
-    /// A remote embedder from `embedder.*`: the model and `index.dimension` form its index version.
-    static func remote(_ kind: EmbeddingProviderKind, _ config: Config) -> RemoteTextEmbedder {
+    /// A remote embedder from `embedder.*`: the model, `index.dimension` and the documents' form
+    /// make its index version.
+    static func remote(_ kind: EmbeddingProviderKind, _ config: Config) throws(ConfigError) -> RemoteTextEmbedder {
+        let model = config.string("embedder.model")
+        let forms = try EmbeddingPresets.forms(config, model: model, provider: kind.rawValue)
         _ = curlReady
         return RemoteTextEmbedder(remote: RemoteEmbedder(kind: kind, endpoint: endpoint(kind.rawValue, url: config.string("embedder.url"), defaultURL: kind.defaultURL, config),
-                                                         model: config.string("embedder.model"), dimension: config.int("index.dimension"),
-                                                         batchSize: config.int("embedder.batchSize"), maxConcurrent: config.int("embedder.maxConcurrent")))
+                                                         model: model, dimension: config.int("index.dimension"),
+                                                         batchSize: config.int("embedder.batchSize"), maxConcurrent: config.int("embedder.maxConcurrent")),
+                                  forms: forms)
     }
 
     /// Where and how patiently a provider is called, from the `embedder.*` timeouts and retries.

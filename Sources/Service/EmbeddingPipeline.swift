@@ -31,12 +31,12 @@ extension KindredService {
     /// is thrown, the records not reached still waiting.
     func embedRecords(everything: Bool, isCancelled: () -> Bool, log: (String) -> Void = { _ in }, progress: (Int) -> Void) throws -> Int {
         guard let embedder else { return 0 }
-        let version = indexVersion
         let batch = max(1, config.int("embedder.batchSize"))
         let missingOnly = !everything && embedder.remoteProvider != nil
         var done = 0
         var after: Int64 = 0
         while !isCancelled() {
+            let version = indexVersion
             let fetched = try writer.with { store in
                 everything ? try store.reembedCandidates(indexVersion: version, limit: batch, after: after)
                     : missingOnly ? try store.recordsWithoutVectors(limit: batch, after: after)
@@ -49,7 +49,8 @@ extension KindredService {
             // The store write and the index update happen under the writer lock together, so a
             // concurrent upsert cannot interleave between them (lock order: writer, then index).
             try writer.with { store in
-                let written = Set(try store.storeModelVectors(items, indexVersion: version))
+                // Read again: the first answer of a remote provider may have fixed the dimension.
+                let written = Set(try store.storeModelVectors(items, indexVersion: indexVersion))
                 let searchable = try store.searchableOwners(rowids: Array(written))
                 writeIndex { index in
                     for item in items { if let owner = searchable[item.rowid] { index.put(owner: owner, rowid: item.rowid, vector: item.vector) } }
@@ -71,7 +72,7 @@ extension KindredService {
         for owner in Self.ownersInOrder(fetched.map(\.owner)) {
             let part = fetched.filter { $0.owner == owner }
             do {
-                let out = try embedTexts(part.map(\.text), owner: owner, isCancelled: isCancelled, log: log)
+                let out = try embedTexts(part.map(\.text), as: .document, owner: owner, isCancelled: isCancelled, log: log)
                 guard out.count == part.count else { continue }
                 work += part
                 vectors += out

@@ -27,14 +27,16 @@ extension KindredService {
         do {
             while true {
                 try ctx.checkCancelled()
-                let fetched = try withWriter { try $0.rebuildCandidates(indexVersion: version, everything: everything, limit: batch, after: after) }
+                let current = indexVersion
+                let fetched = try withWriter { try $0.rebuildCandidates(indexVersion: current, everything: everything, limit: batch, after: after) }
                 guard let last = fetched.last else { break }
                 after = last.rowid
                 let (work, vectors) = try embedWork(fetched, skipLimited: false, isCancelled: { ctx.isCancelled }, log: { ctx.log(.warning, $0) })
                 let items = zip(work, vectors).map { (rowid: $0.rowid, revision: $0.revision, vector: $1) }
                 // Staged vectors serve search at once (lock order: writer, then index).
                 try withWriter { store in
-                    let staged = Set(try store.stageVectors(items, indexVersion: version))
+                    // Read again: the first answer of a remote provider may have fixed the dimension.
+                    let staged = Set(try store.stageVectors(items, indexVersion: indexVersion))
                     let searchable = try store.searchableOwners(rowids: Array(staged))
                     writeIndex { index in
                         for item in items { if let owner = searchable[item.rowid] { index.put(owner: owner, rowid: item.rowid, vector: item.vector) } }
@@ -44,7 +46,7 @@ extension KindredService {
                 ctx.progress("report", message: "\(resumed + done)/\(total)", percentage: (resumed + done) * 100 / total)
             }
         } catch {
-            let staged = (try? withReader { try $0.stagedCount(indexVersion: version) }) ?? resumed + done
+            let staged = (try? withReader { [indexVersion] in try $0.stagedCount(indexVersion: indexVersion) }) ?? resumed + done
             ctx.progress("end", message: "stopped with \(staged) of \(total) re-embedded; index/rebuild resumes from there")
             if ctx.isCancelled { throw ResponseError.cancelled }
             switch error {
@@ -53,7 +55,8 @@ extension KindredService {
             default: throw ResponseError.embedderFailed(error)
             }
         }
-        let swap = try withWriter { try $0.completeRebuild(indexVersion: version) }
+        let settled = indexVersion
+        let swap = try withWriter { try $0.completeRebuild(indexVersion: settled) }
         previous?.retire()
         let reclaimed = (try? withWriter { try $0.reclaimSpace() }) != nil
         ctx.progress("end", message: "\(resumed + done) records re-embedded; \(swap.deleted) vectors of other versions deleted")

@@ -16,9 +16,14 @@ public final class KindredService: Sendable {
 
     public let config: Config
     public let databasePath: String
-    let indexVersion: IndexVersion
-    /// The limits params are decoded with.
-    let paramRules: ParamRules
+    /// The index version: fixed at start, except a remote provider's dimension when none is
+    /// configured or stored, which its first answer fixes (`settleDimension`).
+    let versionCell: VersionCell
+    var indexVersion: IndexVersion { versionCell.value }
+    /// The limits params are decoded with (client vectors must have the index's dimension).
+    var paramRules: ParamRules {
+        ParamRules(dimension: indexVersion.dimension, defaultLimit: config.int("search.defaultLimit"), maxLimit: config.int("search.maxLimit"))
+    }
     let writer: Guarded<RecordStore>
     /// Copies the WAL into the file on its own thread (nil for an in-memory store).
     let checkpointer: Checkpointer?
@@ -58,10 +63,20 @@ public final class KindredService: Sendable {
         self.databasePath = databasePath
         self.embedder = embedder
         self.embedderProblem = embedder == nil ? (embedderProblem ?? "no embedder is configured") : nil
-        let dimension = embedder?.dimension ?? config.int("index.dimension")
-        indexVersion = IndexVersion(model: embedder?.modelID ?? config.string("embedder.model"), dimension: dimension)
-        paramRules = ParamRules(dimension: dimension, defaultLimit: config.int("search.defaultLimit"), maxLimit: config.int("search.maxLimit"))
         let store = try RecordStore(path: databasePath)
+        var version = embedder?.indexVersion ?? IndexVersion(model: config.string("embedder.model"), dimension: config.int("index.dimension"))
+        if !version.isSettled {
+            // No dimension configured: the one of the vectors stored for this model and form, else
+            // a remote provider's first answer (without an embedder, the default model's 384).
+            if let d = try VersionCell.storedDimension(store, of: version) {
+                embedder?.adoptDimension(d)
+                version = version.settled(dimension: embedder?.dimension ?? d)
+            } else if embedder == nil {
+                version = version.settled(dimension: Self.dimensionWithoutEmbedder)
+            }
+        }
+        versionCell = VersionCell(version)
+        let dimension = version.dimension
         writer = Guarded(store)
         // A file's checkpoints run beside the writer (an in-memory store has no WAL).
         if !databasePath.isEmpty && databasePath != ":memory:" {
@@ -72,25 +87,39 @@ public final class KindredService: Sendable {
             checkpointer = nil
         }
         readers = ReaderPool(path: databasePath)
-        let vi = VectorIndex(dimension: dimension, rows: StoredRows(readers: readers, version: indexVersion),
+        let vi = VectorIndex(dimension: dimension, rows: StoredRows(readers: readers, version: versionCell),
                              batchGemmThreshold: config.int("search.batchGemmThreshold"), scanThreads: config.int("search.scanThreads"))
         codesFilePath = config.bool("index.codesFile") && !databasePath.isEmpty && databasePath != ":memory:" ? databasePath + "-codes" : nil
         dataVersionAtOpen = try store.dataVersion()
         var restored = false
-        if let codesFilePath {
-            if let token = try store.takeCodesFileToken(indexVersion: indexVersion) {
+        if let codesFilePath, version.isSettled {
+            if let token = try store.takeCodesFileToken(indexVersion: version) {
                 restored = (try? CodesFile.read(into: vi, from: codesFilePath, token: token)) != nil
             }
             if !restored { unlink(codesFilePath) }
         }
-        if !restored { try Self.loadVectors(store, version: indexVersion, into: vi) }
+        if !restored && version.isSettled { try Self.loadVectors(store, version: version, into: vi) }
         indexFromCodesFile = restored
         index = ReadWriteGuarded(vi)
         if let previousEmbedder, embedder?.remoteProvider != nil {
-            previous = try PreviousVersion.load(store: store, readers: readers, current: indexVersion, batchGemmThreshold: config.int("search.batchGemmThreshold"),
+            previous = try PreviousVersion.load(store: store, readers: readers, current: version, batchGemmThreshold: config.int("search.batchGemmThreshold"),
                                                 make: previousEmbedder)
         } else {
             previous = nil
+        }
+    }
+
+    /// The dimension client vectors have when there is no embedder and neither `index.dimension`
+    /// nor stored vectors say (the default model's).
+    static let dimensionWithoutEmbedder = 384
+
+    /// Fixes the index's dimension from a remote provider's first answer, when nothing had fixed
+    /// it; the (empty) vector index takes it at the same time, under its write lock, so no row of
+    /// another size can reach it.
+    func settleDimension(_ d: Int) {
+        guard d > 0, !indexVersion.isSettled else { return }
+        writeIndex { index in
+            if versionCell.settle(dimension: d) { index.settle(dimension: d) }
         }
     }
 
@@ -133,7 +162,7 @@ public final class KindredService: Sendable {
     /// Writes the codes file and stamps it in SQLite, when no other connection wrote meanwhile (the
     /// in-memory index then holds exactly what SQLite does). Any failure just leaves no stamp.
     private func saveCodesFile(_ store: RecordStore) {
-        guard let codesFilePath, let now = try? store.dataVersion(), now == dataVersionAtOpen else { return }
+        guard let codesFilePath, indexVersion.isSettled, let now = try? store.dataVersion(), now == dataVersionAtOpen else { return }
         var rng = SystemRandomNumberGenerator()
         let token = String(rng.next(), radix: 16) + String(rng.next(), radix: 16)
         do {
@@ -199,6 +228,7 @@ public final class KindredService: Sendable {
 
     /// The `initialize` result.
     public func initializeResult(methods: [String]) -> JSONValue {
+        let indexVersion = indexVersion
         var embedderInfo: JSONObject = ["model": .string(indexVersion.model), "dimension": .from(indexVersion.dimension),
                                         "indexVersion": .string(indexVersion.description), "available": .bool(embedder != nil),
                                         "provider": .string(config.string("embedder.provider"))]

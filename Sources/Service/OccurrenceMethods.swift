@@ -56,7 +56,7 @@ extension KindredService {
         var waiting = embedderProblem
         if embedder != nil, !descriptions.isEmpty {
             do {
-                let out = try embedTexts(descriptions, owner: owner, isCancelled: { ctx.isCancelled }, log: { ctx.log(.warning, $0) })
+                let out = try embedTexts(descriptions, as: .document, owner: owner, isCancelled: { ctx.isCancelled }, log: { ctx.log(.warning, $0) })
                 if out.count == descriptions.count { vectors = out.map(Vectors.unit) } else { waiting = "the embedder returned \(out.count) vectors for \(descriptions.count) texts" }
             } catch let e as DailyLimitReached {
                 waiting = "\(e)"

@@ -175,6 +175,9 @@ struct Params {
         guard has(key) else { return nil }
         let dimension = rules.dimension
         guard case .array(let a) = object[key]! else { throw fail(key, "must be an array of numbers") }
+        guard dimension > 0 else {
+            throw fail(key, "cannot be checked yet: the index's dimension is not known until the embedding provider first answers (index.dimension is unset and no vectors are stored); set index.dimension")
+        }
         guard a.count == dimension else { throw fail(key, "must have \(dimension) dimensions, got \(a.count)") }
         var out = [Float]()
         out.reserveCapacity(dimension)

@@ -283,7 +283,7 @@ extension KindredService {
                     let waiting = fetched.filter { $0.owner == who }
                     let vectors: [[Float]]
                     do {
-                        vectors = try embedTexts(waiting.map(\.text), owner: who, store: store, isCancelled: { ctx.isCancelled },
+                        vectors = try embedTexts(waiting.map(\.text), as: .document, owner: who, store: store, isCancelled: { ctx.isCancelled },
                                                  log: { ctx.log(.warning, $0) })
                     } catch let e as DailyLimitReached {
                         ctx.log(.warning, "occurrence vectors wait: \(e)")
@@ -296,13 +296,14 @@ extension KindredService {
                     }
                     guard vectors.count == waiting.count else { break batches }
                     let items = zip(waiting, vectors).compactMap { w, v in Vectors.unit(v).map { (id: w.id, vector: $0) } }
-                    try store.storeOccurrenceVectors(items, indexVersion: version)
+                    // Read again: the first answer of a remote provider may have fixed the dimension.
+                    try store.storeOccurrenceVectors(items, indexVersion: indexVersion)
                     computed += items.count
                 }
             }
         }
         ctx.progress("report", message: "occurrence vectors ready", percentage: 10)
-        let stillWaiting = try store.occurrencesWaitingForVectors(owner: owner, indexVersion: version, limit: Int.max).count
+        let stillWaiting = try store.occurrencesWaitingForVectors(owner: owner, indexVersion: indexVersion, limit: Int.max).count
         return (passages, computed, stillWaiting)
     }
 }

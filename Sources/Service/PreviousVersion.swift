@@ -31,7 +31,7 @@ final class PreviousVersion: Sendable {
         guard versions.contains(where: { $0.source == "model" && $0.version != current.description }),
               try store.rebuildRemaining(indexVersion: current, everything: false) > 0,
               let embedder = make() else { return nil }
-        let version = IndexVersion(model: embedder.modelID, dimension: embedder.dimension)
+        let version = embedder.indexVersion
         guard version != current, versions.contains(where: { $0.version == version.description && $0.source == "model" }) else { return nil }
         let index = VectorIndex(dimension: version.dimension, rows: StoredRows(readers: readers, version: version), batchGemmThreshold: batchGemmThreshold)
         try KindredService.loadVectors(store, version: version, into: index)

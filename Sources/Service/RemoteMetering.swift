@@ -55,18 +55,20 @@ extension KindredService {
         return String(format: "%04d-%02d-%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
     }
 
-    /// Embeds `texts` on behalf of `owner`. With a remote provider the owner's daily limits are
+    /// Embeds `texts` as `role` (search texts are queries; records, passages and occurrences are
+    /// documents) on behalf of `owner`. With a remote provider the owner's daily limits are
     /// checked first (a call that would pass one is refused with `DailyLimitReached`, nothing sent),
     /// and what the provider was asked — failed attempts included — is added to the owner's day
     /// and to the current request's `usage`. `store` is the writer's store when the caller holds it.
-    func embedTexts(_ texts: [String], owner: String, store: RecordStore? = nil, isCancelled: () -> Bool,
+    func embedTexts(_ texts: [String], as role: EmbeddingRole, owner: String, store: RecordStore? = nil, isCancelled: () -> Bool,
                     log: (String) -> Void = { _ in }) throws -> [[Float]] {
         guard let embedder else { throw ResponseError.embedderUnavailable(embedderProblem ?? "no embedder") }
-        guard embedder.remoteProvider != nil else { return try embedder.embed(texts, isCancelled: isCancelled) }
-        try checkDailyLimits(owner: owner, texts: texts, store: store)
+        guard embedder.remoteProvider != nil else { return try embedder.embed(texts, as: role, isCancelled: isCancelled) }
+        try checkDailyLimits(owner: owner, texts: embedder.forms.prepare(texts, as: role), store: store)
         do {
-            let (vectors, usage) = try embedder.embedMetered(texts, isCancelled: isCancelled, onRetry: log)
+            let (vectors, usage) = try embedder.embedMetered(texts, as: role, isCancelled: isCancelled, onRetry: log)
             if let usage { record(usage, owner: owner, store: store) }
+            settleDimension(embedder.dimension)
             return vectors
         } catch let e as RemoteEmbeddingError {
             record(e.usage, owner: owner, store: store)

@@ -45,7 +45,7 @@ extension KindredService {
         let previous = queryVector == nil && mode != .keyword && req.text != nil ? servingPrevious(owner: req.owner) : nil
         if let previous, let text = req.text {
             do {
-                queryVector = try previous.embedder.embed([text], isCancelled: { ctx.isCancelled }).first
+                queryVector = try previous.embedder.embed([text], as: .query, isCancelled: { ctx.isCancelled }).first
                 notes.append("index version \(indexVersion) is not complete yet (index/rebuild); semantic matching uses the previous version \(previous.version)")
             } catch {
                 try ctx.checkCancelled()
@@ -55,7 +55,7 @@ extension KindredService {
         } else if queryVector == nil, mode != .keyword, let text = req.text {
             if embedder != nil {
                 do {
-                    queryVector = try embedTexts([text], owner: req.owner, isCancelled: { ctx.isCancelled }, log: { ctx.log(.warning, $0) }).first
+                    queryVector = try embedTexts([text], as: .query, owner: req.owner, isCancelled: { ctx.isCancelled }, log: { ctx.log(.warning, $0) }).first
                 } catch let e as DailyLimitReached {
                     if mode == .semantic { throw e.responseError }
                     degraded = "\(e); keyword matching only"

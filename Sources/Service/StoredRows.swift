@@ -6,11 +6,15 @@ import VectorIndex
 /// codes and reads the few rows it re-scores from here, on a pooled read connection.
 final class StoredRows: ExactRows, StoredElsewhere, Sendable {
     private let readers: ReaderPool
-    private let version: IndexVersion
+    private let version: VersionCell
 
-    init(readers: ReaderPool, version: IndexVersion) {
+    init(readers: ReaderPool, version: VersionCell) {
         self.readers = readers
         self.version = version
+    }
+
+    convenience init(readers: ReaderPool, version: IndexVersion) {
+        self.init(readers: readers, version: VersionCell(version))
     }
 
     func vectors(_ rowids: [Int64]) -> [[Float]?] {
@@ -18,7 +22,7 @@ final class StoredRows: ExactRows, StoredElsewhere, Sendable {
         // Read in rowid order (neighbouring rows share pages), answered in the order asked.
         let order = rowids.indices.sorted { rowids[$0] < rowids[$1] }
         // A read that fails leaves the rows out (the search then looks again without them).
-        guard let sorted = try? readers.with({ try $0.vectors(rowids: order.map { rowids[$0] }, indexVersion: version) }) else {
+        guard let sorted = try? readers.with({ try $0.vectors(rowids: order.map { rowids[$0] }, indexVersion: version.value) }) else {
             return rowids.map { _ in nil }
         }
         var out = [[Float]?](repeating: nil, count: rowids.count)

@@ -11,7 +11,8 @@ import Synchronization
 /// from `rows` and scored in float32, so the result is exactly what a float32 scan returns.
 /// Not thread-safe: callers serialise writes and may run reads concurrently under a read lock.
 public final class VectorIndex {
-    public let dimension: Int
+    /// 0 until `settle` while the size of the vectors is not known yet (a remote provider's).
+    public private(set) var dimension: Int
     /// Where the float32 rows are read back from for the final scores.
     public let rows: any ExactRows
     /// Query blocks of at least this many queries share each pass over the codes (the many-query
@@ -49,6 +50,12 @@ public final class VectorIndex {
         self.batchGemmThreshold = batchGemmThreshold
         self.scanThreads = max(1, scanThreads)
         self.parallelScanRows = parallelScanRows
+    }
+
+    /// Gives an index made with dimension 0 its dimension, before any row is put in.
+    public func settle(dimension d: Int) {
+        precondition(dimension == 0 && ownerOf.isEmpty && d > 0, "an index's dimension is fixed once, while it is empty")
+        dimension = d
     }
 
     public var count: Int { ownerOf.count }

