@@ -109,8 +109,9 @@ extension KindredService {
     /// request is cancelled, or there is no embedder to wait for.
     func waitUntilIndexed(owner: String, ids: [String], timeout: Double, _ ctx: RequestContext) -> Bool {
         let deadline = DispatchTime.now() + timeout
-        let version = indexVersion
         while true {
+            // Read each time: the first answer of a remote provider may have fixed the dimension.
+            let version = indexVersion
             // Observe before looking, so a batch that ends in between still wakes this wait.
             let woken = DispatchSemaphore(value: 0)
             if worker.isEnabled { worker.observe { _ in woken.signal(); return false } }

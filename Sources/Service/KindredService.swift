@@ -36,6 +36,8 @@ public final class KindredService: Sendable {
     /// Why the embedder is missing, when it is.
     let embedderProblem: String?
     let worker = BackgroundWorker()
+    /// Owners' cosine scales per index version, in front of `owner_scales` (see `CosineScale`).
+    let scales = CosineScales()
     /// Owners' pattern states as last read or saved, reused while the store's revision is unchanged.
     let patternStates = OwnerCache<PatternStateEntry>(capacity: 8)
     /// Owners' eligible occurrences, brought up to date from the store's input log.

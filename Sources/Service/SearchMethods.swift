@@ -99,7 +99,7 @@ extension KindredService {
             if rrf {
                 ranked = Array(ReciprocalRankFusion.fuse([semantic.map(\.rowid), keyword.map(\.rowid)], k: Double(config.int("search.rrfK"))).prefix(req.limit))
             } else {
-                ranked = try fuseScores(semantic: semantic.map { ($0.rowid, Double($0.score)) }, keyword: keyword, terms: terms.terms,
+                ranked = try fuseScores(owner: req.owner, semantic: semantic.map { ($0.rowid, Double($0.score)) }, keyword: keyword, terms: terms.terms,
                                         query: queryVector!, limit: req.limit, previous: previous)
             }
             if semantic.isEmpty, !keyword.isEmpty, degraded == nil, previous == nil {
@@ -139,9 +139,10 @@ extension KindredService {
 }
 
 extension KindredService {
-    /// Score fusion (`ScoreFusion`): the coverage of the best keyword hit is read from its text, and
-    /// keyword-only candidates get their cosine from the index.
-    func fuseScores(semantic: [(rowid: Int64, cosine: Double)], keyword: [(rowid: Int64, score: Double)], terms: [String],
+    /// Score fusion (`ScoreFusion`): the coverage of the best keyword hit is read from its text,
+    /// keyword-only candidates get their cosine from the index, and the bonus is scaled by the
+    /// owner's cosine spread in that index (`CosineScale`).
+    func fuseScores(owner: String, semantic: [(rowid: Int64, cosine: Double)], keyword: [(rowid: Int64, score: Double)], terms: [String],
                     query: [Float], limit: Int, previous: PreviousVersion? = nil) throws(ResponseError) -> [(Int64, Double)] {
         var coverage = 0.0
         if let best = keyword.first, let text = try withReader({ try $0.records(rowids: [best.rowid]) })[best.rowid]?.record.text {
@@ -156,7 +157,7 @@ extension KindredService {
         var cosines: [Int64: Double] = [:]
         for (rowid, score) in zip(others, scores) { if let score { cosines[rowid] = Double(score) } }
         let fused = ScoreFusion.fuse(semantic: semantic, keyword: keyword.map { ($0.rowid, $0.score) }, coverage: coverage,
-                                     weight: config.double("search.keywordWeight")) { cosines[$0] }
+                                     weight: config.double("search.keywordWeight"), scale: fusionScale(owner: owner, previous: previous)) { cosines[$0] }
         return fused.prefix(limit).map { ($0.rowid, $0.score) }
     }
 }

@@ -14,7 +14,7 @@ extension KindredService {
         let indexed = readIndex { idx in owner.map { idx.count(owner: $0) } ?? idx.count }
         var embedderInfo: JSONObject = ["available": .bool(embedder != nil), "provider": .string(config.string("embedder.provider"))]
         if let embedderProblem { embedderInfo["problem"] = .string(embedderProblem) }
-        return [
+        var result: JSONObject = [
             "owner": .from(owner),
             "records": .from(s.records),
             "searchable": .from(s.searchable),
@@ -31,5 +31,9 @@ extension KindredService {
             "schemaVersion": .from(RecordStore.schemaVersion),
             "patterns": try patternStatus(owner: owner),
         ]
+        if let owner, let s = keptCosineScale(owner: owner) {
+            result["cosineScale"] = ["mean": .double(s.mean), "spread": .double(s.spread), "records": .from(s.records)]
+        }
+        return .object(result)
     }
 }

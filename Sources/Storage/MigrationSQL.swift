@@ -510,5 +510,18 @@ enum MigrationSQL {
         DROP TRIGGER records_without_vectors_insert;
         DROP TRIGGER vector_codes_file_vectors_insert;
         """
-}
 
+    /// Migration 18: the background scale of each owner's cosines per index version (mean and
+    /// spread over pairs of its record vectors), which hybrid fusion weighs the keyword bonus by;
+    /// measured again only when the owner's vector count has moved by a factor since.
+    static let v18 = """
+        CREATE TABLE owner_scales(
+            owner TEXT NOT NULL,
+            index_version TEXT NOT NULL,
+            mean REAL NOT NULL,
+            spread REAL NOT NULL,
+            records INTEGER NOT NULL,
+            pairs INTEGER NOT NULL,
+            PRIMARY KEY (owner, index_version)) WITHOUT ROWID;
+        """
+}

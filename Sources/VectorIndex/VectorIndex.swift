@@ -60,6 +60,8 @@ public final class VectorIndex {
 
     public var count: Int { ownerOf.count }
     public func count(owner: String) -> Int { blocks[owner]?.count ?? 0 }
+    /// The owner's rows, in rowid order.
+    public func rowids(owner: String) -> [Int64] { (blocks[owner]?.rowids ?? []).sorted() }
     public func contains(rowid: Int64) -> Bool { ownerOf[rowid] != nil }
 
     /// Inserts or replaces a row; the vector is normalised on the way in.

@@ -133,3 +133,37 @@ final class LateSizeEmbedder: TextEmbedder {
         #expect(f.service.indexVersion.dimension == KindredService.dimensionWithoutEmbedder)
     }
 }
+
+@Suite struct OwnerScaleTests {
+    private func records(_ range: ClosedRange<Int>) -> [JSONValue] {
+        range.map { i in rec("r\(i)", text: String(repeating: "abcdefgh".map(String.init)[i % 8], count: 1 + i % 5) + " note \(i)") }
+    }
+
+    @Test func hybridSearchMeasuresTheScaleOnceAndKeepsItUntilTheCountDoubles() throws {
+        let f = try ServiceFixture(embedder: LetterEmbedder())
+        _ = try f.upsert("me", records(1...12))
+        _ = try f.service.embedPending()
+        #expect(try f.call("index/status", ["owner": "me"])["cosineScale"] == nil)
+        _ = try f.call("search/query", ["owner": "me", "text": "note", "limit": 3])
+        let first = try #require(try f.call("index/status", ["owner": "me"])["cosineScale"])
+        #expect(first["records"] == 12)
+        let spread = try #require(first["spread"]?.doubleValue)
+        #expect(spread > 0 && spread < 1)
+        // Below twice the count, the kept scale serves.
+        _ = try f.upsert("me", records(13...23))
+        _ = try f.service.embedPending()
+        _ = try f.call("search/query", ["owner": "me", "text": "note", "limit": 3])
+        #expect(try f.call("index/status", ["owner": "me"])["cosineScale"]?["records"] == 12)
+        // At twice the count it is measured again (kept, with the new count, unless it moved).
+        _ = try f.upsert("me", records(24...24))
+        _ = try f.service.embedPending()
+        _ = try f.call("search/query", ["owner": "me", "text": "note", "limit": 3])
+        #expect(try f.call("index/status", ["owner": "me"])["cosineScale"]?["records"] == 24)
+        // Kept in the database: another service on the file reads it without measuring.
+        let again = try f.reopen(embedder: LetterEmbedder())
+        defer { again.close() }
+        #expect(try again.call("index/status", ["owner": "me"])["cosineScale"]?["records"] == 24)
+        // Another owner has a scale of its own (none yet).
+        #expect(try f.call("index/status", ["owner": "you"])["cosineScale"] == nil)
+    }
+}

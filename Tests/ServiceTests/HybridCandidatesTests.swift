@@ -36,7 +36,7 @@ import KindredCore
             #expect(everyRow.count == 400)
             let terms = KeywordTerms(query: text, maxTerms: 32)
             let keyword = try s.keywordHits(owner: "o", terms: terms, filters: SearchFilters(), allowed: nil, limit: s.config.int("search.candidatePool"))
-            let fused = try s.fuseScores(semantic: everyRow.map { ($0.rowid, Double($0.score)) }, keyword: keyword, terms: terms.terms,
+            let fused = try s.fuseScores(owner: "o", semantic: everyRow.map { ($0.rowid, Double($0.score)) }, keyword: keyword, terms: terms.terms,
                                          query: query, limit: limit)
             let rows = try s.withReader { try $0.records(rowids: fused.map(\.0)) }
             #expect(ids == fused.map { rows[$0.0]!.record.id }, "query '\(text)' limit \(limit)")

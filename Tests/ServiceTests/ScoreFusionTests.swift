@@ -40,4 +40,53 @@ import Testing
         let b = ScoreFusion.fuse(semantic: [(3, 0.5), (5, 0.5)], keyword: [], coverage: 0, weight: 0.15) { _ in nil }
         #expect(a.map(\.rowid) == [3, 5] && b.map(\.rowid) == [3, 5])
     }
+
+    /// Below the reference spread the bonus shrinks with the owner's spread: the same standardised
+    /// cosines rank alike for two models whose cosines crowd together at different places.
+    @Test func compressedCosinesRankOnTheirOwnScale() {
+        let z: [(Int64, Double)] = [(1, 3.0), (2, 2.6), (3, 2.2), (4, 1.4)]
+        let keyword: [K] = [(4, 8.0), (3, 6.0), (9, 5.0)]
+        func ranked(mean: Double, spread: Double) -> [Int64] {
+            let semantic = z.map { (rowid: $0.0, cosine: mean + spread * $0.1) }
+            return ScoreFusion.fuse(semantic: semantic, keyword: keyword, coverage: 1, weight: 0.15, scale: min(1, spread / 0.1)) { _ in mean }.map(\.rowid)
+        }
+        let e5 = ranked(mean: 0.84, spread: 0.024), other = ranked(mean: 0.62, spread: 0.05)
+        #expect(e5 == other)
+        #expect(e5 == [3, 1, 4, 2, 9])
+        // The full bonus on e5's cosines would have put both keyword hits and a keyword-only record first.
+        let unscaled = ScoreFusion.fuse(semantic: z.map { (rowid: $0.0, cosine: 0.84 + 0.024 * $0.1) }, keyword: keyword, coverage: 1,
+                                        weight: 0.15) { _ in 0.84 }.map(\.rowid)
+        #expect(unscaled == [4, 3, 9, 1, 2])
+        // An owner spread at least as wide as the reference keeps the whole bonus.
+        let wide = ScoreFusion.fuse(semantic: [(1, 0.5), (2, 0.45)], keyword: [(2, 1.0)], coverage: 1, weight: 0.15, scale: min(1, 0.126 / 0.1)) { _ in nil }
+        #expect(abs(wide[0].score - 0.6) < 1e-12 && wide[0].rowid == 2)
+    }
 }
+
+@Suite struct CosineScaleTests {
+    @Test func meanAndSpreadOverEveryPair() throws {
+        // Three unit vectors: cosines 0 (x·y), 0.6 (x·u), 0.8 (y·u).
+        let (scale, pairs) = try #require(CosineScale.measure([[1, 0], [0, 2], [0.6, 0.8]]))
+        #expect(pairs == 3)
+        #expect(abs(scale.mean - 1.4 / 3) < 1e-6)
+        let mean: Double = 1.4 / 3
+        let squares: Double = 1.0 / 3
+        let variance = squares - mean * mean
+        #expect(abs(scale.spread - variance.squareRoot()) < 1e-6)
+        #expect(CosineScale.measure([[1, 0]]) == nil)
+    }
+
+    @Test func aSampleIsEvenlySpreadAndBounded() {
+        let rows = (1...2000).map(Int64.init)
+        let s = CosineScale.sample(rows)
+        #expect(s.count == CosineScale.sampleRecords && s.first == 1 && s.last == 2000 && s == s.sorted())
+        #expect(Set(s).count == s.count)
+        #expect(CosineScale.sample([5, 7]) == [5, 7])
+    }
+
+    @Test func measuredAgainOnlyWhenTheCountMovesByTheFactor() {
+        #expect(!CosineScale.isDue(stored: 100, now: 199) && CosineScale.isDue(stored: 100, now: 200))
+        #expect(!CosineScale.isDue(stored: 100, now: 51) && CosineScale.isDue(stored: 100, now: 50))
+    }
+}
+
