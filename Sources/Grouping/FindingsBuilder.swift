@@ -62,17 +62,19 @@ extension PatternEngine {
     }
 
     /// Deterministic labels of every group with a medoid (`Labels`): a key phrase of the group
-    /// within its category, then c-TF-IDF keywords; at most 60 characters in all.
+    /// within its category (the clause naming its shared element when it has one), then c-TF-IDF
+    /// keywords; at most 60 characters in all.
     public static func generatedLabels(
         state: PatternState, occurrences: [Int64: Occurrence], config: GroupingConfig = GroupingConfig()
     ) -> [Int64: GeneratedLabel] {
-        var byScope: [Scope: [(id: Int64, descriptions: [String])]] = [:]
+        var byScope: [Scope: [(id: Int64, descriptions: [String], element: String?)]] = [:]
+        let elements = SharedElementJudge.make(config: config, occurrences: occurrences)
         for g in state.sortedGroups {
             guard let m = g.medoid, let mo = occurrences[m] else { continue }
             // The medoid first, then the examples, then the other members.
             let order = [m] + g.exemplars.filter { $0 != m } + g.memberIDs.filter { $0 != m && !g.exemplars.contains($0) }
             let rest = order.dropFirst().compactMap { occurrences[$0]?.description }
-            byScope[g.scope, default: []].append((g.id, [mo.description] + rest))
+            byScope[g.scope, default: []].append((g.id, [mo.description] + rest, elements?.sharedElement(of: g)))
         }
         var out: [Int64: GeneratedLabel] = [:]
         for scope in byScope.keys.sorted() {

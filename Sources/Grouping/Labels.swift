@@ -97,8 +97,10 @@ enum Labels {
         return (phrase, kw)
     }
 
-    /// Labels of the groups of one category: group id → member descriptions, medoid first.
-    static func labels(_ groups: [(id: Int64, descriptions: [String])], keywordCount: Int) -> [Int64: GeneratedLabel] {
+    /// Labels of the groups of one category: group id → member descriptions, medoid first, and the
+    /// specific word its members share (`SharedElement.swift`), if any: the key phrase is then the
+    /// first clause (the medoid's, else a member's) that holds that word, so the label names it.
+    static func labels(_ groups: [(id: Int64, descriptions: [String], element: String?)], keywordCount: Int) -> [Int64: GeneratedLabel] {
         var grams: [Int64: [[String: String]]] = [:]
         var clausesOf: [Int64: [[Word]]] = [:]
         var df: [String: Int] = [:]
@@ -119,7 +121,7 @@ enum Labels {
         var documents: [Int64: [String]] = [:], exclude: [Int64: Set<String>] = [:], phrases: [Int64: String] = [:]
         for g in groups {
             let members = grams[g.id]!, medoidClauses = clausesOf[g.id] ?? []
-            phrases[g.id] = phrase(members, medoidClauses, df: df, total: total)
+            phrases[g.id] = g.element.flatMap { elementPhrase($0, g.descriptions) } ?? phrase(members, medoidClauses, df: df, total: total)
             exclude[g.id] = Set(clauses(phrases[g.id]!).flatMap { $0.map(\.lower) })
             documents[g.id] = g.descriptions
         }
@@ -130,6 +132,28 @@ enum Labels {
             out[g.id] = GeneratedLabel(description: p, keywords: k)
         }
         return out
+    }
+
+    /// The first clause of `descriptions` (medoid first) of at least three words holding `element`
+    /// (a word, compared by its stem), else the first clause holding it; without its leading
+    /// stopwords, cut around the element when long. Nil when none holds it.
+    static func elementPhrase(_ element: String, _ descriptions: [String]) -> String? {
+        let stem = SharedElementRule.stem(element.lowercased())
+        var first: [Word]?
+        for d in descriptions {
+            for c in clauses(d) where c.contains(where: { SharedElementRule.stem($0.lower) == stem }) {
+                let words = Array(c.drop { Stopwords.contains($0.lower) && SharedElementRule.stem($0.lower) != stem })
+                if words.count >= 3 { return cut(words, at: words.firstIndex { SharedElementRule.stem($0.lower) == stem }!) }
+                if first == nil { first = words }
+            }
+        }
+        return first.map { cut($0, at: $0.firstIndex { SharedElementRule.stem($0.lower) == stem }!) }
+    }
+
+    /// `clause` fitted to `maxPhrase`, from its start when the word at `at` fits, else from that word.
+    static func cut(_ clause: [Word], at: Int) -> String {
+        let head = clause[...at].map(\.text).joined(separator: " ")
+        return head.count < maxPhrase ? fit(clause, limit: maxPhrase) : fit(Array(clause[at...]), limit: maxPhrase)
     }
 
     /// The key phrase of one group (`members[0]` is the medoid's n-grams).

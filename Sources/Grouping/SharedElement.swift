@@ -179,14 +179,21 @@ extension PatternEngine {
     /// most often. Nil when they share none, the rule is off, or the category is too small to tell.
     /// It is what a person is shown as the reason the members belong together.
     public static func sharedElement(of group: Group, occurrences: [Int64: Occurrence], config: GroupingConfig = GroupingConfig()) -> String? {
-        guard config.evidenceMaxShare > 0, let first = group.memberIDs.lazy.compactMap({ occurrences[$0] }).first else { return nil }
-        let judge = SharedElementJudge(config: config, occurrences: occurrences)
-        guard let table = judge.table(Scope(owner: first.owner, category: first.category)) else { return nil }
+        SharedElementJudge.make(config: config, occurrences: occurrences)?.sharedElement(of: group)
+    }
+}
+
+extension SharedElementJudge {
+    /// `PatternEngine.sharedElement(of:occurrences:config:)`, with this judge's term tables (one
+    /// judge serves every group of a call).
+    func sharedElement(of group: Group) -> String? {
+        guard let first = group.memberIDs.lazy.compactMap({ self.occurrences[$0] }).first,
+              let table = table(Scope(owner: first.owner, category: first.category)) else { return nil }
         let rule = SharedElementRule(maxShare: config.evidenceMaxShare, minExamples: 0)
         var records: [String: Set<String>] = [:]
         for id in group.memberIDs {
             guard let o = occurrences[id] else { continue }
-            for t in judge.terms(id) where rule.isSpecific(t, table) { records[t, default: []].insert(o.recordID) }
+            for t in terms(id) where rule.isSpecific(t, table) { records[t, default: []].insert(o.recordID) }
         }
         let best = records.filter { $0.value.count >= 2 }.min { a, b in
             (-a.value.count, table.holders[a.key] ?? 0, a.key) < (-b.value.count, table.holders[b.key] ?? 0, b.key)

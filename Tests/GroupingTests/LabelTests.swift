@@ -40,6 +40,35 @@ import Testing
         #expect(label(of: 6).contains("train"))
     }
 
+    /// A group's label names the specific word its members share (the shared element), even where
+    /// a longer phrase shared by fewer of them would score higher as an n-gram.
+    @Test func theLabelNamesTheSharedElement() throws {
+        let members = [
+            "The old stone jetty was slippery. Far off, the lighthouse beam swept over the water.",
+            "Walking along the old stone jetty again. A lighthouse stood at its end, dark.",
+            "From my window I watched the lighthouse turning all night.",
+        ]
+        var all = members.enumerated().map { i, t in
+            Fixture.occ(Int64(i + 1), record: "m\(i)", Fixture.vec(1, 0.1 + 0.01 * Float(i)), category: "passage", description: t)
+        }
+        for i in 0..<100 {
+            all.append(Fixture.occ(Int64(10 + i), record: "f\(i)", Fixture.vec(0, 0, 1, Float(i % 7), Float(i % 11)), category: "passage",
+                                   description: "Entry \(i): weeded the garden, watched the weather, wrote a little."))
+        }
+        let occ = Fixture.index(all)
+        let state = try Fixture.refresh(PatternState(), occ).state
+        let group = try #require(state.group(of: 1))
+        #expect(Set(group.memberIDs) == [1, 2, 3])
+        #expect(PatternEngine.sharedElement(of: group, occurrences: occ) == "lighthouse")
+        let label = try #require(PatternEngine.generatedLabels(state: state, occurrences: occ)[group.id])
+        #expect(label.description.lowercased().contains("lighthouse"), "\(label.text)")
+        #expect(!label.description.lowercased().hasPrefix("the "), "\(label.text)")
+        // Without the rule there is no shared element, and the phrase shared by two of them wins.
+        let plain = GroupingConfig(evidenceMaxShare: 0)
+        let other = try #require(PatternEngine.generatedLabels(state: state, occurrences: occ, config: plain)[group.id])
+        #expect(other.description.lowercased().contains("jetty"), "\(other.text)")
+    }
+
     @Test func labelsAreDeterministicWhateverTheOrderTheStateWasBuiltIn() throws {
         let occ = Self.passages()
         let state = try Fixture.refresh(PatternState(), occ).state
