@@ -1098,7 +1098,7 @@ def precision():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["prepare", "quality", "journal", "passages", "speed", "all", "calibrate", "ceiling", "graph", "journal-ceiling", "precision"])
+    ap.add_argument("what", choices=["prepare", "quality", "journal", "passages", "speed", "all", "calibrate", "ceiling", "graph", "journal-ceiling", "precision", "precision-ceiling"])
     ap.add_argument("--grid", default="", help="calibrate: JSON list of [name, [kindred args…]]")
     ap.add_argument("--sizes", default="20000,100000")
     ap.add_argument("--hdbscan-speed", action="store_true")
@@ -1133,6 +1133,12 @@ def main():
     if a.what in ("precision", "all"):
         parts.append("## Precision on the bundled journals\n")
         parts.append(precision())
+    if a.what == "precision-ceiling":
+        import precision_ceiling
+        parts.append("## How far the precision targets are from what the journals' vectors allow\n")
+        parts.append(precision_ceiling.table([(n, ROOT / "datasets" / n) for n, _ in PRECISION_JOURNALS], embed,
+                                             journal_key_scores, lambda lab: [g if g >= 0 and c >= 3 else -1 for g, c in
+                                                                              zip(lab, map(collections.Counter(lab).get, lab))], say))
     if a.what == "journal-ceiling":
         parts.append("## What the journal's vectors allow\n")
         parts.append(journal_ceiling())
