@@ -2,6 +2,19 @@
 /// cosine over all pairs of its first `backgroundSample` occurrences by id, in hundredths, or nil
 /// below `backgroundMinimum` occurrences. Measured where `run` starts on a scope; the same value
 /// whichever way it is computed (the same ids, summed in ascending order).
+/// A move of a category's level in force (hundredths; `from` nil: it had none).
+public struct LevelChange: Sendable, Hashable, Codable {
+    public var scope: Scope
+    public var from: Int?
+    public var to: Int
+
+    public init(scope: Scope, from: Int?, to: Int) {
+        self.scope = scope
+        self.from = from
+        self.to = to
+    }
+}
+
 struct BackgroundBasis: Sendable {
     /// The ids measured, ascending (at most `backgroundSample`).
     var ids: [Int64]
@@ -56,9 +69,24 @@ extension Workspace {
         return (occurrenceIDsByScope![scope] ?? []).sorted()
     }
 
-    /// The thresholds in force in `scope` (`baseConfig` adapted to its background).
+    /// The level in force in `scope` (`PatternState.levels`): the one kept, unless this call's
+    /// measure is more than `backgroundMargin` from it (or none is kept), which then becomes the
+    /// level in force and is told in `levelChanges`. A category measured too small keeps the level
+    /// it has (none when it never had one). The same whichever call asks first: within a call the
+    /// measure does not change.
+    mutating func levelInForce(_ scope: Scope) -> Int? {
+        let kept = state.levels[scope]
+        guard let measured = backgroundLevel(scope) else { return kept }
+        if let kept, abs(measured - kept) <= Int((Double(baseConfig.backgroundMargin) * 100).rounded()) { return kept }
+        state.levels[scope] = measured
+        if levelChanges[scope] == nil { levelChanges[scope] = LevelChange(scope: scope, from: kept, to: measured) }
+        levelChanges[scope]!.to = measured
+        return measured
+    }
+
+    /// The thresholds in force in `scope` (`baseConfig` adapted to its level in force).
     mutating func config(for scope: Scope) -> GroupingConfig {
-        baseConfig.adapted(toBackground: backgroundLevel(scope))
+        baseConfig.adapted(toBackground: levelInForce(scope))
     }
 
     /// τ_stay of `scope`, quantised (the last scope asked for is remembered: settling asks for the

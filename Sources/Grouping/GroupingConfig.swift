@@ -76,6 +76,10 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     /// has `backgroundMinimum` of them; so it stops moving once a category is that large.
     public var backgroundSample: Int
     public var backgroundMinimum: Int
+    /// The level in force in a category (`PatternState.levels`) moves only when a new measure is
+    /// more than this far from it, so thresholds do not move with every few entries a history gains
+    /// and groups do not flap; each move is told in the refresh's `RefreshStats.levelChanges`.
+    public var backgroundMargin: Float
     /// A term held by at most this share of a category's basis occurrences is specific: an
     /// automatic membership needs one shared with the group's representative and an example
     /// (`SharedElement.swift`); 0: no such evidence is asked for.
@@ -98,7 +102,7 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         recurringThreshold: Int = 3, relatedThreshold: Int = 2, minComparisonDenominator: Int = 5,
         maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3,
         calibratedBackground: Float? = 0.22, backgroundTolerance: Float = 0.02, backgroundSample: Int = 2000,
-        backgroundMinimum: Int = 100, evidenceMaxShare: Float = 0.05, evidenceMinimum: Int = 100, evidenceExamples: Int = 2, evidenceAbove: Float = 0.60,
+        backgroundMinimum: Int = 100, backgroundMargin: Float = 0.02, evidenceMaxShare: Float = 0.05, evidenceMinimum: Int = 100, evidenceExamples: Int = 2, evidenceAbove: Float = 0.60,
         evidenceMinTerms: Int = 10
     ) {
         self.tauRep = tauRep
@@ -128,6 +132,7 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         self.backgroundTolerance = backgroundTolerance
         self.backgroundSample = backgroundSample
         self.backgroundMinimum = backgroundMinimum
+        self.backgroundMargin = backgroundMargin
         self.evidenceMaxShare = evidenceMaxShare
         self.evidenceMinimum = evidenceMinimum
         self.evidenceExamples = evidenceExamples

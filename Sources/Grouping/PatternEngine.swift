@@ -18,6 +18,9 @@ public struct RefreshStats: Sendable, Hashable, Codable {
     public var groupsCombined = 0
     /// Pending occurrences the judge gave no answer about (they are asked about again next time).
     public var waitingForJudge = 0
+    /// The categories whose background level in force moved in this call, by scope (see
+    /// `PatternState.levels`); their thresholds moved with it.
+    public var levelChanges: [LevelChange] = []
 
     public init() {}
 }
@@ -43,6 +46,7 @@ extension Workspace {
         let touched = changedGroups.union(createdGroups)
         stats.groupsDormant = touched.filter { state.groups[$0]?.state == .dormant }.count
         stats.assigned = assigned
+        stats.levelChanges = levelChanges.keys.sorted().map { levelChanges[$0]! }
         stats.evicted = evicted
         stats.pending = state.pending.count
         stats.groupsCombined = combined

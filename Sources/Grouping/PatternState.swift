@@ -88,12 +88,16 @@ public struct PatternState: Sendable, Hashable, Codable {
     /// Per scope, the watermark of its pending marks (see `PendingWatermark`; `evaluatedAt(_:)`
     /// gives a mark's version with it applied).
     public var checked: [Scope: PendingWatermark] { didSet { cacheClaim = 0 } }
+    /// Per scope, the background level in force, in hundredths (`Background.swift`): the thresholds
+    /// of the scope follow it, and it moves only when a new measure is more than
+    /// `backgroundMargin` away. Empty in states written before it was kept.
+    public var levels: [Scope: Int] = [:]
     /// What the refresh that returned this state derived from it, and this state's claim to it
     /// (0: none). Not persisted, not part of the value; editing `groups` or `pending` drops the claim.
     var cache: EngineCache?
     var cacheClaim: UInt64 = 0
 
-    private enum CodingKeys: String, CodingKey { case groups, pending, nextGroupID, groupsVersion, settledAt, checked }
+    private enum CodingKeys: String, CodingKey { case groups, pending, nextGroupID, groupsVersion, settledAt, checked, levels }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -103,11 +107,13 @@ public struct PatternState: Sendable, Hashable, Codable {
         groupsVersion = try c.decode(Int.self, forKey: .groupsVersion)
         settledAt = try c.decodeIfPresent(Int.self, forKey: .settledAt)
         checked = try c.decodeIfPresent([Scope: PendingWatermark].self, forKey: .checked) ?? [:]
+        levels = try c.decodeIfPresent([Scope: Int].self, forKey: .levels) ?? [:]
     }
 
     public static func == (a: Self, b: Self) -> Bool {
         a.groups == b.groups && a.pending == b.pending && a.nextGroupID == b.nextGroupID
             && a.groupsVersion == b.groupsVersion && a.settledAt == b.settledAt && a.checked == b.checked
+            && a.levels == b.levels
     }
 
     public func hash(into h: inout Hasher) {
@@ -117,6 +123,7 @@ public struct PatternState: Sendable, Hashable, Codable {
         h.combine(groupsVersion)
         h.combine(settledAt)
         h.combine(checked)
+        h.combine(levels)
     }
 
     /// The version pending `id` was last evaluated against, its scope's watermark applied (nil:
@@ -169,8 +176,9 @@ public struct PatternState: Sendable, Hashable, Codable {
     }
 
     public init(groups: [Int64: Group] = [:], pending: [Int64: PendingMark] = [:], nextGroupID: Int64 = 1, groupsVersion: Int = 0,
-                settledAt: Int? = nil, checked: [Scope: PendingWatermark] = [:]) {
+                settledAt: Int? = nil, checked: [Scope: PendingWatermark] = [:], levels: [Scope: Int] = [:]) {
         self.checked = checked
+        self.levels = levels
         self.groups = groups
         self.pending = pending
         self.nextGroupID = nextGroupID

@@ -17,6 +17,8 @@ struct Workspace {
     var noneLeft = false
     /// Per scope, the ids a background level was measured on and the level (see `Background.swift`).
     var backgrounds: [Scope: BackgroundBasis] = [:]
+    /// Per scope, the move of its level in force made by this call (see `levelInForce(_:)`).
+    var levelChanges: [Scope: LevelChange] = [:]
     /// Every occurrence id by scope, when a background had to be measured from the occurrences.
     var occurrenceIDsByScope: [Scope: [Int64]]?
     var lastStay: (scope: Scope, stay: Int)?

@@ -55,6 +55,7 @@ extension PatternConfig {
         g.tauCombine = Float(config.double("patterns.tauCombine"))
         let background = Float(config.double("patterns.calibratedBackground"))
         g.calibratedBackground = background > 1 ? nil : background
+        g.backgroundMargin = Float(config.double("patterns.backgroundMargin"))
         g.evidenceMaxShare = Float(config.double("patterns.evidenceMaxShare"))
         g.evidenceMinimum = config.int("patterns.evidenceMinimum")
         g.evidenceExamples = config.int("patterns.evidenceExamples")
@@ -132,6 +133,7 @@ extension KindredService {
             state.groupsVersion = Int(row.groupsVersion)
             state.settledAt = row.settledAt.map { Int($0) }
             if let checked = row.pendingChecked { state.checked = try PendingJSON.decodeChecked(checked) }
+            if let levels = row.backgroundLevels { state.levels = try PendingJSON.decodeLevels(levels) }
             let marks = try store.pendingMarkRows(owner: owner)
             var pending = [Int64: PendingMark](minimumCapacity: marks.count)
             let decoder = JSONDecoder()
@@ -223,7 +225,7 @@ extension KindredService {
         try store.savePatternStateRow(PatternStateRow(
             owner: owner, nextGroupID: outcome.state.nextGroupID, groupsVersion: Int64(outcome.state.groupsVersion),
             pendingChecked: PendingJSON.checked(outcome.state.checked), settledAt: outcome.state.settledAt.map { Int64($0) },
-            indexVersion: refreshedWith?.description))
+            indexVersion: refreshedWith?.description, backgroundLevels: PendingJSON.levels(outcome.state.levels)))
     }
 }
 

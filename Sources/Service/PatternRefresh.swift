@@ -116,6 +116,7 @@ extension KindredService {
                     total.evicted += stats.evicted
                     total.pending += stats.pending
                     total.waitingForJudge += stats.waitingForJudge
+                    total.levelChanges += stats.levelChanges
                     tally = tally + ownerTally
                 }
                 try ctx.checkCancelled()
@@ -146,6 +147,12 @@ extension KindredService {
             "passageOccurrences": .from(prepared.passages + (ahead?.prepared.passages ?? 0)),
             "vectorsComputed": .from(prepared.vectors + (ahead?.prepared.vectors ?? 0)),
             "waitingForEmbedder": .from(prepared.waiting), "durationMs": .int(ms),
+            // The categories whose background level in force moved (thresholds follow it), in hundredths.
+            "backgroundLevels": .array(total.levelChanges.map { c in
+                var o: JSONObject = ["owner": .string(c.scope.owner), "category": .string(c.scope.category), "level": .from(c.to)]
+                o["previous"] = c.from.map { .from($0) } ?? .null
+                return .object(o)
+            }),
         ]
         if let judging {
             result["judge"] = .string(judging.mode.rawValue)

@@ -28,6 +28,24 @@ enum PendingJSON {
         return try? PatternCodec.encode(rows)
     }
 
+    /// The background levels in force (`PatternState.levels`), one row per scope, in scope order.
+    private struct Level: Codable {
+        var owner: String
+        var category: String
+        var level: Int
+    }
+
+    static func levels(_ levels: [Scope: Int]) -> String? {
+        guard !levels.isEmpty else { return nil }
+        return try? PatternCodec.encode(levels.keys.sorted().map { Level(owner: $0.owner, category: $0.category, level: levels[$0]!) })
+    }
+
+    static func decodeLevels(_ text: String) throws -> [Scope: Int] {
+        var out: [Scope: Int] = [:]
+        for r in try PatternCodec.decode([Level].self, text) { out[Scope(owner: r.owner, category: r.category)] = r.level }
+        return out
+    }
+
     static func decodeChecked(_ text: String) throws -> [Scope: PendingWatermark] {
         var out: [Scope: PendingWatermark] = [:]
         for r in try PatternCodec.decode([Checked].self, text) {

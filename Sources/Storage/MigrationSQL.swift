@@ -524,4 +524,10 @@ enum MigrationSQL {
             pairs INTEGER NOT NULL,
             PRIMARY KEY (owner, index_version)) WITHOUT ROWID;
         """
+
+    /// Migration 19: the background level in force per category of an owner's patterns (JSON),
+    /// which the grouping thresholds follow and which moves only past a margin.
+    static let v19 = """
+        ALTER TABLE pattern_state ADD COLUMN background_levels TEXT;
+        """
 }

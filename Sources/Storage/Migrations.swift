@@ -20,6 +20,7 @@ enum Migrations {
         Migration(16, "vectors in blocks", MigrationSQL.v16, then: VectorBlocks.moveRowsIntoBlocks, MigrationSQL.v16After),
         Migration(17, "index rows of inserts written per batch, not by triggers", MigrationSQL.v17),
         Migration(18, "cosine scale per owner and index version", MigrationSQL.v18),
+        Migration(19, "background level in force per pattern category", MigrationSQL.v19),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

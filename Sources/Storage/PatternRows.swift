@@ -99,15 +99,18 @@ public struct PatternStateRow: Sendable, Equatable {
     /// The index version (model and dimension) whose vectors the groups were last refreshed with;
     /// nil: not known. Saving nil keeps the stored value.
     public var indexVersion: String?
+    /// The engine's background levels in force per category (JSON); nil: none.
+    public var backgroundLevels: String?
 
     public init(owner: String, nextGroupID: Int64, groupsVersion: Int64, pendingChecked: String? = nil, settledAt: Int64? = nil,
-                indexVersion: String? = nil) {
+                indexVersion: String? = nil, backgroundLevels: String? = nil) {
         self.owner = owner
         self.nextGroupID = nextGroupID
         self.groupsVersion = groupsVersion
         self.pendingChecked = pendingChecked
         self.settledAt = settledAt
         self.indexVersion = indexVersion
+        self.backgroundLevels = backgroundLevels
     }
 }
 

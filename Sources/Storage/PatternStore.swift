@@ -221,23 +221,27 @@ extension RecordStore {
 
     public func patternStateRow(owner: String) throws -> PatternStateRow? {
         try database.query(
-            "SELECT owner, next_group_id, groups_version, pending_checked, settled_at, index_version FROM pattern_state WHERE owner = ?",
+            """
+            SELECT owner, next_group_id, groups_version, pending_checked, settled_at, index_version, background_levels
+            FROM pattern_state WHERE owner = ?
+            """,
             [.text(owner)]
         ) {
             PatternStateRow(owner: $0.text(0) ?? "", nextGroupID: $0.int(1), groupsVersion: $0.int(2), pendingChecked: $0.text(3),
-                            settledAt: $0.isNull(4) ? nil : $0.int(4), indexVersion: $0.text(5))
+                            settledAt: $0.isNull(4) ? nil : $0.int(4), indexVersion: $0.text(5), backgroundLevels: $0.text(6))
         }.first
     }
 
     public func savePatternStateRow(_ row: PatternStateRow) throws {
         try database.run("""
-            INSERT INTO pattern_state(owner, next_group_id, groups_version, pending, pending_checked, settled_at, index_version)
-            VALUES (?, ?, ?, '[]', ?, ?, ?)
+            INSERT INTO pattern_state(owner, next_group_id, groups_version, pending, pending_checked, settled_at, index_version, background_levels)
+            VALUES (?, ?, ?, '[]', ?, ?, ?, ?)
             ON CONFLICT(owner) DO UPDATE SET next_group_id = excluded.next_group_id,
                 groups_version = excluded.groups_version, pending_checked = excluded.pending_checked, settled_at = excluded.settled_at,
-                index_version = coalesce(excluded.index_version, pattern_state.index_version)
+                index_version = coalesce(excluded.index_version, pattern_state.index_version), background_levels = excluded.background_levels
             """, [.text(row.owner), .int(row.nextGroupID), .int(row.groupsVersion), row.pendingChecked.map { .text($0) } ?? .null,
-                  row.settledAt.map { .int($0) } ?? .null, row.indexVersion.map { .text($0) } ?? .null])
+                  row.settledAt.map { .int($0) } ?? .null, row.indexVersion.map { .text($0) } ?? .null,
+                  row.backgroundLevels.map { .text($0) } ?? .null])
     }
 
     /// The owner's pending marks (occurrence id, the engine's JSON of the mark), ids ascending.

@@ -2,6 +2,12 @@ import KindredCore
 
 /// The text `kindred patterns refresh` prints: what a refresh counted, in numbers that add up.
 enum RefreshSummary {
+    /// 24 → "0.24".
+    static func hundredths(_ x: Int64) -> String {
+        let s = String(abs(x) % 100)
+        return (x < 0 ? "-" : "") + "\(abs(x) / 100)." + (s.count == 1 ? "0" + s : s)
+    }
+
     static func lines(_ r: JSONValue) -> [String] {
         func n(_ k: String) -> Int64 { r[k]?.intValue ?? 0 }
         func plural(_ count: Int64, _ word: String) -> String { "\(count) \(word)\(count == 1 ? "" : "s")" }
@@ -15,6 +21,11 @@ enum RefreshSummary {
         ]
         if n("waitingForEmbedder") > 0 {
             out.append("\(plural(n("waitingForEmbedder"), "occurrence")) not counted above: waiting for the embedder (no vector yet)")
+        }
+        for c in r["backgroundLevels"]?.arrayValue ?? [] {
+            let level = c["level"]?.intValue ?? 0, previous = c["previous"]?.intValue
+            out.append("background similarity of \(c["category"]?.stringValue ?? "?") is now \(hundredths(level))"
+                + (previous.map { " (was \(hundredths($0)))" } ?? "") + ": its grouping thresholds follow it")
         }
         out.append("took \(n("durationMs")) ms")
         return out

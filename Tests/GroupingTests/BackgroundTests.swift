@@ -1,9 +1,49 @@
+import Foundation
 import Grouping
 import LinearAlgebra
 import Testing
 
 /// Thresholds that follow a category's background similarity (`GroupingConfig.adapted(toBackground:)`).
 @Suite struct BackgroundTests {
+    /// The level in force moves only when a new measure is more than `backgroundMargin` from it,
+    /// each move is told in the refresh's stats, and a refresh with nothing new moves nothing.
+    @Test func theLevelInForceMovesOnlyPastTheMargin() throws {
+        let cfg = GroupingConfig(calibratedBackground: 0.6, backgroundSample: 1000, backgroundMinimum: 10, backgroundMargin: 0.02)
+        var all: [Occurrence] = (0..<20).map { i in
+            let v = Vectors.normalized((0..<Fixture.d).map { $0 == 0 ? 1 : ($0 == 2 + i % 10 ? 0.5 : 0) })
+            return Fixture.occ(Int64(i + 1), record: "a\(i)", v, category: "passage")
+        }
+        let scope = Scope(owner: "owner", category: "passage")
+        let levelA = try #require(GroupingConfig.backgroundLevel(all.map(\.vector)))
+        let first = try Fixture.refresh(PatternState(), Fixture.index(all), config: cfg)
+        #expect(first.stats.levelChanges == [LevelChange(scope: scope, from: nil, to: levelA)])
+        #expect(first.state.levels == [scope: levelA])
+
+        // One more entry moves the measure by less than the margin: the level in force stays.
+        all.append(Fixture.occ(21, record: "b", Fixture.vec(1), category: "passage"))
+        let levelB = try #require(GroupingConfig.backgroundLevel(all.map(\.vector)))
+        try #require(levelB != levelA && abs(levelB - levelA) <= 2)
+        let second = try Fixture.refresh(first.state, Fixture.index(all), config: cfg)
+        #expect(second.stats.levelChanges.isEmpty)
+        #expect(second.state.levels == [scope: levelA])
+
+        // Ten unrelated entries move it past the margin: it moves, and the refresh says from where.
+        for i in 0..<10 {
+            all.append(Fixture.occ(Int64(30 + i), record: "c\(i)", Fixture.vec(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, Float(i % 3), Float(i % 2)), category: "passage"))
+        }
+        let levelC = try #require(GroupingConfig.backgroundLevel(all.map(\.vector)))
+        try #require(abs(levelC - levelA) > 2)
+        let third = try Fixture.refresh(second.state, Fixture.index(all), config: cfg)
+        #expect(third.stats.levelChanges == [LevelChange(scope: scope, from: levelA, to: levelC)])
+        #expect(third.state.levels == [scope: levelC])
+        let again = try Fixture.refresh(third.state, Fixture.index(all), config: cfg)
+        #expect(again.stats.levelChanges.isEmpty && again.state == third.state)
+
+        // The level in force is part of the persisted value.
+        let decoded = try JSONDecoder().decode(PatternState.self, from: JSONEncoder().encode(third.state))
+        #expect(decoded.levels == [scope: levelC])
+    }
+
     @Test func thresholdsKeepTheirPlaceBetweenTheBackgroundAndOne() {
         let c = GroupingConfig()
         #expect(c.adapted(toBackground: 22) == c)

@@ -35,6 +35,8 @@ struct ReferenceEngine {
     var version = 0
     var occurrences: [Int64: Occurrence] = [:]
     var constraints = Constraints()
+    /// Per scope, the background level in force (hundredths).
+    var levels: [Scope: Int] = [:]
     /// The thresholds in force: `base`, adapted to the background of the scope being run.
     var config: GroupingConfig
     let base: GroupingConfig
@@ -154,7 +156,8 @@ struct ReferenceEngine {
     /// changes nothing at all. Occurrences evicted during a pass wait for the next one; combination
     /// looks at the groups changed since the previous sweep began.
     mutating func run(_ scope: Scope) {
-        config = base.adapted(toBackground: background(scope))
+        fixLevel(scope)
+        config = base.adapted(toBackground: level(scope))
         defer { config = base }
         var since = version
         let arrived = pendingIn(scope).filter { pending[$0]!.evaluatedAt == nil }
@@ -176,6 +179,19 @@ struct ReferenceEngine {
             }
             if !changed { return }
         }
+    }
+
+    /// The level in force in `scope`: the one kept, unless the background measured now is more than
+    /// `backgroundMargin` from it or none is kept; a scope too small to measure keeps what it has.
+    func level(_ scope: Scope) -> Int? {
+        guard let measured = background(scope) else { return levels[scope] }
+        if let kept = levels[scope], abs(measured - kept) <= Int((Double(base.backgroundMargin) * 100).rounded()) { return kept }
+        return measured
+    }
+
+    /// Keeps `level(scope)` as the level in force (asked where a run starts and where a group settles).
+    mutating func fixLevel(_ scope: Scope) {
+        if let l = level(scope) { levels[scope] = l }
     }
 
     /// Mean cosine over all pairs of the scope's first `backgroundSample` occurrences by id, in
@@ -436,7 +452,7 @@ struct ReferenceEngine {
         let s = sum(ids)
         var medoid = ids[0]
         for id in ids where q(Vectors.dot(occurrences[id]!.vector, s)) > q(Vectors.dot(occurrences[medoid]!.vector, s)) { medoid = id }
-        let stay = q(base.adapted(toBackground: background(groups[gid]!.scope)).tauStay)
+        let stay = q(base.adapted(toBackground: level(groups[gid]!.scope)).tauStay)
         let mv = occurrences[medoid]!.vector
         return ids.allSatisfy { id in
             (id != o && !groups[gid]!.members[id]!.staysChecked) || q(Vectors.dot(occurrences[id]!.vector, mv)) >= stay
@@ -551,7 +567,8 @@ struct ReferenceEngine {
             for (id, _) in ranked where exemplars.count < config.exemplars && seen.insert(record(id)).inserted { exemplars.append(id) }
             groups[gid]!.exemplars = exemplars
             // The stay threshold of the group's scope (also outside a run: corrections, removals).
-            let stay = q(base.adapted(toBackground: background(groups[gid]!.scope)).tauStay)
+            fixLevel(groups[gid]!.scope)
+            let stay = q(base.adapted(toBackground: level(groups[gid]!.scope)).tauStay)
             let below = ids.filter { groups[gid]!.members[$0]!.staysChecked && repScore($0, gid) < stay }
             if below.isEmpty { break }
             for o in below {
@@ -642,6 +659,7 @@ struct ReferenceEngine {
                        + " \(g.mergedInto ?? 0) s\(g.sweptMembers ?? -1)")
         }
         for id in pending.keys.sorted() { out.append(Self.line(id, pending[id]!.evaluatedAt)) }
+        for scope in levels.keys.sorted() { out.append("level \(scope.category) \(levels[scope]!)") }
         return out
     }
 
@@ -654,6 +672,7 @@ struct ReferenceEngine {
         }
         // (With the scope's watermark applied: the version the mark counts as evaluated at.)
         for id in s.pending.keys.sorted() { out.append(line(id, s.evaluatedAt(id))) }
+        for scope in s.levels.keys.sorted() { out.append("level \(scope.category) \(s.levels[scope]!)") }
         return out
     }
 
