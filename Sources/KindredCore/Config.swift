@@ -63,7 +63,7 @@ public struct Config: Sendable, Equatable {
         ("patterns.evidenceMaxShare", 0.05, "An automatic membership needs a specific word shared with the group's representative and an example: a word held by at most this share of the category's occurrences (names, objects, places; not the words of every entry); 0 means similarity alone."),
         ("patterns.evidenceExamples", 2, "Supporting examples that must hold that shared word besides the representative (all of them when fewer are shown)."),
         ("patterns.backgroundMargin", 0.02, "A category's background level in force moves only when a new measure is more than this far from it (the refresh result's backgroundLevels tells each move), so its thresholds do not move with every few entries and groups do not flap."),
-        ("patterns.evidenceAbove", 0.60, "An occurrence at least this similar to the representative needs no shared word (moves with the category's background like the other similarities); above 1 always needed."),
+        ("patterns.evidenceAbove", 0.65, "An occurrence at least this similar to the representative needs no shared word (moves with the category's background like the other similarities); above 1 always needed."),
         ("patterns.evidenceMinTerms", 10, "An occurrence with fewer words than this (after stopwords; a request or a note of a few words) needs no shared word: its vector says what it says."),
         ("patterns.evidenceMinimum", 100, "A category with fewer occurrences than this needs no shared word (what is specific is not known yet)."),
         ("patterns.candidateK", 10, "Groups proposed per occurrence by centroid similarity (tag-sharing groups are added)."),

@@ -55,7 +55,7 @@ import Testing
         let high = c.adapted(toBackground: 84)
         #expect(abs(high.tauRep - 0.8769) < 1e-4 && abs(high.tauSup - 0.8769) < 1e-4)
         #expect(abs(high.tauSeed - (0.84 + 0.46 * 0.16 / 0.78)) < 1e-4 && abs(high.tauLooseSeed - high.tauRep) < 1e-6)
-        #expect(abs(high.tauStay - (0.84 + 0.08 * 0.16 / 0.78)) < 1e-4 && abs(high.evidenceAbove - (0.84 + 0.38 * 0.16 / 0.78)) < 1e-4)
+        #expect(abs(high.tauStay - (0.84 + 0.08 * 0.16 / 0.78)) < 1e-4 && abs(high.evidenceAbove - (0.84 + 0.43 * 0.16 / 0.78)) < 1e-4)
         #expect(high.combineLink == c.combineLink && high.delta == c.delta)
         #expect(c.adapted(toBackground: nil) == c)
         let low = c.adapted(toBackground: 9)
