@@ -127,7 +127,10 @@ def kindred(db, tmp, server, *sets):
     env = dict(KINDRED_EMBEDDER="openai", KINDRED_EMBEDDER_URL=server.url, KINDRED_EMBEDDER_MODEL=server.model,
                KINDRED_EMBEDDER_QUERY_INPUT_TYPE="query", KINDRED_EMBEDDER_DOCUMENT_INPUT_TYPE="passage")
     base = {k: v for k, v in os.environ.items() if not k.startswith("KINDRED_EMBEDDER") and k != "KINDRED_INDEX_DIMENSION"}
-    args = ["--set", "embedder.maxRetries=1", "--set", "embedder.retryBaseMs=100", "--set", "embedder.retryLaterMs=500"]
+    # Small batches and a long timeout: a CPU server on a busy machine may take more than the default
+    # 30 s over 32 texts, and a request given up on keeps it busy while the retry waits.
+    args = ["--set", "embedder.maxRetries=1", "--set", "embedder.retryBaseMs=100", "--set", "embedder.retryLaterMs=500",
+            "--set", "embedder.batchSize=8", "--set", "embedder.timeoutMs=120000"]
     for s in sets:
         args += ["--set", s]
     s = Server(db, tmp, args=args, env={**base, **env})
