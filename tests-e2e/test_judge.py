@@ -124,7 +124,9 @@ def test_a_judge_refusing_calm_versus_anxious_keeps_the_calm_station_wait_out_an
     assert any(not calm_versus_anxious(q)["match"] for q in about_calm)
 
     gid, records, findings = missed_train_group(s)
-    assert len(records & MISSED_TRAIN) >= 6
+    # The missed trains stay a group (a yes is needed for each, and a weak match below
+    # patterns.evidenceAbove also needs a shared word), without the calm wait.
+    assert len(records & MISSED_TRAIN) >= 5
     assert CALM_STATION not in records
     # Every member of every group got a yes: each grouped record was asked about (or founded its group
     # as a seed's representative, which the others were asked against).

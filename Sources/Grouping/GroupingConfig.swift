@@ -102,7 +102,7 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         recurringThreshold: Int = 3, relatedThreshold: Int = 2, minComparisonDenominator: Int = 5,
         maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3,
         calibratedBackground: Float? = 0.22, backgroundTolerance: Float = 0.02, backgroundSample: Int = 2000,
-        backgroundMinimum: Int = 100, backgroundMargin: Float = 0.02, evidenceMaxShare: Float = 0.05, evidenceMinimum: Int = 100, evidenceExamples: Int = 2, evidenceAbove: Float = 0.65,
+        backgroundMinimum: Int = 20, backgroundMargin: Float = 0.02, evidenceMaxShare: Float = 0.05, evidenceMinimum: Int = 100, evidenceExamples: Int = 2, evidenceAbove: Float = 0.65,
         evidenceMinTerms: Int = 10
     ) {
         self.tauRep = tauRep
