@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point down only, and each target declares exactly the modules of ours it imports:
+// Dependencies point down only, and each target declares exactly the modules of ours it imports
+// (tests-e2e/test_module_map.py checks this and the README's module map):
 //   kindred, kindred-bench, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, KeywordIndex, Embedding, Remote, Grouping, Pictures} -> {LinearAlgebra, KindredCore}
 // (MCP sits on JSONRPC; the numeric modules import LinearAlgebra, not KindredCore; Pictures draws SVG
 // from plain values and imports nothing of ours.)
