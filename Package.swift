@@ -1,9 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point down only:
-//   kindred, kindred-bench, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, KeywordIndex, Embedding, Remote, Grouping, Pictures} -> LinearAlgebra -> KindredCore
-// (MCP sits on JSONRPC; Pictures draws SVG from plain values and imports nothing of ours.)
+// Dependencies point down only, and each target declares exactly the modules of ours it imports
+// (tests-e2e/test_module_map.py checks this and the README's module map):
+//   kindred, kindred-bench, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, KeywordIndex, Embedding, Remote, Grouping, Pictures} -> {LinearAlgebra, KindredCore}
+// (MCP sits on JSONRPC; the numeric modules import LinearAlgebra, not KindredCore; Pictures draws SVG
+// from plain values and imports nothing of ours.)
 // Benchmarks and synthetic data live outside the product modules: in kindred-bench (an executable
 // that bench/*/run.sh build) and KindredTestSupport (shared by it and the tests).
 // C libraries are wrapped by C* system-library targets, each imported by exactly one Swift module.
@@ -29,14 +31,14 @@ let package = Package(
         .target(name: "CKernels"),
 
         .target(name: "KindredCore"),
-        .target(name: "LinearAlgebra", dependencies: ["KindredCore", "CBLAS", "CLAPACKE"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"], exclude: ["README.md"]),
-        .target(name: "VectorIndex", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),
+        .target(name: "VectorIndex", dependencies: ["LinearAlgebra", "CKernels"]),
         .target(name: "KeywordIndex"),
-        .target(name: "Embedding", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"]),
+        .target(name: "Embedding", dependencies: ["LinearAlgebra", "CKernels"]),
         // HTTP over libcurl and the remote providers spoken over it (embeddings, chat completions).
         .target(name: "Remote", dependencies: ["KindredCore", "LinearAlgebra", "CCurl"]),
-        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra", "CKernels"], exclude: ["README.md"]),
+        .target(name: "Grouping", dependencies: ["LinearAlgebra", "CKernels"], exclude: ["README.md"]),
         .target(name: "JSONRPC", dependencies: ["KindredCore"]),
         .target(name: "MCP", dependencies: ["KindredCore", "JSONRPC"]),
         .target(name: "Pictures"),
@@ -45,7 +47,7 @@ let package = Package(
         ]),
         // Argument parsing, exit codes and terminal output of the two command-line programs.
         .target(name: "KindredCLI", dependencies: ["KindredCore"]),
-        .executableTarget(name: "kindred", dependencies: ["Service", "MCP", "KindredCore", "KindredCLI", "LinearAlgebra"]),
+        .executableTarget(name: "kindred", dependencies: ["Service", "JSONRPC", "MCP", "KindredCore", "KindredCLI", "LinearAlgebra"]),
         // Synthetic data (seeded generator, clustered occurrences) and the pattern engine's synthetic speed run.
         .target(name: "KindredTestSupport", dependencies: ["Grouping", "LinearAlgebra"]),
         .executableTarget(name: "kindred-bench", dependencies: [
@@ -62,12 +64,12 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "KindredCore", "KindredTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex", "LinearAlgebra", "CKernels"]),
         .testTarget(name: "KeywordIndexTests", dependencies: ["KeywordIndex"]),
-        .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "LinearAlgebra"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "LinearAlgebra", "CKernels"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GroupingTests", dependencies: ["Grouping", "LinearAlgebra", "KindredTestSupport"]),
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC"]),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "KindredCore"]),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "JSONRPC", "KindredCore"]),
         .testTarget(name: "PicturesTests", dependencies: ["Pictures"]),
-        .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore", "KindredKit"]),
+        .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore", "KindredKit", "Grouping", "MCP"]),
         .testTarget(name: "KindredKitTests", dependencies: ["KindredKit"]),
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "KindredCore"]),
     ]

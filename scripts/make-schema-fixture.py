@@ -4,9 +4,9 @@
     python3 scripts/make-schema-fixture.py KINDRED_BIN OUT.sqlite [--patterns]
     python3 scripts/make-schema-fixture.py --compact FILE.sqlite...   (only the last step)
 
-Every released schema version keeps one fixture written by the code that released it (check out
-the commit, build it, run this): records of two owners (edited, deleted, hidden from search, with
-tags, metadata and client vectors), and with --patterns (schema 3 and later) a client occurrence,
+A fixture is written by the code that released its schema version (check out the commit, build it,
+run this); the folder holds versions 1 to 5 and 16. Each holds records of two owners (edited,
+deleted, hidden from search, with tags, metadata and client vectors), and with --patterns (schema 3 and later) a client occurrence,
 a refresh that groups the passages of three similar records (one-passage records use their own
 vector, so no embedder is needed) and a dismiss correction. The migration tests upgrade each fixture.
 """

@@ -1,4 +1,5 @@
 #include "kernels.h"
+#include "simd.h"
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -80,16 +81,6 @@ static void dots_f16_scalar(const float *q, const uint16_t *rows, size_t n, size
 
 #ifdef KINDRED_X86
 
-__attribute__((target("avx2,fma"))) static inline float hsum256(__m256 v) {
-    __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
-    lo = _mm_add_ps(lo, hi);
-    __m128 sh = _mm_movehdup_ps(lo);
-    __m128 s = _mm_add_ps(lo, sh);
-    sh = _mm_movehl_ps(sh, s);
-    s = _mm_add_ss(s, sh);
-    return _mm_cvtss_f32(s);
-}
-
 // Four rows at a time, two accumulators per row; d must be a multiple of 16.
 __attribute__((target("avx2,fma"))) static void dots_f32_avx2(const float *q, const float *rows, size_t n, size_t d, float *out) {
     size_t i = 0;
@@ -104,10 +95,10 @@ __attribute__((target("avx2,fma"))) static void dots_f32_avx2(const float *q, co
             a2 = _mm256_fmadd_ps(x, _mm256_loadu_ps(r2 + j), a2); b2 = _mm256_fmadd_ps(y, _mm256_loadu_ps(r2 + j + 8), b2);
             a3 = _mm256_fmadd_ps(x, _mm256_loadu_ps(r3 + j), a3); b3 = _mm256_fmadd_ps(y, _mm256_loadu_ps(r3 + j + 8), b3);
         }
-        out[i] = hsum256(_mm256_add_ps(a0, b0));
-        out[i + 1] = hsum256(_mm256_add_ps(a1, b1));
-        out[i + 2] = hsum256(_mm256_add_ps(a2, b2));
-        out[i + 3] = hsum256(_mm256_add_ps(a3, b3));
+        out[i] = kindred_hsum8(_mm256_add_ps(a0, b0));
+        out[i + 1] = kindred_hsum8(_mm256_add_ps(a1, b1));
+        out[i + 2] = kindred_hsum8(_mm256_add_ps(a2, b2));
+        out[i + 3] = kindred_hsum8(_mm256_add_ps(a3, b3));
     }
     for (; i < n; i++) {
         const float *r = rows + i * d;
@@ -116,7 +107,7 @@ __attribute__((target("avx2,fma"))) static void dots_f32_avx2(const float *q, co
             a = _mm256_fmadd_ps(_mm256_loadu_ps(q + j), _mm256_loadu_ps(r + j), a);
             b = _mm256_fmadd_ps(_mm256_loadu_ps(q + j + 8), _mm256_loadu_ps(r + j + 8), b);
         }
-        out[i] = hsum256(_mm256_add_ps(a, b));
+        out[i] = kindred_hsum8(_mm256_add_ps(a, b));
     }
 }
 
@@ -137,10 +128,10 @@ __attribute__((target("avx2,fma,f16c"))) static void dots_f16_avx2(const float *
             ROW(r0, a0, b0) ROW(r1, a1, b1) ROW(r2, a2, b2) ROW(r3, a3, b3)
 #undef ROW
         }
-        out[i] = hsum256(_mm256_add_ps(a0, b0));
-        out[i + 1] = hsum256(_mm256_add_ps(a1, b1));
-        out[i + 2] = hsum256(_mm256_add_ps(a2, b2));
-        out[i + 3] = hsum256(_mm256_add_ps(a3, b3));
+        out[i] = kindred_hsum8(_mm256_add_ps(a0, b0));
+        out[i + 1] = kindred_hsum8(_mm256_add_ps(a1, b1));
+        out[i + 2] = kindred_hsum8(_mm256_add_ps(a2, b2));
+        out[i + 3] = kindred_hsum8(_mm256_add_ps(a3, b3));
     }
     for (; i < n; i++) {
         const uint16_t *r = rows + i * d;
@@ -148,7 +139,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dots_f16_avx2(const float *
         for (size_t j = 0; j < d; j += 8) {
             a = _mm256_fmadd_ps(_mm256_loadu_ps(q + j), _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(r + j))), a);
         }
-        out[i] = hsum256(a);
+        out[i] = kindred_hsum8(a);
     }
 }
 

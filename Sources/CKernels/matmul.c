@@ -1,4 +1,5 @@
 #include "kernels.h"
+#include "simd.h"
 
 // Small matrix products for the encoder's forward pass on short inputs (a search query), computed
 // on the calling thread: no BLAS worker threads are woken for a product of a few rows.
@@ -6,20 +7,10 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-__attribute__((target("avx2,fma"))) static inline float hsum8(__m256 v) {
-    __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
-    lo = _mm_add_ps(lo, hi);
-    __m128 sh = _mm_movehdup_ps(lo);
-    __m128 s = _mm_add_ps(lo, sh);
-    sh = _mm_movehl_ps(sh, s);
-    s = _mm_add_ss(s, sh);
-    return _mm_cvtss_f32(s);
-}
-
 // y[i, j..j+3] from the four accumulators of row i (alpha, accumulate as in kindred_gemm_nt).
 __attribute__((target("avx2,fma"))) static inline void store4(float *yi, __m256 a0, __m256 a1, __m256 a2, __m256 a3, float alpha,
                                                              int accumulate) {
-    float r0 = alpha * hsum8(a0), r1 = alpha * hsum8(a1), r2 = alpha * hsum8(a2), r3 = alpha * hsum8(a3);
+    float r0 = alpha * kindred_hsum8(a0), r1 = alpha * kindred_hsum8(a1), r2 = alpha * kindred_hsum8(a2), r3 = alpha * kindred_hsum8(a3);
     if (accumulate) { yi[0] += r0; yi[1] += r1; yi[2] += r2; yi[3] += r3; }
     else { yi[0] = r0; yi[1] = r1; yi[2] = r2; yi[3] = r3; }
 }
@@ -73,7 +64,7 @@ __attribute__((target("avx2,fma"))) static void gemm_nt_avx2(const float *x, siz
             const float *xi = x + i * ldx;
             __m256 a = _mm256_setzero_ps();
             for (size_t p = 0; p < k; p += 8) a = _mm256_fmadd_ps(_mm256_loadu_ps(xi + p), _mm256_loadu_ps(wj + p), a);
-            float r = alpha * hsum8(a);
+            float r = alpha * kindred_hsum8(a);
             if (accumulate) y[i * ldy + j] += r; else y[i * ldy + j] = r;
         }
     }

@@ -2,6 +2,13 @@
 import Glibc
 #endif
 
+// The locks of Kindred, one for each need:
+// - `Mutex` (the standard library's Synchronization) for Sendable state: counters, flags, tables of
+//   Sendable values;
+// - `Guarded` for a value that is not Sendable (a database connection, a cache of pattern states),
+//   which `Mutex.withLock` cannot hand to its closure;
+// - `ReadWriteGuarded` where reads run side by side and a write runs alone.
+
 /// A readers–writer lock over pthread_rwlock.
 public final class ReadWriteLock: @unchecked Sendable {
     private let lock: UnsafeMutablePointer<pthread_rwlock_t>
@@ -47,6 +54,7 @@ public final class ReadWriteGuarded<Value: AnyObject>: @unchecked Sendable {
 }
 
 /// A value guarded by a mutex; lets a non-Sendable resource (a database connection) be shared safely.
+/// For Sendable state use `Mutex`.
 public final class Guarded<Value>: @unchecked Sendable {
     private var value: Value
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)

@@ -41,23 +41,12 @@ public enum BLASCoreType {
 
     /// The OpenBLAS variables to set before the library loads, for those the environment leaves
     /// unset: `OPENBLAS_CORETYPE` from the CPU flags (when this CPU has a better choice) and
-    /// `OPENBLAS_THREAD_TIMEOUT`.
+    /// `OPENBLAS_THREAD_TIMEOUT`. OpenBLAS reads them only when it loads, so the programs set them
+    /// and start again (`Reexec` in KindredCLI).
     public static func startEnvironment(cpuFlags: Set<String>, current: (String) -> String?) -> [(name: String, value: String)] {
         var out: [(name: String, value: String)] = []
         if current("OPENBLAS_CORETYPE") == nil, let core = preferred(cpuFlags: cpuFlags) { out.append(("OPENBLAS_CORETYPE", core)) }
         if current("OPENBLAS_THREAD_TIMEOUT") == nil { out.append(("OPENBLAS_THREAD_TIMEOUT", threadTimeout)) }
         return out
-    }
-
-    /// Re-executes the current process with the variables of `startEnvironment` set (OpenBLAS reads
-    /// them only when it loads). Call first thing in `main`; returns only when no re-exec happened.
-    public static func reexecIfNeeded() {
-        guard getenv("KINDRED_BLAS_REEXEC") == nil else { return }
-        let missing = startEnvironment(cpuFlags: cpuFlags()) { name in getenv(name).map { String(cString: $0) } }
-        guard !missing.isEmpty else { return }
-        for (name, value) in missing { setenv(name, value, 1) }
-        setenv("KINDRED_BLAS_REEXEC", "1", 1)  // never loop
-        execv("/proc/self/exe", CommandLine.unsafeArgv)
-        // execv returned: keep running with OpenBLAS's own choice.
     }
 }

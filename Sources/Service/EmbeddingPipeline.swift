@@ -198,20 +198,20 @@ final class BackgroundWorker: @unchecked Sendable {
 
     /// Observers of embedding progress (an upsert that carried a `workDoneToken`); each returns false
     /// when it wants no more calls.
-    private let observers = Guarded<[@Sendable (Int) -> Bool]>([])
+    private let observers = Mutex<[@Sendable (Int) -> Bool]>([])
 
     func observe(_ observer: @escaping @Sendable (Int) -> Bool) {
-        observers.with { $0.append(observer) }
+        observers.withLock { $0.append(observer) }
     }
 
     func notifyObservers(remaining: Int) {
-        let current = observers.with { list in
+        let current = observers.withLock { list in
             let l = list
             list.removeAll()
             return l
         }
         let keep = current.filter { $0(remaining) }
-        observers.with { $0.append(contentsOf: keep) }
+        observers.withLock { $0.append(contentsOf: keep) }
     }
 
     func stop() {

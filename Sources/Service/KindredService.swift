@@ -5,6 +5,7 @@ import Darwin
 #endif
 public import KindredCore
 public import JSONRPC
+import Grouping
 import LinearAlgebra
 import Storage
 import VectorIndex
@@ -186,20 +187,23 @@ public final class KindredService: Sendable {
     }
 
     func withWriter<T>(_ body: (RecordStore) throws -> T) throws(ResponseError) -> T {
-        do {
-            return try writer.with { store in try Self.interruptible(store, body) }
-        } catch let e as ResponseError {
-            throw e
-        } catch {
-            throw ResponseError.storage(error)
-        }
+        try Self.answering(owner: nil) { try writer.with { store in try Self.interruptible(store, body) } }
     }
 
     func withReader<T>(_ body: (RecordStore) throws -> T) throws(ResponseError) -> T {
+        try Self.answering(owner: nil) { try readers.with { store in try Self.interruptible(store, body) } }
+    }
+
+    /// Runs `work` and maps what it throws to the error a client is answered: a `ResponseError` as it
+    /// is; with an `owner` (pattern work), a grouping engine error by `ResponseError.grouping`;
+    /// anything else as a storage failure.
+    static func answering<T>(owner: String?, _ work: () throws -> T) throws(ResponseError) -> T {
         do {
-            return try readers.with { store in try Self.interruptible(store, body) }
+            return try work()
         } catch let e as ResponseError {
             throw e
+        } catch let e as GroupingError where owner != nil {
+            throw ResponseError.grouping(e, owner: owner ?? "")
         } catch {
             throw ResponseError.storage(error)
         }

@@ -1,40 +1,42 @@
-import Foundation
 import Grouping
+import KindredCore
 
 /// A few owners' values, least recently used leave first. Thread-safe; callers decide whether an
 /// entry is still current (see `PatternStateEntry` and `OccurrencesEntry`).
-final class OwnerCache<Entry>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [String: (entry: Entry, used: UInt64)] = [:]
-    private var clock: UInt64 = 0
+final class OwnerCache<Entry>: Sendable {
+    private struct Entries {
+        var byOwner: [String: (entry: Entry, used: UInt64)] = [:]
+        var clock: UInt64 = 0
+    }
+
+    /// `Guarded`, not `Mutex`: the entries (pattern states) are not Sendable.
+    private let entries = Guarded(Entries())
     let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
 
     func entry(_ owner: String) -> Entry? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let e = entries[owner] else { return nil }
-        clock += 1
-        entries[owner]!.used = clock
-        return e.entry
+        entries.with { e -> Entry? in
+            guard let found = e.byOwner[owner] else { return nil }
+            e.clock += 1
+            e.byOwner[owner]!.used = e.clock
+            return found.entry
+        }
     }
 
     /// Removes and returns the owner's entry (so that the caller's copy is the only one and can be
     /// updated in place).
     func take(_ owner: String) -> Entry? {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries.removeValue(forKey: owner)?.entry
+        entries.with { $0.byOwner.removeValue(forKey: owner)?.entry }
     }
 
     func store(_ owner: String, _ entry: Entry) {
-        lock.lock()
-        defer { lock.unlock() }
-        clock += 1
-        entries[owner] = (entry, clock)
-        while entries.count > capacity, let oldest = entries.min(by: { $0.value.used < $1.value.used })?.key {
-            entries[oldest] = nil
+        entries.with { e in
+            e.clock += 1
+            e.byOwner[owner] = (entry, e.clock)
+            while e.byOwner.count > capacity, let oldest = e.byOwner.min(by: { $0.value.used < $1.value.used })?.key {
+                e.byOwner[oldest] = nil
+            }
         }
     }
 }

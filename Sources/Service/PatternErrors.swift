@@ -37,26 +37,10 @@ extension ResponseError {
 extension KindredService {
     /// Runs `body` on the writer, mapping engine errors once and everything else to a storage failure.
     func withPatternWriter<T>(owner: String, _ body: (RecordStore) throws -> T) throws(ResponseError) -> T {
-        do {
-            return try writer.with { store in try Self.interruptible(store, body) }
-        } catch let e as ResponseError {
-            throw e
-        } catch let e as GroupingError {
-            throw ResponseError.grouping(e, owner: owner)
-        } catch {
-            throw ResponseError.storage(error)
-        }
+        try Self.answering(owner: owner) { try writer.with { store in try Self.interruptible(store, body) } }
     }
 
     func withPatternReader<T>(owner: String, _ body: (RecordStore) throws -> T) throws(ResponseError) -> T {
-        do {
-            return try readers.with { store in try Self.interruptible(store, body) }
-        } catch let e as ResponseError {
-            throw e
-        } catch let e as GroupingError {
-            throw ResponseError.grouping(e, owner: owner)
-        } catch {
-            throw ResponseError.storage(error)
-        }
+        try Self.answering(owner: owner) { try readers.with { store in try Self.interruptible(store, body) } }
     }
 }

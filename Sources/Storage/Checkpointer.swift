@@ -1,6 +1,7 @@
 internal import CSQLite
 import Dispatch
 import KindredCore
+import Synchronization
 
 /// Copies the write-ahead log back into the database file on a thread of its own, so that the
 /// writer does not: with SQLite's automatic checkpoint, the connection that commits copies every
@@ -14,7 +15,7 @@ public final class Checkpointer: @unchecked Sendable {
     // `database` is used only on `queue`; the other state is behind `state`.
     private let database: Database
     private let queue = DispatchQueue(label: "kindred.checkpoint")
-    private let state = Guarded((scheduled: false, stopped: false))
+    private let state = Mutex((scheduled: false, stopped: false))
     let frames: Int32
 
     /// Opens a connection of its own to `path` (which must exist).
@@ -25,14 +26,14 @@ public final class Checkpointer: @unchecked Sendable {
 
     /// Schedules one checkpoint unless one is already waiting to run.
     func wake() {
-        let run = state.with { s -> Bool in
+        let run = state.withLock { s -> Bool in
             guard !s.stopped, !s.scheduled else { return false }
             s.scheduled = true
             return true
         }
         guard run else { return }
         queue.async { [self] in
-            state.with { $0.scheduled = false }
+            state.withLock { $0.scheduled = false }
             // A failed checkpoint leaves the frames in the WAL for the next one (or the close).
             try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
         }
@@ -40,7 +41,7 @@ public final class Checkpointer: @unchecked Sendable {
 
     /// Waits for a running checkpoint, then closes the connection; later wakes do nothing.
     public func stop() {
-        state.with { $0.stopped = true }
+        state.withLock { $0.stopped = true }
         queue.sync { database.close() }
     }
 }

@@ -1,5 +1,6 @@
 internal import CSQLite
 import KindredCore
+import Synchronization
 
 /// The tokenizer of the keyword index (`records_fts`, migration 8), called directly through FTS5's
 /// C interface: the terms it returns for a text are exactly the terms FTS5 stores for that text, so
@@ -13,7 +14,7 @@ public final class KeywordTokenizer: @unchecked Sendable {
 
     private let connection: OpaquePointer
     private let tokenizer: UnsafeMutablePointer<kindred_fts5_tokenizer>
-    private let lock = Guarded(())
+    private let lock = Mutex<Void>(())
 
     public init() throws {
         _ = Database.configured
@@ -55,7 +56,7 @@ public final class KeywordTokenizer: @unchecked Sendable {
         let sink = Sink()
         let context = Unmanaged.passUnretained(sink).toOpaque()
         var text = text
-        lock.with { _ in
+        lock.withLock { _ in
             text.withUTF8 { bytes in
                 _ = bytes.withMemoryRebound(to: CChar.self) { chars in
                     kindred_fts5_tokenize(tokenizer, query ? 1 : 0, chars.baseAddress, Int32(chars.count), context) { ctx, _, token, size, _, _ in

@@ -29,5 +29,5 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
     }
 }
 
-BLASCoreType.reexecIfNeeded()
+Reexec.once { BLASCoreType.startEnvironment(cpuFlags: BLASCoreType.cpuFlags(), current: Reexec.environment) }
 exit(ProgramMain(name: "kindred-bench", usage: usage, run: run).main(Array(CommandLine.arguments.dropFirst())))

@@ -38,7 +38,7 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
     }
 }
 
-BLASCoreType.reexecIfNeeded()
+Reexec.once { BLASCoreType.startEnvironment(cpuFlags: BLASCoreType.cpuFlags(), current: Reexec.environment) }
 let program = ProgramMain(name: "kindred", usage: usage, version: "kindred 0.1.0", run: run) { error in
     switch error {
     case let e as CommandError: return (e.description, ExitCode.failure)

@@ -284,17 +284,17 @@ func usleepMillis(_ ms: Int) {
 @Suite struct CancellationTokenTests {
     @Test func aHandlerRunsOnCancelOnlyWhileRegistered() {
         let token = CancellationToken()
-        let calls = Guarded(0)
-        token.whileRegistered(onCancel: { calls.with { $0 += 1 } }) {
-            #expect(calls.with { $0 } == 0)
+        let calls = Mutex(0)
+        token.whileRegistered(onCancel: { calls.withLock { $0 += 1 } }) {
+            #expect(calls.withLock { $0 } == 0)
             token.cancel()
-            #expect(calls.with { $0 } == 1)
+            #expect(calls.withLock { $0 } == 1)
         }
         token.cancel()
-        #expect(calls.with { $0 } == 1)
+        #expect(calls.withLock { $0 } == 1)
         // Registered on a token already cancelled: called at once.
-        token.whileRegistered(onCancel: { calls.with { $0 += 1 } }) {}
-        #expect(calls.with { $0 } == 2)
+        token.whileRegistered(onCancel: { calls.withLock { $0 += 1 } }) {}
+        #expect(calls.withLock { $0 } == 2)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import KindredKit
 
@@ -131,9 +132,8 @@ import KindredKit
     }
 }
 
-final class Seen: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [KindredProgress.Kind] = []
-    func add(_ k: KindredProgress.Kind) { lock.lock(); values.append(k); lock.unlock() }
-    var kinds: [KindredProgress.Kind] { lock.lock(); defer { lock.unlock() }; return values }
+final class Seen: Sendable {
+    private let values = Mutex<[KindredProgress.Kind]>([])
+    func add(_ k: KindredProgress.Kind) { values.withLock { $0.append(k) } }
+    var kinds: [KindredProgress.Kind] { values.withLock { $0 } }
 }

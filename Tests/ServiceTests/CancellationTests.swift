@@ -60,7 +60,7 @@ import Storage
         let token = CancellationToken()
         let ctx = RequestContext(id: 1, method: "test", token: token)
         let started = Atomic(false)
-        let stopped = Guarded<Bool?>(nil)
+        let stopped = Mutex<Bool?>(nil)
         let done = DispatchSemaphore(value: 0)
         let aBox = UncheckedBox(a)
         Thread.detachNewThread {
@@ -70,11 +70,11 @@ import Storage
                         started.store(true, ordering: .sequentiallyConsistent)
                         return try store.database.scalarInt(endless)
                     }
-                    stopped.with { $0 = false }
+                    stopped.withLock { $0 = false }
                 } catch let e as ResponseError {
-                    stopped.with { $0 = e == .cancelled }
+                    stopped.withLock { $0 = e == .cancelled }
                 } catch {
-                    stopped.with { $0 = false }
+                    stopped.withLock { $0 = false }
                 }
             }
             done.signal()
@@ -83,7 +83,7 @@ import Storage
         usleep(20_000)
         token.cancel()
         done.wait()
-        #expect(stopped.with { $0 } == true)
+        #expect(stopped.withLock { $0 } == true)
         // The other connection is untouched by the cancellation, and the interrupted one works again.
         #expect(try b.database.scalarInt("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) SELECT count(*) FROM n") == 100_000)
         #expect(try a.database.scalarInt("SELECT 41 + 1") == 42)

@@ -3,6 +3,7 @@ import Testing
 import KindredCore
 import JSONRPC
 @testable import Service
+import Synchronization
 
 @Suite struct EmbeddingServiceTests {
     @Test func recordsWithoutVectorsWaitThenBecomeSearchable() throws {
@@ -21,15 +22,15 @@ import JSONRPC
     @Test func backgroundEmbeddingReportsProgressToTheUpsert() throws {
         let f = try ServiceFixture(embedder: LetterEmbedder())
         f.service.startBackgroundEmbedding { _ in }
-        let events = Guarded<[String]>([])
+        let events = Mutex<[String]>([])
         let ctx = RequestContext(id: 1, method: "records/upsert", workDoneToken: "up") { method, params in
-            if method == "$/progress", let kind = params["value"]?["kind"]?.stringValue { events.with { $0.append(kind) } }
+            if method == "$/progress", let kind = params["value"]?["kind"]?.stringValue { events.withLock { $0.append(kind) } }
         }
         let records: [JSONValue] = (0..<200).map { (i: Int) in rec("r\(i)", text: "record number \(i)") }
         _ = try f.service.call("records/upsert", ["owner": "o", "records": .array(records), "workDoneToken": "up"], context: ctx)
         let deadline = ContinuousClock.now + .seconds(30)
-        while events.with({ $0.last }) != "end" && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        let kinds = events.with { $0 }
+        while events.withLock({ $0.last }) != "end" && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let kinds = events.withLock { $0 }
         #expect(kinds.first == "begin")
         #expect(kinds.last == "end")
         #expect(try f.call("index/status", ["owner": "o"])["indexed"] == 200)
@@ -69,14 +70,14 @@ import JSONRPC
         _ = try f.upsert("o", (0..<40).map { (i: Int) in rec("r\(i)", text: String(repeating: "abcdefgh".map(String.init)[i % 8], count: 3)) })
         _ = try f.upsert("o", [rec("client", axis: 2)])
         _ = try f.service.embedPending()
-        let events = Guarded<[JSONValue]>([])
+        let events = Mutex<[JSONValue]>([])
         let ctx = RequestContext(id: 1, method: "index/rebuild", workDoneToken: "tok") { method, params in
-            if method == "$/progress" { events.with { $0.append(params) } }
+            if method == "$/progress" { events.withLock { $0.append(params) } }
         }
         let result = try f.service.call("index/rebuild", ["workDoneToken": "tok"], context: ctx)
         #expect(result["reembedded"] == 40)
         #expect(result["pending"] == 0)
-        let kinds = events.with { $0 }.compactMap { $0["value"]?["kind"]?.stringValue }
+        let kinds = events.withLock { $0 }.compactMap { $0["value"]?["kind"]?.stringValue }
         #expect(kinds.first == "begin")
         #expect(kinds.last == "end")
         #expect(try f.call("index/status", ["owner": "o"])["indexed"] == 41)

@@ -3,6 +3,7 @@ import KindredCore
 import JSONRPC
 import Storage
 @testable import Service
+import Synchronization
 
 @Suite struct PatternRefreshTests {
     @Test func refreshGroupsAndFindingsCountDistinctRecords() throws {
@@ -149,12 +150,12 @@ import Storage
     @Test func progressIsReported() throws {
         let f = try PatternFixture()
         for i in 1...3 { try f.record("t\(i)", "teacher \(i)") }
-        let seen = Guarded<[String]>([])
+        let seen = Mutex<[String]>([])
         let ctx = RequestContext(id: 1, method: "patterns/refresh", workDoneToken: "w") { method, params in
-            if method == "$/progress", let kind = params["value"]?["kind"]?.stringValue { seen.with { $0.append(kind) } }
+            if method == "$/progress", let kind = params["value"]?["kind"]?.stringValue { seen.withLock { $0.append(kind) } }
         }
         try f.call("patterns/refresh", ["owner": "o"], context: ctx)
-        let kinds = seen.with { $0 }
+        let kinds = seen.withLock { $0 }
         #expect(kinds.first == "begin")
         #expect(kinds.last == "end")
         #expect(kinds.contains("report"))

@@ -3,8 +3,9 @@ import Testing
 import KindredCore
 @testable import Storage
 
-/// Files written by the released code of every schema version (`Fixtures/schema-v*.sqlite`, made
-/// with `scripts/make-schema-fixture.py` from the commit that released the version) upgrade to the
+/// Files written by the released code of schema versions 2 to 5 and 16 (`Fixtures/schema-v*.sqlite`,
+/// made with `scripts/make-schema-fixture.py` from the commit that released the version; version 1's
+/// is `RecordStoreTests.migratesTheVersion1Fixture`'s) upgrade to the
 /// current schema whole, and the frozen migrations give a new file exactly the schema they gave.
 @Suite struct SchemaFixtureTests {
     static let version = IndexVersion(model: "all-MiniLM-L6-v2", dimension: 384)

@@ -1,0 +1,20 @@
+// Helpers the kernels' x86 code shares; included by the .c files only (not part of the module's API).
+#ifndef KINDRED_SIMD_H
+#define KINDRED_SIMD_H
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+// The sum of the eight floats of v.
+__attribute__((target("avx2,fma"))) static inline float kindred_hsum8(__m256 v) {
+    __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
+    lo = _mm_add_ps(lo, hi);
+    __m128 sh = _mm_movehdup_ps(lo);
+    __m128 s = _mm_add_ps(lo, sh);
+    sh = _mm_movehl_ps(sh, s);
+    s = _mm_add_ss(s, sh);
+    return _mm_cvtss_f32(s);
+}
+#endif
+
+#endif
