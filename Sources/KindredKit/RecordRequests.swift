@@ -1,3 +1,5 @@
+import Foundation
+
 /// A typed request: its method name, its params as the properties (wire names, absent when nil),
 /// and the type of its result. `Kindred.send(_:)` answers it.
 public protocol KindredRequest: Encodable, Sendable {
@@ -23,13 +25,72 @@ public struct RecordInput: Codable, Sendable, Hashable {
     /// Flat: strings, numbers, booleans or null.
     public var metadata: [String: KindredJSON]?
     public var permissions: Permissions?
-    /// Bring your own embedding: exactly `dimension` numbers.
+    /// Bring your own embedding: exactly `dimension` numbers. Sent as base64 of little-endian float32
+    /// (the server takes it as it takes a JSON array of the same numbers, without formatting and
+    /// parsing a decimal number per component).
     public var vector: [Float]?
 
     public init(id: String, revision: Int, text: String, kind: String? = nil, date: String? = nil, tags: [String]? = nil,
                 metadata: [String: KindredJSON]? = nil, permissions: Permissions? = nil, vector: [Float]? = nil) {
         self.id = id; self.revision = revision; self.text = text; self.kind = kind; self.date = date
         self.tags = tags; self.metadata = metadata; self.permissions = permissions; self.vector = vector
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, revision, text, kind, date, tags, metadata, permissions, vector }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(revision, forKey: .revision)
+        try c.encode(text, forKey: .text)
+        try c.encodeIfPresent(kind, forKey: .kind)
+        try c.encodeIfPresent(date, forKey: .date)
+        try c.encodeIfPresent(tags, forKey: .tags)
+        try c.encodeIfPresent(metadata, forKey: .metadata)
+        try c.encodeIfPresent(permissions, forKey: .permissions)
+        try c.encodeIfPresent(vector.map(Self.base64), forKey: .vector)
+    }
+
+    /// Reads `vector` as either form the server takes: an array of numbers or base64 of little-endian float32.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        revision = try c.decode(Int.self, forKey: .revision)
+        text = try c.decode(String.self, forKey: .text)
+        kind = try c.decodeIfPresent(String.self, forKey: .kind)
+        date = try c.decodeIfPresent(String.self, forKey: .date)
+        tags = try c.decodeIfPresent([String].self, forKey: .tags)
+        metadata = try c.decodeIfPresent([String: KindredJSON].self, forKey: .metadata)
+        permissions = try c.decodeIfPresent(Permissions.self, forKey: .permissions)
+        if let s = try? c.decodeIfPresent(String.self, forKey: .vector) {
+            guard let data = Data(base64Encoded: s), data.count % 4 == 0 else {
+                throw DecodingError.dataCorruptedError(forKey: .vector, in: c, debugDescription: "not base64 of little-endian float32")
+            }
+            let bytes = [UInt8](data)
+            var floats = [Float]()
+            floats.reserveCapacity(bytes.count / 4)
+            for i in stride(from: 0, to: bytes.count, by: 4) {
+                var bits = UInt32(bytes[i + 3])
+                bits = bits << 8 | UInt32(bytes[i + 2])
+                bits = bits << 8 | UInt32(bytes[i + 1])
+                bits = bits << 8 | UInt32(bytes[i])
+                floats.append(Float(bitPattern: bits))
+            }
+            vector = floats
+        } else {
+            vector = try c.decodeIfPresent([Float].self, forKey: .vector)
+        }
+    }
+
+    /// The float32 values little-endian, in base64.
+    static func base64(_ v: [Float]) -> String {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(v.count * 4)
+        for x in v {
+            let b = x.bitPattern
+            bytes += [UInt8(truncatingIfNeeded: b), UInt8(truncatingIfNeeded: b >> 8), UInt8(truncatingIfNeeded: b >> 16), UInt8(truncatingIfNeeded: b >> 24)]
+        }
+        return Data(bytes).base64EncodedString()
     }
 }
 

@@ -170,22 +170,35 @@ struct Params {
         return a
     }
 
-    /// A vector of `rules.dimension` finite numbers that can be scaled to unit length.
+    /// A vector of `rules.dimension` finite numbers that can be scaled to unit length: a JSON array
+    /// of numbers, or a string of base64 holding the float32 values little-endian (4 bytes each, as
+    /// OpenAI's `encoding_format: "base64"` sends them; see `VectorParam`).
     func vector(_ key: String) throws(ResponseError) -> [Float]? {
         guard has(key) else { return nil }
         let dimension = rules.dimension
-        guard case .array(let a) = object[key]! else { throw fail(key, "must be an array of numbers") }
+        let value = object[key]!
+        switch value {
+        case .array, .string: break
+        default: throw fail(key, "must be an array of numbers or a base64 string of little-endian float32, got \(value.typeName)")
+        }
         guard dimension > 0 else {
             throw fail(key, "cannot be checked yet: the index's dimension is not known until the embedding provider first answers (index.dimension is unset and no vectors are stored); set index.dimension")
         }
-        guard a.count == dimension else { throw fail(key, "must have \(dimension) dimensions, got \(a.count)") }
-        var out = [Float]()
-        out.reserveCapacity(dimension)
-        for (i, e) in a.enumerated() {
-            guard let d = e.doubleValue else { throw ResponseError.invalidParams(field: "\(path(key))[\(i)]", reason: "must be a number") }
-            let f = Float(d)
-            guard f.isFinite else { throw ResponseError.invalidParams(field: "\(path(key))[\(i)]", reason: "must be finite (no NaN or Infinity)") }
-            out.append(f)
+        let out: [Float]
+        if case .string(let s) = value {
+            out = try VectorParam.floats(base64: s, dimension: dimension, field: path(key))
+        } else {
+            guard case .array(let a) = value else { preconditionFailure() }
+            guard a.count == dimension else { throw fail(key, "must have \(dimension) dimensions, got \(a.count)") }
+            var numbers = [Float]()
+            numbers.reserveCapacity(dimension)
+            for (i, e) in a.enumerated() {
+                guard let d = e.doubleValue else { throw ResponseError.invalidParams(field: "\(path(key))[\(i)]", reason: "must be a number") }
+                let f = Float(d)
+                guard f.isFinite else { throw ResponseError.invalidParams(field: "\(path(key))[\(i)]", reason: "must be finite (no NaN or Infinity)") }
+                numbers.append(f)
+            }
+            out = numbers
         }
         if out.allSatisfy({ $0 == 0 }) { throw fail(key, "must not be all zeros") }
         guard Vectors.hasDirection(out) else {

@@ -28,10 +28,11 @@ from .errors import (
     StaleGroupVersion,
     StorageFailure,
 )
+from .vectors import vector_base64, vector_from_base64
 
 __all__ = [
     "Client", "Request", "METHODS", "BY_CODE", "KindredError", "ServerExited", "ParseError", "InvalidRequest",
     "MethodNotFound", "InvalidParams", "InternalError", "ServerNotInitialized", "RequestCancelled", "NotFound",
     "RevisionConflict", "ConstraintConflict", "StaleGroupVersion", "EmbedderUnavailable", "LimitExceeded",
-    "StorageFailure",
+    "StorageFailure", "vector_base64", "vector_from_base64",
 ]
