@@ -39,7 +39,9 @@ def test_refresh_counts_add_up_and_say_what_they_count(server):
     assert r["occurrences"] == r["occurrencesInGroups"] + r["pending"]
     # Everything placed in this first refresh went into groups it created.
     assert r["placed"] == r["seeded"] == r["occurrencesInGroups"]
-    assert r["groupsCreated"] == r["activeGroups"] == 2
+    # The teacher of the dreams and the teacher of the notes are two groups: records of two kinds
+    # never share a group the engine makes.
+    assert r["groupsCreated"] == r["activeGroups"] == 3
     assert r["recordsGrouped"] == len(TEACHER) + len(TRAIN)
     again = server.result("patterns/refresh", {"owner": "me"})
     assert (again["groupsCreated"], again["groupsChanged"], again["placed"], again["seeded"]) == (0, 0, 0, 0)
@@ -61,9 +63,10 @@ def test_refresh_counts_add_up_and_say_what_they_count(server):
 def test_findings_by_kind_paged_with_evidence_limits(server):
     load(server)
     everything = server.result("patterns/findings", {"owner": "me"})
-    assert everything["eligibleRecords"] == 9 and everything["total"] == 2 and "nextCursor" not in everything
+    assert everything["eligibleRecords"] == 9 and everything["total"] == 3 and "nextCursor" not in everything
     teacher = everything["findings"][0]
-    assert teacher["records"] == 6 and teacher["moreEvidence"] == 0 and len(teacher["evidence"]) == 6
+    assert teacher["records"] == 4 and teacher["moreEvidence"] == 0 and len(teacher["evidence"]) == 4
+    assert [e["recordId"] for e in everything["findings"][2]["evidence"]] == ["n1", "n2"]
 
     dreams = server.result("patterns/findings", {"owner": "me", "kinds": ["dream"], "limit": 1, "evidenceLimit": 2})
     # The denominator counts dreams only, and so does each finding.
@@ -102,13 +105,13 @@ def test_cli_findings_are_short_by_default_and_status_is_for_people(server, db):
     full = run_cli("patterns", "findings", "--db", db, "--owner", "me", "--all")
     assert sum(1 for line in full.stdout.splitlines() if line.startswith("  - ")) == 9
     as_json = json.loads(run_cli("patterns", "findings", "--db", db, "--owner", "me", "--json").stdout)
-    assert as_json["total"] == 2 and len(as_json["findings"][0]["evidence"]) == 6
+    assert as_json["total"] == 3 and len(as_json["findings"][0]["evidence"]) == 4
     bad = run_cli("patterns", "findings", "--db", db, "--owner", "me", "--limit", "0")
     assert bad.returncode == 2 and "--limit: must be at least 1" in bad.stderr
 
     refresh = run_cli("patterns", "refresh", "--db", db, "--owner", "me")
     assert refresh.returncode == 0
-    assert refresh.stdout.splitlines()[0].startswith("9 records grouped into 2 pattern groups (this refresh: 0 created, 0 changed")
+    assert refresh.stdout.splitlines()[0].startswith("9 records grouped into 3 pattern groups (this refresh: 0 created, 0 changed")
     assert "9 occurrences: 9 in groups, 0 pending" in refresh.stdout
     assert "placed by this refresh: 0 occurrences that were in no group, 0 of them in groups it created" in refresh.stdout
 
@@ -116,7 +119,7 @@ def test_cli_findings_are_short_by_default_and_status_is_for_people(server, db):
     assert status.returncode == 0
     assert status.stdout.splitlines()[0] == "owner me: 9 records, 9 searchable"
     assert "9 of 9 searchable records indexed, 0 waiting for the embedder; model all-MiniLM-L6-v2 (384-d)" in status.stdout
-    assert "patterns: 2 active groups of 2, 9 occurrences" in status.stdout
+    assert "patterns: 3 active groups of 3, 9 occurrences" in status.stdout
     assert json.loads(run_cli("status", "--db", db, "--owner", "me", "--json").stdout)["records"] == 9
 
 

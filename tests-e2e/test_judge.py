@@ -10,9 +10,10 @@ from conftest import REPO, Server, near, run_cli, vec
 
 SITUATIONS = json.loads((REPO / "datasets" / "journal" / "situations.json").read_text())
 MISSED_TRAIN = set(next(s for s in SITUATIONS["situations"] if s["id"] == "missed-train")["entries"])
-# The key's distractor for the missed train: a calm wait at a station, the train caught.
-CALM_STATION = next(d["entry"] for d in SITUATIONS["distractors"]
-                    if d["resembles"] == "missed-train" and d["why"].startswith("calm wait at a station"))
+# The key's dream distractor for the missed train: a calm ride on a train, nothing missed. (The
+# waking notes that resemble it, such as a calm wait at a station, never join a group of dreams.)
+CALM_RIDE = next(d["entry"] for d in SITUATIONS["distractors"]
+                 if d["resembles"] == "missed-train" and d["why"].startswith("a dream of riding a train"))
 MOODS = {}
 for line in journal.RECORDS.read_text().splitlines():
     r = json.loads(line)
@@ -99,15 +100,15 @@ def missed_train_group(s):
     return best["groupId"], {e["recordId"] for e in best["evidence"]}, f
 
 
-def test_a_judge_refusing_calm_versus_anxious_keeps_the_calm_station_wait_out_and_a_second_refresh_asks_nothing(
+def test_a_judge_refusing_calm_versus_anxious_keeps_the_calm_train_ride_out_and_a_second_refresh_asks_nothing(
         spawn, tmp_path, journal_db):
-    assert MOODS[CALM_STATION] == "calm"
+    assert MOODS[CALM_RIDE] == "calm"
     db = journal.copy(journal_db, tmp_path)
-    # Without a judge, similarity alone puts the calm station wait with the missed trains.
+    # Without a judge, similarity alone puts the calm train ride with the missed trains.
     plain = Server(db, tmp_path)
     plain.initialize()
     _, records, _ = missed_train_group(plain)
-    assert CALM_STATION in records and len(records & MISSED_TRAIN) >= 6
+    assert CALM_RIDE in records and len(records & MISSED_TRAIN) >= 6
     plain.shutdown_and_exit()
     plain.close()
 
@@ -119,15 +120,15 @@ def test_a_judge_refusing_calm_versus_anxious_keeps_the_calm_station_wait_out_an
     assert res["judgeAsked"] == len(questions) and res["waitingForJudge"] == 0 and "judgeProblem" not in res
     for q in questions:
         check_shape(q, journal.OWNER)
-    about_calm = [q for q in questions if q["occurrence"]["recordId"] == CALM_STATION]
-    assert about_calm, "the judge was never asked about the calm station wait"
+    about_calm = [q for q in questions if q["occurrence"]["recordId"] == CALM_RIDE]
+    assert about_calm, "the judge was never asked about the calm train ride"
     assert any(not calm_versus_anxious(q)["match"] for q in about_calm)
 
     gid, records, findings = missed_train_group(s)
     # The missed trains stay a group (a yes is needed for each, and a weak match below
-    # patterns.evidenceAbove also needs a shared word), without the calm wait.
+    # patterns.evidenceAbove also needs a shared word), without the calm ride.
     assert len(records & MISSED_TRAIN) >= 5
-    assert CALM_STATION not in records
+    assert CALM_RIDE not in records
     # Every member of every group got a yes: each grouped record was asked about (or founded its group
     # as a seed's representative, which the others were asked against).
     asked = {q["occurrence"]["recordId"] for q in questions} | {q["group"]["representative"]["recordId"] for q in questions}

@@ -151,11 +151,11 @@ extension Workspace {
         return l
     }
 
-    /// No cannot-link crosses from the younger's records to the older's, and the younger holds no
-    /// user-decided member.
+    /// No cannot-link crosses from the younger's records to the older's, their representatives are
+    /// of one record kind (`KindRule.swift`), and the younger holds no user-decided member.
     func mayCombine(_ old: Int64, _ young: Int64) -> Bool {
         let y = state.groups[young]!
-        guard !y.members.contains(where: { $0.source.isUserDecided }) else { return false }
+        guard !y.members.contains(where: { $0.source.isUserDecided }), representativeKind(old) == representativeKind(young) else { return false }
         let oldRecords = Set(state.groups[old]!.members.compactMap { occurrences.recordOf($0.occurrenceID) })
         for m in y.members {
             if let r = occurrences.recordOf(m.occurrenceID), constraints.conflicts(r, with: oldRecords) { return false }

@@ -57,6 +57,8 @@ final class GroupProfile {
     /// unit(S): the direction used to propose candidates.
     let unitSum: [Float]
     let medoid: [Float]
+    /// The kind of the representative's record (`KindRule.swift`).
+    let kind: String
     let exemplars: [(record: String, vector: [Float])]
 
     init?(_ group: Group, _ occurrences: [Int64: Occurrence]) {
@@ -74,6 +76,7 @@ final class GroupProfile {
         let stored = ids.count == group.members.count ? group.centroid(dimension: mv.count) : nil
         unitSum = stored ?? Vectors.normalized(GroupGeometry.sum(ids, occurrences))
         medoid = mv
+        kind = occurrences[m]?.recordKind ?? ""
         exemplars = group.exemplars.compactMap { e in occurrences.index(forKey: e).map { (occurrences.values[$0].recordID, occurrences.values[$0].vector) } }
     }
 }

@@ -72,7 +72,8 @@ extension Workspace {
         var runnerUp: Int?
         var sims: [Float] = []
         for p in candidates {
-            guard !p.records.contains(occ.recordID), !constraints.conflicts(occ.recordID, with: p.records) else { continue }
+            guard p.kind == occ.recordKind, !p.records.contains(occ.recordID), !constraints.conflicts(occ.recordID, with: p.records)
+            else { continue }
             let sRep = Vectors.dot(occ.vector, p.medoid)
             guard config.quantise(sRep) >= qRep else { continue }
             // s_sup: the mean of the top m similarities to the examples of other records.

@@ -13,11 +13,12 @@ public struct Occurrence: Sendable, Hashable, Codable {
         let recordID: String
         let recordRevision: Int
         let recordDate: String?
+        let recordKind: String
         let tags: [String]
         let vector: [Float]
 
         init(id: Int64, owner: String, category: String, description: String, excerpt: String, recordID: String,
-             recordRevision: Int, recordDate: String?, tags: [String], vector: [Float]) {
+             recordRevision: Int, recordDate: String?, recordKind: String, tags: [String], vector: [Float]) {
             self.id = id
             self.owner = owner
             self.category = category
@@ -26,6 +27,7 @@ public struct Occurrence: Sendable, Hashable, Codable {
             self.recordID = recordID
             self.recordRevision = recordRevision
             self.recordDate = recordDate
+            self.recordKind = recordKind
             self.tags = tags
             self.vector = vector
         }
@@ -33,7 +35,7 @@ public struct Occurrence: Sendable, Hashable, Codable {
         static func == (a: Fields, b: Fields) -> Bool {
             a === b || (a.id == b.id && a.owner == b.owner && a.category == b.category && a.description == b.description
                 && a.excerpt == b.excerpt && a.recordID == b.recordID && a.recordRevision == b.recordRevision
-                && a.recordDate == b.recordDate && a.tags == b.tags && a.vector == b.vector)
+                && a.recordDate == b.recordDate && a.recordKind == b.recordKind && a.tags == b.tags && a.vector == b.vector)
         }
 
         func hash(into h: inout Hasher) {
@@ -45,6 +47,7 @@ public struct Occurrence: Sendable, Hashable, Codable {
             h.combine(recordID)
             h.combine(recordRevision)
             h.combine(recordDate)
+            h.combine(recordKind)
             h.combine(tags)
             h.combine(vector)
         }
@@ -64,23 +67,26 @@ public struct Occurrence: Sendable, Hashable, Codable {
     public var recordRevision: Int { box.recordRevision }
     /// ISO-8601 date or timestamp; compared by its first 10 characters.
     public var recordDate: String? { box.recordDate }
+    /// The kind of its record (dream, note, …; "" when the record has none). Records of two kinds
+    /// never share a group made automatically (`KindRule.swift`).
+    public var recordKind: String { box.recordKind }
     public var tags: [String] { box.tags }
     /// Unit-length embedding; all occurrences passed to one call share its dimension.
     public var vector: [Float] { box.vector }
 
     public init(
         id: Int64, owner: String, category: String, description: String, excerpt: String,
-        recordID: String, recordRevision: Int, recordDate: String?, tags: [String] = [], vector: [Float]
+        recordID: String, recordRevision: Int, recordDate: String?, recordKind: String = "", tags: [String] = [], vector: [Float]
     ) {
         box = Fields(
             id: id, owner: owner, category: category, description: description, excerpt: excerpt, recordID: recordID,
-            recordRevision: recordRevision, recordDate: recordDate, tags: tags, vector: vector)
+            recordRevision: recordRevision, recordDate: recordDate, recordKind: recordKind, tags: tags, vector: vector)
     }
 
     /// The same occurrence of another record (for benchmarks and tests that place a copy elsewhere).
     public func withRecord(_ recordID: String) -> Occurrence {
         Occurrence(id: id, owner: owner, category: category, description: description, excerpt: excerpt, recordID: recordID,
-                   recordRevision: recordRevision, recordDate: recordDate, tags: tags, vector: vector)
+                   recordRevision: recordRevision, recordDate: recordDate, recordKind: recordKind, tags: tags, vector: vector)
     }
 
     public init(from decoder: Decoder) throws { box = try Fields(from: decoder) }

@@ -117,7 +117,7 @@ extension Workspace {
                 var records: Set<String> = [occ.recordID]
                 for (pid, _) in neighbours {
                     let y = occurrences[pid]!
-                    guard !records.contains(y.recordID), !constraints.conflicts(y.recordID, with: records),
+                    guard y.recordKind == occ.recordKind, !records.contains(y.recordID), !constraints.conflicts(y.recordID, with: records),
                           clique.allSatisfy({ config.quantise(Vectors.dot($0.vector, y.vector)) >= qSeed })
                     else { continue }
                     clique.append(y)

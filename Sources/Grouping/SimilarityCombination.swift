@@ -159,10 +159,11 @@ extension Workspace {
 
     /// The quantised mean pair similarity of (older, younger) when their examples support each other
     /// both ways, it reaches τ_combine (or one group's members are all its examples), no
-    /// cannot-link crosses and the younger holds no user-decided member; else nil. Whether they
-    /// may combine also needs `staysTogether`.
+    /// cannot-link crosses, their representatives are of one record kind (`KindRule.swift`) and the
+    /// younger holds no user-decided member; else nil. Whether they may combine also needs `staysTogether`.
     func link(_ pair: (old: GroupProfile, young: GroupProfile), sums: inout [Int64: [Float]]) -> Int? {
         let (a, b) = pair
+        guard a.kind == b.kind else { return nil }
         // Average linkage: the mean similarity over every pair of members, Sa · Sb / (na nb).
         // When every member of one of them is one of its examples, support has tried each of them
         // against the other as a join would, and decides alone; otherwise the mean pair similarity

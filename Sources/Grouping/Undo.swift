@@ -50,7 +50,8 @@ extension PatternEngine {
 
 extension Workspace {
     /// Moves `ids` (each in some other group) into group `gid` as automatic members, or to pending
-    /// when a cannot-link or a same-record member forbids it; settles every group involved.
+    /// when a cannot-link, a same-record member or a record of another kind than the group's
+    /// representative's (`KindRule.swift`) forbids it; settles every group involved.
     mutating func moveBack(_ ids: [Int64], to gid: Int64) {
         guard state.groups[gid] != nil else {
             var left = Set<Int64>()
@@ -60,13 +61,17 @@ extension Workspace {
         }
         var left = Set<Int64>()
         var records = Set(state.groups[gid]!.members.compactMap { occurrences.recordOf($0.occurrenceID) })
+        // (A group without a representative takes the kind of the first member moved back.)
+        var kind = representativeKind(gid)
         for o in ids.sorted() {
             guard let from = detach(o) else { continue }
             left.insert(from)
-            guard let r = occurrences.recordOf(o), !records.contains(r), !constraints.conflicts(r, with: records) else {
+            guard let r = occurrences.recordOf(o), !records.contains(r), !constraints.conflicts(r, with: records),
+                  kind == nil || occurrences[o]?.recordKind == kind else {
                 makePending(o)
                 continue
             }
+            kind = kind ?? occurrences[o]?.recordKind
             attach(o, to: gid, source: .automatic(score: 0))
             records.insert(r)
         }

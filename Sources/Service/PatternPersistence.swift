@@ -19,7 +19,7 @@ enum PatternCodec {
 
     static func occurrence(_ o: StoredOccurrence) -> Occurrence {
         Occurrence(id: o.id, owner: o.owner, category: o.category, description: o.description, excerpt: o.excerpt,
-                   recordID: o.recordID, recordRevision: Int(o.recordRevision), recordDate: o.recordDate, tags: o.tags,
+                   recordID: o.recordID, recordRevision: Int(o.recordRevision), recordDate: o.recordDate, recordKind: o.recordKind, tags: o.tags,
                    vector: o.vector ?? [])
     }
 

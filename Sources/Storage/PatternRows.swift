@@ -6,6 +6,8 @@ public struct StoredOccurrence: Sendable, Equatable {
     public var recordID: String
     public var recordRevision: Int64
     public var recordDate: String?
+    /// The record's kind ("" when it has none).
+    public var recordKind: String = ""
     /// `client` (sent with `occurrences/put`) or `passage` (made from the record's passages).
     public var source: String
     public var category: String

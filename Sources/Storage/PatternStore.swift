@@ -8,7 +8,7 @@ extension RecordStore {
 
     static let occurrenceColumns = """
         o.id, o.owner, o.record, o.record_id, o.record_revision, r.date, o.source, o.category, o.description,
-        o.excerpt, o.excerpt_start, o.excerpt_end, o.tags
+        o.excerpt, o.excerpt_start, o.excerpt_end, o.tags, r.kind
         """
 
     /// An occurrence is eligible when its record allows patterns, it was made for the record's
@@ -26,11 +26,11 @@ extension RecordStore {
         if let dimension {
             var v: [Float] = []
             v.reserveCapacity(dimension)
-            if s.withBlob(13, { VectorBlob.decode($0, dimension: dimension, into: &v) }) { vector = v }
+            if s.withBlob(14, { VectorBlob.decode($0, dimension: dimension, into: &v) }) { vector = v }
         }
         return StoredOccurrence(
             id: s.int(0), owner: s.text(1) ?? "", recordRowid: s.int(2), recordID: s.text(3) ?? "", recordRevision: s.int(4),
-            recordDate: s.text(5), source: s.text(6) ?? "client", category: s.text(7) ?? "", description: s.text(8) ?? "",
+            recordDate: s.text(5), recordKind: s.text(13) ?? "", source: s.text(6) ?? "client", category: s.text(7) ?? "", description: s.text(8) ?? "",
             excerpt: s.text(9) ?? "", start: Int(s.int(10)), end: Int(s.int(11)), tags: tags, vector: vector)
     }
 

@@ -13,7 +13,7 @@ enum GroupingCommand {
         kindred-bench grouping — pattern-engine bench helpers (used by bench/grouping)
 
         USAGE: kindred-bench grouping embed --texts FILE --out FILE.f32 [--batch N] [--threads T] [--model DIR]
-               kindred-bench grouping cluster --vectors FILE.f32 [--records FILE] [--texts FILE] [--initial N] [--dismiss PAIRS.json | --dismiss-random K [--seed S]] [THRESHOLDS]
+               kindred-bench grouping cluster --vectors FILE.f32 [--records FILE] [--texts FILE] [--kinds FILE] [--initial N] [--dismiss PAIRS.json | --dismiss-random K [--seed S]] [THRESHOLDS]
                kindred-bench grouping speed --vectors FILE.f32 --n N [--categories FILE] [--place P] [THRESHOLDS]
                kindred-bench grouping speed --synthetic --n N [--clusters C] [--synthetic-categories K] [--place P] [--state FILE]
 
@@ -21,7 +21,8 @@ enum GroupingCommand {
         its own record (or of the record named on the same line of --records), in one category (or the
         category on the same line of --categories). --texts: the text of each row, one per line (the
         occurrences' descriptions, which the shared-element rule reads; without them no weak match has
-        a shared word).
+        a shared word). --kinds: the kind of each row's record, one per line (records of two kinds never
+        share a group made automatically; without it every record is of no kind).
 
         cluster: groups rows 0..<N (default all), then adds the rest with an incremental refresh on
           the existing state. Prints {"initial": [group per row of the first N, -1 = pending],
@@ -164,7 +165,7 @@ enum GroupingCommand {
     // MARK: cluster
 
     static func cluster(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "records", "texts", "initial", "dismiss", "dismiss-random", "seed", "dim", "threads"]), flags: ["help"])
+        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "records", "texts", "kinds", "initial", "dismiss", "dismiss-random", "seed", "dim", "threads"]), flags: ["help"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         BLAS.setThreads(try args.int("threads") ?? 1)
         let rows = try readVectors(try args.required("vectors"), dim: try args.int("dim") ?? 384)
@@ -184,13 +185,18 @@ enum GroupingCommand {
             guard lines.count >= rows.count else { throw Arguments.UsageError(description: "--texts names \(lines.count) rows, the vectors have \(rows.count)") }
             texts = lines
         }
+        // The kind of each row's record (one per line), which the kind rule reads.
+        var kinds: [String]?
+        if let file = args.value("kinds") {
+            let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            guard lines.count >= rows.count else { throw Arguments.UsageError(description: "--kinds names \(lines.count) rows, the vectors have \(rows.count)") }
+            kinds = lines
+        }
         func occurrence(_ i: Int, _ v: [Float]) -> Occurrence {
-            var o = Self.occurrence(i, v)
-            if let texts { o = Occurrence(id: o.id, owner: o.owner, category: o.category, description: texts[i], excerpt: texts[i],
-                                          recordID: o.recordID, recordRevision: 1, recordDate: nil, vector: v) }
-            if let records { o = Occurrence(id: o.id, owner: o.owner, category: o.category, description: o.description, excerpt: o.excerpt,
-                                            recordID: records[i], recordRevision: 1, recordDate: nil, vector: v) }
-            return o
+            let o = Self.occurrence(i, v)
+            return Occurrence(id: o.id, owner: o.owner, category: o.category, description: texts?[i] ?? o.description,
+                              excerpt: texts?[i] ?? o.excerpt, recordID: records?[i] ?? o.recordID, recordRevision: 1, recordDate: nil,
+                              recordKind: kinds?[i] ?? "", vector: v)
         }
         var occ: [Int64: Occurrence] = [:]
         for i in 0..<initial { occ[Int64(i + 1)] = occurrence(i, rows[i]) }

@@ -43,6 +43,17 @@ import Testing
             if config.tauSeed > 1 { #expect(h.created > 0, "seed \(seed), \(name): the history seeded no groups") }
         }
     }
+
+    /// Records of three kinds (dream, note, none), by record number: every group the engines make
+    /// holds one kind, and the two engines agree on how the kind rule (`KindRule.swift`) shapes them.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func theEnginesAgreeWithRecordsOfSeveralKinds(seed: UInt64) throws {
+        for (name, config) in Self.configs where ["defaults", "combining often", "combining by similarity"].contains(name) {
+            var h = History(seed: seed, config: config, kinds: ["dream", "note", ""])
+            try h.run(steps: 30, context: "seed \(seed), \(name), three kinds")
+            #expect(h.groupsChecked > 0, "seed \(seed), \(name): no group of automatic members to check")
+        }
+    }
 }
 
 /// One random history driven through both engines.
@@ -66,8 +77,15 @@ struct History {
     var nextRecord = 0
     var nextCorrection: Int64 = 1
     var batch: UInt64
+    /// Record "r<n>" is of kind `kinds[n % kinds.count]` (empty: every record without a kind).
+    let kinds: [String]
+    /// Groups seen holding one record kind, after every call until a merge or a pin (a person's
+    /// hand may put two kinds together, and what follows from it is theirs).
+    var groupsChecked = 0
+    var kindsCrossedByHand = false
 
-    init(seed: UInt64, config: GroupingConfig) {
+    init(seed: UInt64, config: GroupingConfig, kinds: [String] = []) {
+        self.kinds = kinds
         rng = SeededGenerator(seed: seed &* 7919)
         self.config = config
         ref = ReferenceEngine(config: config)
@@ -86,6 +104,12 @@ struct History {
         #expect(stored == o.state.pending, "\(context): marks written one by one differ from the state's")
         real = o.state
         lastIDs = Set(occ.keys)
+        guard !kinds.isEmpty, !kindsCrossedByHand else { return }
+        for g in o.state.sortedGroups where !g.members.isEmpty {
+            let held = Set(g.members.compactMap { occ[$0.occurrenceID]?.recordKind })
+            #expect(held.count == 1, "\(context): group \(g.id) holds records of kinds \(held.sorted())")
+            groupsChecked += 1
+        }
     }
 
     /// The ids added or removed since the real engine's last call, with one unchanged id more
@@ -106,8 +130,10 @@ struct History {
         let worded = config.evidenceMaxShare > 0
         return xs.map {
             let description = worded ? "\(Self.words[Int($0.id % 12)]) \(Self.words[Int(rng.next() % 12)])" : $0.description
+            let kind = kinds.isEmpty ? "" : kinds[Int($0.recordID.dropFirst())! % kinds.count]
             return Occurrence(id: $0.id, owner: $0.owner, category: $0.category, description: description, excerpt: worded ? description : $0.excerpt,
-                       recordID: $0.recordID, recordRevision: revision, recordDate: $0.recordDate, tags: $0.tags, vector: $0.vector)
+                       recordID: $0.recordID, recordRevision: revision, recordDate: $0.recordDate, recordKind: kind, tags: $0.tags,
+                       vector: $0.vector)
         }
     }
 
@@ -139,6 +165,10 @@ struct History {
         else { return }
         nextCorrection += 1
         corrections.append(c)
+        switch kind {
+        case .merge, .pin: kindsCrossedByHand = true
+        case .dismiss, .split: break
+        }
         let after = constraints
         keep(try PatternEngine.apply(c, to: real, occurrences: occ, constraints: after, config: config), context)
         ref.apply(c, occ, after)

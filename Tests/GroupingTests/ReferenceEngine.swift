@@ -288,7 +288,7 @@ struct ReferenceEngine {
     /// No cannot-link across; the younger shaped by no user.
     func mayCombine(_ old: Int64, _ young: Int64) -> Bool {
         let oldRecords = recordsOf(old)
-        return !recordsOf(young).contains(where: { constraints.conflicts($0, oldRecords) })
+        return representativeKind(old) == representativeKind(young) && !recordsOf(young).contains(where: { constraints.conflicts($0, oldRecords) })
             && !groups[young]!.members.values.contains(where: \.isUserDecided)
     }
 
@@ -356,7 +356,7 @@ struct ReferenceEngine {
         let small = [old, young].contains { groups[$0]!.exemplars.count == groups[$0]!.members.count }
         guard link >= q(config.tauCombine) || small, supports(old, young), supports(young, old) else { return nil }
         let oldRecords = recordsOf(old)
-        guard !recordsOf(young).contains(where: { constraints.conflicts($0, oldRecords) }),
+        guard representativeKind(old) == representativeKind(young), !recordsOf(young).contains(where: { constraints.conflicts($0, oldRecords) }),
               !groups[young]!.members.values.contains(where: \.isUserDecided) else { return nil }
         let ids = (groups[old]!.ids + groups[young]!.ids.filter { !oldRecords.contains(record($0)) }).sorted()
         let s = sum(ids)
@@ -428,7 +428,8 @@ struct ReferenceEngine {
         var eligible: [(id: Int64, score: Int)] = []
         for gid in candidates {
             let g = groups[gid]!, records = recordsOf(gid)
-            guard let m = g.medoid, !records.contains(x.recordID), !constraints.conflicts(x.recordID, records) else { continue }
+            guard let m = g.medoid, kind(m) == x.recordKind, !records.contains(x.recordID), !constraints.conflicts(x.recordID, records)
+            else { continue }
             let sRep = Vectors.dot(x.vector, occurrences[m]!.vector)
             guard q(sRep) >= q(config.tauRep) else { continue }
             var sims: [Float] = g.exemplars.filter { record($0) != x.recordID }.map { Vectors.dot(x.vector, occurrences[$0]!.vector) }
@@ -481,7 +482,7 @@ struct ReferenceEngine {
             }
             neighbours.sort { $0.q != $1.q ? $0.q > $1.q : $0.id < $1.id }
             var clique = [o], records: Set<String> = [x.recordID]
-            for (p, _) in neighbours where !records.contains(record(p)) && !constraints.conflicts(record(p), records)
+            for (p, _) in neighbours where kind(p) == x.recordKind && !records.contains(record(p)) && !constraints.conflicts(record(p), records)
                 && clique.allSatisfy({ q(Vectors.dot(occurrences[$0]!.vector, occurrences[p]!.vector)) >= tau }) {
                 clique.append(p)
                 records.insert(record(p))
@@ -591,11 +592,16 @@ struct ReferenceEngine {
 
     mutating func moveBack(_ ids: [Int64], to gid: Int64) {
         var left = Set<Int64>(), records = recordsOf(gid)
+        var kind = representativeKind(gid)
         for o in ids.sorted() {
             guard let from = groupOf(o) else { continue }
             detach(o, from: from)
             left.insert(from)
-            if records.contains(record(o)) || constraints.conflicts(record(o), records) { pending[o] = Mark(); continue }
+            if records.contains(record(o)) || constraints.conflicts(record(o), records) || (kind != nil && self.kind(o) != kind) {
+                pending[o] = Mark()
+                continue
+            }
+            kind = kind ?? self.kind(o)
             attach(o, to: gid, .automatic(score: 0))
             records.insert(record(o))
         }
@@ -635,6 +641,9 @@ struct ReferenceEngine {
 
     func q(_ x: Float) -> Int { config.quantise(x) }
     func record(_ o: Int64) -> String { occurrences[o]!.recordID }
+    /// The kind of the record of occurrence `o`; of group `gid`'s representative (nil without one).
+    func kind(_ o: Int64) -> String { occurrences[o]!.recordKind }
+    func representativeKind(_ gid: Int64) -> String? { groups[gid]?.medoid.flatMap { occurrences[$0]?.recordKind } }
     func recordsOf(_ gid: Int64) -> Set<String> { Set(groups[gid]!.ids.compactMap { occurrences[$0]?.recordID }) }
     func groupOf(_ o: Int64) -> Int64? { groups.values.first { $0.members[o] != nil }?.id }
     func repScore(_ o: Int64, _ gid: Int64) -> Int {

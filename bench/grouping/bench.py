@@ -252,9 +252,10 @@ def stability(first, second, n_first):
 
 # ---------------------------------------------------------------- methods
 
-def kindred_cluster(vectors, initial=None, dismiss=None, extra=(), texts=None):
+def kindred_cluster(vectors, initial=None, dismiss=None, extra=(), texts=None, kinds=None):
     """Kindred's engine over `vectors`; `texts` (one per row) are the occurrences' descriptions, which
-    the shared-element rule reads (without them no weak match shares a word)."""
+    the shared-element rule reads (without them no weak match shares a word); `kinds` (one per row)
+    the kinds of their records, which the kind rule reads."""
     path = DATA / "tmp-cluster.f32"
     np.ascontiguousarray(vectors, dtype=np.float32).tofile(path)
     cmd = [KINDRED_BENCH, "grouping", "cluster", "--vectors", str(path)]
@@ -262,6 +263,10 @@ def kindred_cluster(vectors, initial=None, dismiss=None, extra=(), texts=None):
         tf = DATA / "tmp-cluster.txt"
         tf.write_text("".join(re.sub(r"\s+", " ", t) + "\n" for t in texts), encoding="utf-8")
         cmd += ["--texts", str(tf)]
+    if kinds is not None:
+        kf = DATA / "tmp-cluster-kinds.txt"
+        kf.write_text("".join(k + "\n" for k in kinds), encoding="utf-8")
+        cmd += ["--kinds", str(kf)]
     if initial is not None:
         cmd += ["--initial", str(initial)]
     if dismiss is not None:
@@ -1100,8 +1105,8 @@ def journal_key_scores(ids, key, labels):
 
 
 def precision():
-    """Both bundled journals (MiniLM, whole entry, one category): Kindred's defaults, without the
-    shared-element rule, and the baselines (k-means told the true k, average linkage at cosine
+    """Both bundled journals (MiniLM, whole entry, one category): Kindred's defaults (the records'
+    kinds given, as the service has them), without the kinds, without the shared-element rule, and the baselines (k-means told the true k, average linkage at cosine
     distance 0.6, spectral clustering on the 10-NN graph with the true k). Every method keeps only
     groups of 3 or more entries, as Kindred's findings do."""
     from sklearn.cluster import SpectralClustering
@@ -1112,7 +1117,7 @@ def precision():
         folder = ROOT / "datasets" / name
         recs = [json.loads(l) for l in (folder / "records.jsonl").read_text().splitlines() if l.strip()]
         key = json.loads((folder / "situations.json").read_text())
-        ids, texts = [r["id"] for r in recs], [r["text"] for r in recs]
+        ids, texts, kinds = [r["id"] for r in recs], [r["text"] for r in recs], [r.get("kind", "") for r in recs]
         x = embed(f"{name}-entries", [re.sub(r"\s+", " ", t) for t in texts])
         k = len(key["situations"])
 
@@ -1125,8 +1130,10 @@ def precision():
             a = kneighbors_graph(v, 10, metric="cosine", include_self=False)
             return SpectralClustering(k, affinity="precomputed", random_state=0).fit_predict(0.5 * (a + a.T))
 
-        methods = [("Kindred, defaults", lambda v: kindred_cluster(v, texts=texts)["final"]),
-                   ("Kindred, similarity alone (evidence-max-share 0)", lambda v: kindred_cluster(v, extra=["--evidence-max-share", "0"], texts=texts)["final"]),
+        methods = [("Kindred, defaults", lambda v: kindred_cluster(v, texts=texts, kinds=kinds)["final"]),
+                   ("Kindred, kinds not given (every record of one kind)", lambda v: kindred_cluster(v, texts=texts)["final"]),
+                   ("Kindred, similarity alone (evidence-max-share 0)",
+                    lambda v: kindred_cluster(v, extra=["--evidence-max-share", "0"], texts=texts, kinds=kinds)["final"]),
                    (f"k-means (k = {k})", lambda v: kmeans(v, k)),
                    ("average linkage (cosine distance 0.6)", average_linkage),
                    (f"spectral, 10-NN graph (k = {k})", spectral)]
