@@ -192,6 +192,8 @@ public struct GetGroup: KindredRequest {
         }
         public var group: Group
         public var corrections: [CorrectionRecord]
+        /// The theme holding the group (nil when it is in no active theme).
+        public var theme: GroupTheme?
     }
     public var owner: String
     public var groupId: Int

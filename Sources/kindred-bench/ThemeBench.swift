@@ -9,7 +9,7 @@ import KindredCore
 /// "themes_final" (all rows), "theme_ids_before", "theme_ids_kept" (ids active before and after),
 /// "theme_labels" and "themes_active".
 struct ThemeBench {
-    static let options: Set<String> = ["theme-rep", "theme-sup", "theme-seed", "theme-delta", "theme-examples"]
+    static let options: Set<String> = ["theme-rep", "theme-sup", "theme-seed", "theme-delta", "theme-examples", "theme-group-examples", "theme-centred"]
 
     var config: ThemeConfig
     var themes: ThemeState
@@ -27,6 +27,8 @@ struct ThemeBench {
         if let x = try f("theme-seed") { c.seedFraction = x }
         if let x = try f("theme-delta") { c.delta = x }
         if let k = try args.int("theme-examples") { c.examples = k }
+        if let k = try args.int("theme-group-examples") { c.groupExamples = k }
+        if let k = try args.int("theme-centred") { c.centred = k != 0 }
         config = c
         themes = ThemeEngine.refresh(themes: ThemeState(), groups: state, occurrences: occurrences, constraints: ThemeConstraints(), config: c).state
         initial = Self.rowThemes(themes, state, rows: rows)

@@ -184,3 +184,16 @@ def table(extra=()):
     for l in lines:
         B.say(l)
     return "\n".join(lines) + "\n"
+
+
+def hwu_test(extra=()):
+    """HWU64's test split (the calibration set of the group thresholds, disjoint from the 3 000
+    train texts reported): topic-level AMI against the scenarios, and k-means told k = 18."""
+    sets = {name: (texts, labels) for name, _, texts, labels in B.calibration_sets()}
+    texts, labels = sets["hwu64-test"]
+    coarse = [l.split("_")[0] for l in labels]
+    x = B.embed("hwu64-test", texts)
+    r = run_kindred(x, texts, extra)
+    return {"kindred": ami(coarse, topics(r["final"], r["themes_final"])), "groups": ami(coarse, topics(r["final"], [-1] * len(texts))),
+            "kmeans": ami(coarse, list(B.kmeans(x, len(set(coarse))))), "themes": r["themes_active"],
+            "kept": (r["theme_ids_kept"], r["theme_ids_before"])}

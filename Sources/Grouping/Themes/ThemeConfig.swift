@@ -16,7 +16,8 @@ public struct ThemeConfig: Sendable, Hashable, Codable {
     public var delta: Float
     /// Supporting example groups per theme (the representative included).
     public var examples: Int
-    /// Example occurrences per group that a group is compared by (its medoid and exemplars).
+    /// Occurrences per group that a group is compared by: its medoid, its exemplars, then its
+    /// other members, at most this many (0: every member, the group's mean).
     public var groupExamples: Int
     /// Background used for a category too small to measure.
     public var fallbackBackground: Float
@@ -24,9 +25,13 @@ public struct ThemeConfig: Sendable, Hashable, Codable {
     public var maxPasses: Int
     /// Off: no themes are made (existing ones are kept as they are).
     public var enabled: Bool
+    /// Compare groups by their means with the category's mean taken out (cosine of the centred
+    /// means; the fractions are then the thresholds themselves) instead of by the mean cosine
+    /// placed against the background level.
+    public var centred: Bool
 
-    public init(repFraction: Float = 0.22, supFraction: Float = 0.20, seedFraction: Float = 0.30, delta: Float = 0.0,
-                examples: Int = 4, groupExamples: Int = 4, fallbackBackground: Float = 0.22, maxPasses: Int = 16, enabled: Bool = true) {
+    public init(repFraction: Float = 0.15, supFraction: Float = 0.12, seedFraction: Float = 0.22, delta: Float = 0.0,
+                examples: Int = 4, groupExamples: Int = 0, fallbackBackground: Float = 0.22, maxPasses: Int = 16, enabled: Bool = true, centred: Bool = false) {
         self.repFraction = repFraction
         self.supFraction = supFraction
         self.seedFraction = seedFraction
@@ -36,6 +41,7 @@ public struct ThemeConfig: Sendable, Hashable, Codable {
         self.fallbackBackground = fallbackBackground
         self.maxPasses = maxPasses
         self.enabled = enabled
+        self.centred = centred
     }
 
     /// The thresholds at background `level` (hundredths; nil: `fallbackBackground`).

@@ -89,6 +89,7 @@ public struct ThemeConstraints: Sendable, Hashable {
 public struct GroupThemePair: Sendable, Hashable, Codable {
     public var group: Int64
     public var theme: Int64
+    public init(group: Int64, theme: Int64) { self.group = group; self.theme = theme }
 }
 
 public struct GroupPairKey: Sendable, Hashable, Codable {
@@ -117,4 +118,5 @@ public enum ThemeError: Error, Sendable, Hashable, CustomStringConvertible {
 public struct DecidedTheme: Sendable, Hashable {
     public var theme: Int64
     public var source: ThemeMemberSource
+    public init(theme: Int64, source: ThemeMemberSource) { self.theme = theme; self.source = source }
 }

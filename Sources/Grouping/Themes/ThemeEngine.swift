@@ -176,18 +176,60 @@ struct ThemeWorkspace {
             profiles[g.id] = p
             items[g.scope, default: []].append(g.id)
         }
+        if config.centred {
+            // The category's mean direction (its background) taken out of every group's mean: what
+            // all of the category's texts share says nothing about which belong together.
+            let means = Self.scopeMeans(occurrences, scopes: Set(items.keys))
+            for (scope, ids) in items {
+                guard let mu = means[scope] else { continue }
+                for id in ids {
+                    var v = profiles[id]!
+                    guard v.count == mu.count else { continue }
+                    for i in v.indices { v[i] -= mu[i] }
+                    let norm = (v.reduce(0) { $0 + $1 * $1 }).squareRoot()
+                    profiles[id] = norm > 0 ? v.map { $0 / norm } : v
+                }
+            }
+        }
         themeOf = state.themeOfGroup
+    }
+
+    /// The mean unit vector of each scope's occurrences, summed in ascending id order.
+    static func scopeMeans(_ occurrences: [Int64: Occurrence], scopes: Set<Scope>) -> [Scope: [Float]] {
+        var ids: [Scope: [Int64]] = [:]
+        for (id, o) in occurrences {
+            let s = Scope(owner: o.owner, category: o.category)
+            if scopes.contains(s) { ids[s, default: []].append(id) }
+        }
+        var out: [Scope: [Float]] = [:]
+        for (scope, list) in ids {
+            var sum: [Float]?, n = 0
+            for id in list.sorted() {
+                let v = occurrences[id]!.vector
+                guard !v.isEmpty else { continue }
+                if sum == nil { sum = [Float](repeating: 0, count: v.count) }
+                guard v.count == sum!.count else { continue }
+                let norm = (v.reduce(0) { $0 + $1 * $1 }).squareRoot()
+                guard norm > 0 else { continue }
+                for i in v.indices { sum![i] += v[i] / norm }
+                n += 1
+            }
+            if let s = sum, n > 0 { out[scope] = s.map { $0 / Float(n) } }
+        }
+        return out
     }
 
     var scopes: [Scope] { items.keys.sorted() }
 
     static func profile(_ g: Group, _ occurrences: [Int64: Occurrence], _ config: ThemeConfig) -> [Float]? {
+        // The representative and examples first, then the other members (`groupExamples` 0: all).
         var ids: [Int64] = []
         if let m = g.medoid { ids.append(m) }
         for e in g.exemplars where !ids.contains(e) { ids.append(e) }
-        if ids.isEmpty { ids = g.memberIDs }
+        let listed = Set(ids)
+        for m in g.memberIDs where !listed.contains(m) { ids.append(m) }
         var sum: [Float]?, n = 0
-        for id in ids.prefix(max(1, config.groupExamples)) {
+        for id in ids.prefix(config.groupExamples > 0 ? config.groupExamples : Int.max) {
             guard let v = occurrences[id]?.vector, !v.isEmpty else { continue }
             if sum == nil { sum = [Float](repeating: 0, count: v.count) }
             guard v.count == sum!.count else { continue }
@@ -337,7 +379,7 @@ struct ThemeWorkspace {
     // MARK: the rule
 
     mutating func thresholds(_ scope: Scope) -> (rep: Float, sup: Float, seed: Float) {
-        config.thresholds(level: groups.levels[scope])
+        config.centred ? (config.repFraction, config.supFraction, config.seedFraction) : config.thresholds(level: groups.levels[scope])
     }
 
     /// A group may take part in joins and seeds: it has no theme, or is the automatic lone group of
