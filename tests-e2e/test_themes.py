@@ -31,16 +31,29 @@ def situation_vector(topic, situation):
     return [a + b for a, b in zip(t, s)]
 
 
+SYLLABLES = ["ka", "lo", "mi", "ru", "te", "vo", "zan", "pel", "dor", "gim", "sul", "fen", "bra", "qui", "nox", "hal"]
+
+
+def word(n):
+    """A made-up word (no stopword, no shared stem) for each n."""
+    r = random.Random(n)
+    return "".join(r.choice(SYLLABLES) for _ in range(3)) + "x"
+
+
 def records(first, count, seed=0):
-    """`count` records, cycling over every situation; each a noisy copy of its situation's vector."""
+    """`count` records, cycling over every situation; each a noisy copy of its situation's vector and
+    ten of its situation's twelve words (no word is shared between situations: groups, which ask a
+    shared specific word of a weak match, keep the situations apart; themes gather a topic's)."""
     out = []
     for i in range(first, first + count):
         k = i % (TOPICS * SITUATIONS)
         topic, situation = divmod(k, SITUATIONS)
         base = situation_vector(topic, situation)
         noise = gauss(50_000 + i + seed, 0.25)
+        vocabulary = [word(100 * k + j) for j in range(12)]
+        words = random.Random(i).sample(vocabulary, 10)
         out.append({"id": f"r{i:03d}", "revision": 1, "date": f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}",
-                    "text": f"topic {topic} situation {situation} entry {i}",
+                    "text": " ".join(words) + ".",
                     "vector": [round(x, 5) for x in unit([a + b for a, b in zip(base, noise)])]})
     return out
 
@@ -49,7 +62,7 @@ def topic_of(record_id):
     return (int(record_id[1:]) % (TOPICS * SITUATIONS)) // SITUATIONS
 
 
-def load(server, count=90):
+def load(server, count=108):
     server.result("records/upsert", {"owner": "me", "waitForIndex": True, "records": records(0, count)}, timeout=600)
     return server.result("patterns/refresh", {"owner": "me"}, timeout=600)
 
@@ -69,11 +82,11 @@ def test_themes_gather_the_groups_of_a_topic(server):
     assert again["themesCreated"] == 0 and again["themesChanged"] == 0, "a second refresh changes no theme"
     out = server.result("patterns/themes", {"owner": "me"})
     assert out["total"] == len(out["themes"]) >= 1
-    assert out["eligibleRecords"] == 90
+    assert out["eligibleRecords"] == 108
     for t in out["themes"]:
         assert len(t["groups"]) >= 2
         assert 0 < len(t["label"]) <= 60
-        assert t["eligible"] == 90 and t["summary"].startswith(f"{t['records']} of 90 eligible records")
+        assert t["eligible"] == 108 and t["summary"].startswith(f"{t['records']} of 108 eligible records")
         members = theme_records(server, t)
         assert len(members) == t["records"]
         # Each theme holds one topic's situations only.
@@ -89,7 +102,7 @@ def test_themes_gather_the_groups_of_a_topic(server):
         assert second["themes"][0]["themeId"] != first["themes"][0]["themeId"]
     # A period counts the records dated in it only.
     march = server.result("patterns/themes", {"owner": "me", "from": "2025-03-01", "to": "2025-03-31"})
-    assert march["eligibleRecords"] < 90
+    assert march["eligibleRecords"] < 108
 
 
 def test_theme_ids_survive_ten_percent_more_records_and_corrections_hold(server):
@@ -103,7 +116,7 @@ def test_theme_ids_survive_ten_percent_more_records_and_corrections_hold(server)
     assert target["themeId"] in c["affectedThemes"]
     listed = server.result("patterns/corrections", {"owner": "me"})["themeCorrections"]
     assert listed[0]["kind"] == "themeRemove" and listed[0]["groupId"] == removed
-    server.result("records/upsert", {"owner": "me", "waitForIndex": True, "records": records(90, 9)}, timeout=600)
+    server.result("records/upsert", {"owner": "me", "waitForIndex": True, "records": records(108, 11)}, timeout=600)
     server.result("patterns/refresh", {"owner": "me"}, timeout=600)
     after = {t["themeId"]: t for t in server.result("patterns/themes", {"owner": "me"})["themes"]}
     survivors = [t for t in before if t["themeId"] != target["themeId"] or len(t["groups"]) > 2]
@@ -133,7 +146,7 @@ def test_theme_params_are_strict(server):
 def test_cli_and_python_client_show_themes(tmp_path):
     db = tmp_path / "themes.sqlite"
     src = tmp_path / "records.jsonl"
-    src.write_text("".join(json.dumps(r) + "\n" for r in records(0, 90)))
+    src.write_text("".join(json.dumps(r) + "\n" for r in records(0, 108)))
     r = run_cli("ingest", "--db", db, "--owner", "me", src, timeout=600)
     assert r.returncode == 0, r.stderr
     r = run_cli("patterns", "refresh", "--db", db, "--owner", "me", timeout=600)
