@@ -57,9 +57,21 @@ extension KindredService {
     @discardableResult
     func refreshThemes(_ store: RecordStore, owner: String, groups: PatternState, occurrences: [Int64: Occurrence]) throws -> ThemeOutcome {
         let loaded = try loadThemes(store, owner: owner)
+        // The groups' means of the last refresh, while made from vectors of the current index version.
+        let version = indexVersion.description
+        let kept = themeProfiles.take(owner).flatMap { $0.indexVersion == version ? $0.profiles : nil }
         let outcome = ThemeEngine.refresh(themes: loaded.state, groups: groups, occurrences: occurrences,
-                                          constraints: ThemeConstraints.derive(from: loaded.corrections), config: themeConfig)
+                                          constraints: ThemeConstraints.derive(from: loaded.corrections), config: themeConfig,
+                                          profiles: kept)
         try saveThemeOutcome(store, owner: owner, outcome)
+        themeProfiles.store(owner, ThemeProfilesEntry(indexVersion: version, profiles: outcome.profiles))
         return outcome
     }
+}
+
+/// An owner's group means as the last theme refresh computed them (`ThemeProfiles`), and the index
+/// version of the vectors they were computed from.
+struct ThemeProfilesEntry: Sendable {
+    var indexVersion: String
+    var profiles: ThemeProfiles
 }

@@ -14,6 +14,8 @@ struct ThemeBench {
     var config: ThemeConfig
     var themes: ThemeState
     var initial: [Int]
+    var buildSeconds: Double = 0
+    var profiles = ThemeProfiles()
 
     init(_ args: Arguments, state: PatternState, occurrences: [Int64: Occurrence], rows: Int) throws {
         var c = ThemeConfig()
@@ -30,7 +32,14 @@ struct ThemeBench {
         if let k = try args.int("theme-group-examples") { c.groupExamples = k }
         if let k = try args.int("theme-centred") { c.centred = k != 0 }
         config = c
-        themes = ThemeEngine.refresh(themes: ThemeState(), groups: state, occurrences: occurrences, constraints: ThemeConstraints(), config: c).state
+        let clock = ContinuousClock()
+        var built: ThemeOutcome!
+        let took = clock.measure {
+            built = ThemeEngine.refresh(themes: ThemeState(), groups: state, occurrences: occurrences, constraints: ThemeConstraints(), config: c)
+        }
+        themes = built.state
+        profiles = built.profiles
+        buildSeconds = GroupingCommand.seconds(took)
         initial = Self.rowThemes(themes, state, rows: rows)
     }
 
@@ -47,8 +56,21 @@ struct ThemeBench {
 
     func report(into result: inout JSONObject, state: PatternState, occurrences: [Int64: Occurrence], rows: Int) {
         let before = Set(themes.themes.values.filter { $0.state == .active }.map(\.id))
-        let after = ThemeEngine.refresh(themes: themes, groups: state, occurrences: occurrences, constraints: ThemeConstraints(), config: config).state
-        let again = ThemeEngine.refresh(themes: after, groups: state, occurrences: occurrences, constraints: ThemeConstraints(), config: config)
+        let clock = ContinuousClock()
+        var refreshed: ThemeOutcome!
+        let took = clock.measure {
+            refreshed = ThemeEngine.refresh(themes: themes, groups: state, occurrences: occurrences, constraints: ThemeConstraints(), config: config,
+                                            profiles: profiles)
+        }
+        let after = refreshed.state
+        var again: ThemeOutcome!
+        let tookAgain = clock.measure {
+            again = ThemeEngine.refresh(themes: after, groups: state, occurrences: occurrences, constraints: ThemeConstraints(), config: config,
+                                        profiles: refreshed.profiles)
+        }
+        result["theme_build_seconds"] = .double(buildSeconds)
+        result["theme_refresh_seconds"] = .double(GroupingCommand.seconds(took))
+        result["theme_again_seconds"] = .double(GroupingCommand.seconds(tookAgain))
         let active = Set(after.themes.values.filter { $0.state == .active }.map(\.id))
         let labels = ThemeEngine.labels(themes: after, groups: state, occurrences: occurrences, config: config)
         result["themes_initial"] = .array(initial.map { .int(Int64($0)) })

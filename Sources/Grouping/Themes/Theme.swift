@@ -102,9 +102,30 @@ public struct ThemeState: Sendable, Hashable, Codable {
     }
 }
 
+/// The groups' mean vectors as a theme refresh computed them, by group id with the group version
+/// they were computed at: handed to the next refresh, it recomputes only the groups that changed
+/// since (a group's members, and so its mean, change only with its version). A derived value.
+public struct ThemeProfiles: Sendable, Hashable {
+    /// Group id → (version, a digest of the member ids, mean). The digest guards against a version
+    /// number reused after a write that was rolled back.
+    var entries: [Int64: (version: Int, digest: Int, profile: [Float])] = [:]
+
+    public init() {}
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.entries.count == b.entries.count && a.entries.allSatisfy { k, v in b.entries[k].map { $0.version == v.version && $0.digest == v.digest && $0.profile == v.profile } ?? false }
+    }
+
+    public func hash(into h: inout Hasher) { h.combine(entries.count) }
+
+    public var count: Int { entries.count }
+}
+
 /// What a theme refresh or correction changed.
 public struct ThemeOutcome: Sendable, Hashable {
     public var state: ThemeState
+    /// The groups' mean vectors of this call, for the next one (`ThemeProfiles`).
+    public var profiles = ThemeProfiles()
     /// Themes created or whose membership changed, ascending. Persist these (and the counter).
     public var changedThemes: [Int64]
     public var created: Int

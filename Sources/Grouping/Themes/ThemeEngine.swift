@@ -1,3 +1,5 @@
+import LinearAlgebra
+
 /// The theme rule, one level above groups, of the same kind as the group rule:
 ///
 /// - Items are the active groups of one owner + category (never a group combined into another).
@@ -25,9 +27,13 @@ public enum ThemeEngine {
     static let scale: Float = 10_000
 
     /// Brings the owner's themes in line with its groups (`groups`, after a group refresh).
+    /// `profiles`: what the previous call returned (`ThemeOutcome.profiles`), valid while the
+    /// occurrences' vectors are those it saw (nil: every group's mean is computed).
     public static func refresh(themes: ThemeState, groups: PatternState, occurrences: [Int64: Occurrence],
-                               constraints: ThemeConstraints, config: ThemeConfig = ThemeConfig()) -> ThemeOutcome {
-        var ws = ThemeWorkspace(state: themes, groups: groups, occurrences: occurrences, constraints: constraints, config: config)
+                               constraints: ThemeConstraints, config: ThemeConfig = ThemeConfig(),
+                               profiles: ThemeProfiles? = nil) -> ThemeOutcome {
+        var ws = ThemeWorkspace(state: themes, groups: groups, occurrences: occurrences, constraints: constraints, config: config,
+                                kept: profiles)
         ws.maintain()
         if config.enabled {
             for scope in ws.scopes { ws.run(scope) }
@@ -165,14 +171,28 @@ struct ThemeWorkspace {
     var themeOf: [Int64: Int64] = [:]
     var sims: [GroupPairKey: Float] = [:]
 
-    init(state: ThemeState, groups: PatternState, occurrences: [Int64: Occurrence], constraints: ThemeConstraints, config: ThemeConfig) {
+    /// The raw means computed or reused by this call, for the next (`ThemeProfiles`).
+    var computed = ThemeProfiles()
+
+    init(state: ThemeState, groups: PatternState, occurrences: [Int64: Occurrence], constraints: ThemeConstraints, config: ThemeConfig,
+         kept: ThemeProfiles? = nil) {
         self.state = state
         self.groups = groups
         self.occurrences = occurrences
         self.constraints = constraints
         self.config = config
         for g in groups.sortedGroups where g.state == .active && g.mergedInto == nil {
-            guard let p = Self.profile(g, occurrences, config) else { continue }
+            let p: [Float]
+            var digest = Hasher()
+            for m in g.members { digest.combine(m.occurrenceID) }
+            let d = digest.finalize()
+            if let k = kept?.entries[g.id], k.version == g.version, k.digest == d {
+                p = k.profile
+            } else {
+                guard let made = Self.profile(g, occurrences, config) else { continue }
+                p = made
+            }
+            computed.entries[g.id] = (g.version, d, p)
             profiles[g.id] = p
             items[g.scope, default: []].append(g.id)
         }
@@ -252,6 +272,12 @@ struct ThemeWorkspace {
     mutating func sim(_ a: Int64, _ b: Int64) -> Float {
         let key = GroupPairKey(a, b)
         if let s = sims[key] { return s }
+        if let i = gramRow[key.a], let j = gramRow[key.b] {
+            // One matrix product per scope (`prepareGram`): the same products, summed by BLAS.
+            let q = (gram[i, j] * ThemeEngine.scale).rounded() / ThemeEngine.scale
+            sims[key] = q
+            return q
+        }
         let s = (profiles[a].flatMap { x in profiles[b].map { Self.dot(x, $0) } }) ?? -1
         // Quantised, so that the rule's comparisons do not depend on summation order.
         let q = (s * ThemeEngine.scale).rounded() / ThemeEngine.scale
@@ -390,9 +416,30 @@ struct ThemeWorkspace {
         return th.state == .dormant && th.members.count == 1 && !th.members[0].source.isUserDecided
     }
 
+    /// Every pair of the scope's groups in one matrix product, when they are few enough to hold
+    /// (`gramLimit`); above, pairs are computed as they are asked.
+    var gram = Matrix(rows: 0, cols: 0)
+    var gramRow: [Int64: Int] = [:]
+    static let gramLimit = 4000
+
+    mutating func prepareGram(_ ids: [Int64]) {
+        gramRow = [:]
+        gram = Matrix(rows: 0, cols: 0)
+        guard ids.count >= 2, ids.count <= Self.gramLimit, let d = profiles[ids[0]]?.count, d > 0,
+              ids.allSatisfy({ profiles[$0]?.count == d }) else { return }
+        var flat: [Float] = []
+        flat.reserveCapacity(ids.count * d)
+        for id in ids { flat += profiles[id]! }
+        let m = Matrix(rows: ids.count, cols: d, storage: flat)
+        gram = m.timesTransposed(m)
+        for (i, id) in ids.enumerated() { gramRow[id] = i }
+    }
+
     mutating func run(_ scope: Scope) {
         let τ = thresholds(scope)
         let ids = items[scope] ?? []
+        prepareGram(ids)
+        defer { gramRow = [:]; gram = Matrix(rows: 0, cols: 0) }
         for _ in 0..<max(1, config.maxPasses) {
             var moved = false
             // Joins, ascending, each against the themes as they are after the previous one.
@@ -480,8 +527,10 @@ struct ThemeWorkspace {
             out.themes[id]!.version += 1
             out.themes[id]!.changedAt = out.version
         }
-        return ThemeOutcome(state: out, changedThemes: touched.sorted(), created: created.filter { out.themes[$0] != nil }.count,
-                            changed: touched.subtracting(created).count,
-                            active: out.themes.values.filter { $0.state == .active }.count)
+        var o = ThemeOutcome(state: out, changedThemes: touched.sorted(), created: created.filter { out.themes[$0] != nil }.count,
+                             changed: touched.subtracting(created).count,
+                             active: out.themes.values.filter { $0.state == .active }.count)
+        o.profiles = computed
+        return o
     }
 }
