@@ -54,12 +54,18 @@ import Testing
         var groups = PatternState()
         var themes = ThemeState()
         var reference = ReferenceThemes()
+        var profiles: ThemeProfiles?
         var next: Int64 = 1
-        for step in 0..<5 {
-            for o in world.occurrences(step == 0 ? 60 : 15, first: next, categories: ["dream", "note"]) { occ[o.id] = o }
+        for step in 0..<6 {
+            for o in world.occurrences(step == 0 ? 60 : step == 5 ? 1 : 15, first: next, categories: ["dream", "note"]) { occ[o.id] = o }
             next = (occ.keys.max() ?? 0) + 1
             groups = try PatternEngine.refresh(state: groups, occurrences: occ, constraints: Constraints(), config: Self.groupConfig).state
-            themes = ThemeEngine.refresh(themes: themes, groups: groups, occurrences: occ, constraints: ThemeConstraints()).state
+            // What the previous call kept (incremental) and nothing kept (every pair looked at) agree.
+            let full = ThemeEngine.refresh(themes: themes, groups: groups, occurrences: occ, constraints: ThemeConstraints())
+            let outcome = ThemeEngine.refresh(themes: themes, groups: groups, occurrences: occ, constraints: ThemeConstraints(), profiles: profiles)
+            #expect(outcome.state == full.state, "seed \(seed), step \(step): incremental and full differ")
+            themes = outcome.state
+            profiles = outcome.profiles
             reference.refresh(groups, occ, ThemeConstraints())
             #expect(Self.summary(themes) == reference.summary(groups), "seed \(seed), step \(step)")
             #expect(themes.nextThemeID == reference.nextID)

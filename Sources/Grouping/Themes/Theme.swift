@@ -109,11 +109,19 @@ public struct ThemeProfiles: Sendable, Hashable {
     /// Group id → (version, a digest of the member ids, mean). The digest guards against a version
     /// number reused after a write that was rolled back.
     var entries: [Int64: (version: Int, digest: Int, profile: [Float])] = [:]
+    /// Per scope, where the call that made these left it at its fixpoint: the level its thresholds
+    /// followed, the groups without a theme, and each theme's signature (`ThemeWorkspace.signature`).
+    struct ScopeMemo: Sendable, Hashable {
+        var level: Int?
+        var free: Set<Int64>
+        var themes: [Int64: Int]
+    }
+    var scopes: [Scope: ScopeMemo] = [:]
 
     public init() {}
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.entries.count == b.entries.count && a.entries.allSatisfy { k, v in b.entries[k].map { $0.version == v.version && $0.digest == v.digest && $0.profile == v.profile } ?? false }
+        a.scopes == b.scopes && a.entries.count == b.entries.count && a.entries.allSatisfy { k, v in b.entries[k].map { $0.version == v.version && $0.digest == v.digest && $0.profile == v.profile } ?? false }
     }
 
     public func hash(into h: inout Hasher) { h.combine(entries.count) }

@@ -173,6 +173,11 @@ struct ThemeWorkspace {
 
     /// The raw means computed or reused by this call, for the next (`ThemeProfiles`).
     var computed = ThemeProfiles()
+    /// What the previous call left, and the groups whose means this call computed anew.
+    var kept: ThemeProfiles?
+    var recomputed = Set<Int64>()
+    /// The fixpoints this call reached, by scope (`ThemeProfiles.scopes`).
+    var memoOut = ThemeProfiles()
 
     init(state: ThemeState, groups: PatternState, occurrences: [Int64: Occurrence], constraints: ThemeConstraints, config: ThemeConfig,
          kept: ThemeProfiles? = nil) {
@@ -181,6 +186,7 @@ struct ThemeWorkspace {
         self.occurrences = occurrences
         self.constraints = constraints
         self.config = config
+        self.kept = kept
         for g in groups.sortedGroups where g.state == .active && g.mergedInto == nil {
             let p: [Float]
             var digest = Hasher()
@@ -191,6 +197,7 @@ struct ThemeWorkspace {
             } else {
                 guard let made = Self.profile(g, occurrences, config) else { continue }
                 p = made
+                recomputed.insert(g.id)
             }
             computed.entries[g.id] = (g.version, d, p)
             profiles[g.id] = p
@@ -435,34 +442,88 @@ struct ThemeWorkspace {
         for (i, id) in ids.enumerated() { gramRow[id] = i }
     }
 
+    /// Runs joins and seeds over one scope until nothing changes. With what the previous call left
+    /// (`ThemeProfiles.scopes`: the free groups and the themes' signatures at its fixpoint, at the
+    /// same level), only what changed since is looked at, with the same result: an unchanged free
+    /// group was eligible for no unchanged theme and had no unchanged free group within τ_seed, or
+    /// the previous call would have placed it.
     mutating func run(_ scope: Scope) {
         let τ = thresholds(scope)
         let ids = items[scope] ?? []
-        prepareGram(ids)
+        let level = groups.levels[scope]
+        let memo = kept?.scopes[scope].flatMap { $0.level == level && !config.centred ? $0 : nil }
+        var dirtyGroups = Set<Int64>()
+        var dirtyThemes = Set<Int64>()
+        let all = memo == nil
+        if let memo {
+            for g in ids where recomputed.contains(g) || (isFree(g) && !memo.free.contains(g)) { dirtyGroups.insert(g) }
+            for t in scopeThemes(scope) where signature(t) != memo.themes[t] { dirtyThemes.insert(t) }
+        }
+        if all { prepareGram(ids) }
         defer { gramRow = [:]; gram = Matrix(rows: 0, cols: 0) }
+        var settled = false
         for _ in 0..<max(1, config.maxPasses) {
             var moved = false
             // Joins, ascending, each against the themes as they are after the previous one.
+            var themes = scopeThemes(scope)
             for g in ids where isFree(g) {
-                if let t = bestTheme(for: g, scope: scope, τ) {
-                    if let old = themeOf[g] { removeMember(g, from: old); settle(old) }
-                    addMember(g, to: t, source: .automatic)
-                    settle(t)
-                    moved = true
-                }
+                let look = all || dirtyGroups.contains(g) ? themes : themes.filter(dirtyThemes.contains)
+                guard !look.isEmpty, let t = bestTheme(for: g, among: look, τ) else { continue }
+                if let old = themeOf[g] { removeMember(g, from: old); settle(old); dirtyThemes.insert(old) }
+                addMember(g, to: t, source: .automatic)
+                settle(t)
+                dirtyThemes.insert(t)
+                moved = true
             }
-            if seed(ids, τ.seed) { moved = true }
-            if !moved { return }
+            let free = ids.filter { isFree($0) }
+            var candidates = free
+            if !all {
+                let dirtyFree = free.filter(dirtyGroups.contains)
+                var near = Set(dirtyFree)
+                for c in free where !near.contains(c) {
+                    for d in dirtyFree where sim(c, d) >= τ.seed { near.insert(c); break }
+                }
+                candidates = free.filter(near.contains)
+            }
+            let made = seed(candidates, free: free, τ.seed)
+            if !made.isEmpty {
+                moved = true
+                for t in made { dirtyThemes.insert(t) }
+                themes = scopeThemes(scope)
+            }
+            if !moved { settled = true; break }
+        }
+        if settled {
+            var sigs: [Int64: Int] = [:]
+            for t in scopeThemes(scope) { sigs[t] = signature(t) }
+            memoOut.scopes[scope] = ThemeProfiles.ScopeMemo(level: level, free: Set(ids.filter { isFree($0) }), themes: sigs)
         }
     }
 
-    mutating func bestTheme(for g: Int64, scope: Scope, _ τ: (rep: Float, sup: Float, seed: Float)) -> Int64? {
+    /// The scope's themes that can take groups, ascending.
+    func scopeThemes(_ scope: Scope) -> [Int64] {
+        state.themes.keys.sorted().filter { id in
+            let th = state.themes[id]!
+            return th.scope == scope && !th.dismissed && th.mergedInto == nil && th.representative != nil && !constraints.dismissed.contains(id)
+        }
+    }
+
+    /// What a theme's decisions depend on: its members, representative and examples, and their means.
+    func signature(_ t: Int64) -> Int {
+        guard let th = state.themes[t] else { return 0 }
+        var h = Hasher()
+        for m in th.members { h.combine(m.groupID); h.combine(computed.entries[m.groupID]?.digest); h.combine(computed.entries[m.groupID]?.version) }
+        h.combine(th.representative)
+        h.combine(th.examples)
+        return h.finalize()
+    }
+
+    mutating func bestTheme(for g: Int64, among themes: [Int64], _ τ: (rep: Float, sup: Float, seed: Float)) -> Int64? {
         var scored: [(score: Int, id: Int64)] = []
         let own = themeOf[g]
-        for id in state.themes.keys.sorted() {
+        for id in themes {
             let th = state.themes[id]!
-            guard id != own, th.scope == scope, !th.dismissed, th.mergedInto == nil, let rep = th.representative,
-                  !constraints.dismissed.contains(id),
+            guard id != own, let rep = th.representative,
                   !constraints.cannotJoin.contains(GroupThemePair(group: g, theme: id)),
                   th.members.allSatisfy({ constraints.mayShare($0.groupID, g) }) else { continue }
             let sRep = sim(g, rep)
@@ -480,16 +541,20 @@ struct ThemeWorkspace {
         return best.id
     }
 
-    /// Cliques of free groups at τ_seed; a clique of two or more founds a theme (the lone group's
-    /// dormant theme when one of them has one, else a new id).
-    mutating func seed(_ ids: [Int64], _ τSeed: Float) -> Bool {
-        var any = false
-        let free = ids.filter { isFree($0) }
+    /// Cliques of free groups at τ_seed, grown from `candidates` (ascending) among `free`; a clique
+    /// of two or more founds a theme (the lone group's dormant theme when one of them has one, else
+    /// a new id). Returns the themes founded or revived.
+    mutating func seed(_ candidates: [Int64], free: [Int64], _ τSeed: Float) -> [Int64] {
+        var made: [Int64] = []
         var used = Set<Int64>()
-        for g in free where !used.contains(g) && isFree(g) {
-            let neighbours = free.filter { $0 != g && !used.contains($0) && isFree($0) }
-                .map { (id: $0, s: sim(g, $0)) }.filter { $0.s >= τSeed }
-                .sorted { ($0.s, -$0.id) > ($1.s, -$1.id) }
+        for g in candidates where !used.contains(g) && isFree(g) {
+            var neighbours: [(id: Int64, s: Float)] = []
+            for f in free where f != g && !used.contains(f) && isFree(f) {
+                let s = sim(g, f)
+                if s >= τSeed { neighbours.append((f, s)) }
+            }
+            guard !neighbours.isEmpty else { continue }
+            neighbours.sort { ($0.s, -$0.id) > ($1.s, -$1.id) }
             var clique = [g]
             for n in neighbours where clique.allSatisfy({ sim($0, n.id) >= τSeed && constraints.mayShare($0, n.id) }) {
                 clique.append(n.id)
@@ -514,9 +579,9 @@ struct ThemeWorkspace {
             }
             used.insert(g)
             settle(tid)
-            any = true
+            made.append(tid)
         }
-        return any
+        return made
     }
 
     var outcome: ThemeOutcome {
@@ -531,6 +596,7 @@ struct ThemeWorkspace {
                              changed: touched.subtracting(created).count,
                              active: out.themes.values.filter { $0.state == .active }.count)
         o.profiles = computed
+        o.profiles.scopes = memoOut.scopes
         return o
     }
 }
