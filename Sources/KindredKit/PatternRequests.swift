@@ -46,6 +46,10 @@ public struct RefreshSummary: Decodable, Sendable, Hashable {
     public var groupsCreated: Int
     public var groupsChanged: Int
     public var groupsDormant: Int
+    /// Themes the refresh created and changed, and active themes afterwards (`Themes`).
+    public var themesCreated: Int
+    public var themesChanged: Int
+    public var activeThemes: Int
     public var occurrences: Int
     public var occurrencesInGroups: Int
     /// Occurrences in a group now that were in none before this refresh; `seeded` of them in groups it created.

@@ -136,6 +136,8 @@ extension KindredService {
         guard let row = try store.themeCorrectionRows(owner: owner).first(where: { $0.id == id && !$0.undone }),
               try store.undoThemeCorrection(owner: owner, id: id) else { return nil }
         let correction = try PatternCodec.decode(ThemeCorrection.self, row.body)
+        // What the last theme refresh kept assumes the constraints it ran under; an undo relaxes them.
+        _ = themeProfiles.take(owner)
         let data = try loadOwnerPatterns(store, owner: owner, withVectors: true)
         let themes = try loadThemes(store, owner: owner)
         let outcome = ThemeEngine.undo(correction, themes: themes.state, groups: data.state, occurrences: data.occurrences,
