@@ -13,7 +13,7 @@ import journal
 from conftest import BIN, run_cli
 from journal import OWNER
 
-TOOLS = {"search", "get_record", "similar", "findings", "group", "refresh_patterns", "correct", "index_status"}
+TOOLS = {"search", "get_record", "similar", "findings", "group", "themes", "refresh_patterns", "correct", "index_status"}
 MODES = [("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28"), ("auto", "2026-07-28")]
 
 

@@ -23,7 +23,7 @@ def test_mcp_1x_client_session(journal_db, tmp_path):
     assert r.returncode == 0, r.stderr
     seen = json.loads(r.stdout)
     assert seen["protocolVersion"] == "2025-11-25" and seen["serverName"] == "kindred"
-    assert seen["tools"] == sorted(["search", "get_record", "similar", "findings", "group", "refresh_patterns", "correct", "index_status"])
+    assert seen["tools"] == sorted(["search", "get_record", "similar", "findings", "group", "themes", "refresh_patterns", "correct", "index_status"])
     assert seen["outputSchemas"]
     calls = seen["calls"]
     assert len(calls["search"]["results"]) == 3

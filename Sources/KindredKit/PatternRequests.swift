@@ -46,6 +46,10 @@ public struct RefreshSummary: Decodable, Sendable, Hashable {
     public var groupsCreated: Int
     public var groupsChanged: Int
     public var groupsDormant: Int
+    /// Themes the refresh created and changed, and active themes afterwards (`Themes`).
+    public var themesCreated: Int
+    public var themesChanged: Int
+    public var activeThemes: Int
     public var occurrences: Int
     public var occurrencesInGroups: Int
     /// Occurrences in a group now that were in none before this refresh; `seeded` of them in groups it created.
@@ -192,6 +196,8 @@ public struct GetGroup: KindredRequest {
         }
         public var group: Group
         public var corrections: [CorrectionRecord]
+        /// The theme holding the group (nil when it is in no active theme).
+        public var theme: GroupTheme?
     }
     public var owner: String
     public var groupId: Int

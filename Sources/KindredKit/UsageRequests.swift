@@ -33,6 +33,6 @@ public enum KindredMethods {
         SearchQuery.self, SearchSimilar.self, IndexStatus.self, RebuildIndex.self, UsageDaily.self,
         PutOccurrences.self, PutOccurrenceItems.self, RefreshPatterns.self, RebuildPatterns.self, Findings.self,
         GetGroup.self, Correct.self, ListCorrections.self, UndoCorrection.self, SetLabel.self,
-        PatternMap.self, PatternTimeline.self,
+        PatternMap.self, PatternTimeline.self, Themes.self, CorrectTheme.self,
     ]
 }

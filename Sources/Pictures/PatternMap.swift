@@ -33,13 +33,27 @@ public enum PatternMap {
         public var labelBeside: Bool
     }
 
+    /// A theme: groups drawn together inside one dashed outline, the theme named above it.
+    public struct ThemeMark: Sendable, Equatable {
+        public var id: Int64
+        public var label: String
+        /// The theme's groups among the marks.
+        public var groups: [Int64]
+
+        public init(id: Int64, label: String, groups: [Int64]) {
+            self.id = id
+            self.label = label
+            self.groups = groups
+        }
+    }
+
     public static let width = 800.0
     static let fontSize = 12.0
     static let maxRadius = 30.0
     static let minRadius = 4.0
 
     /// The SVG text and where each mark went. The same marks always give the same bytes.
-    public static func render(_ marks: [Mark], title: String, subtitle: String) -> (svg: String, drawn: [Drawn]) {
+    public static func render(_ marks: [Mark], title: String, subtitle: String, themes: [ThemeMark] = []) -> (svg: String, drawn: [Drawn]) {
         let marks = marks.sorted { $0.id < $1.id }
         let categories = Palette.assign(marks.map(\.category))
         var doc = SVGDocument(width: width, height: 0)
@@ -70,6 +84,20 @@ public enum PatternMap {
         if marks.isEmpty {
             doc.text("No groups with at least two records yet: add records, then refresh the patterns.",
                      x: midX, y: midY, size: 14, anchor: "middle", fill: "#555555")
+        }
+        // Themes underneath everything: a dashed circle around their groups, the theme's name above it.
+        for t in themes.sorted(by: { $0.id < $1.id }) {
+            let inside = marks.indices.filter { t.groups.contains(marks[$0].id) }
+            guard inside.count >= 2 else { continue }
+            let cx = inside.map { circles[$0].x }.reduce(0, +) / Double(inside.count)
+            let cy = inside.map { circles[$0].y }.reduce(0, +) / Double(inside.count)
+            let r = inside.map { i in ((circles[i].x - cx) * (circles[i].x - cx) + (circles[i].y - cy) * (circles[i].y - cy)).squareRoot() + circles[i].r }
+                .max()! + 8
+            let name = "theme \(t.id): \(SVGText.shorten(t.label, max: 40))"
+            doc.add("<g><title>\(SVGText.escape(name))</title><circle cx=\"\(SVGText.number(cx))\" cy=\"\(SVGText.number(cy))\" r=\"\(SVGText.number(r))\" "
+                    + "fill=\"none\" stroke=\"#777777\" stroke-width=\"1.2\" stroke-dasharray=\"5 4\"/>")
+            doc.text(name, x: cx, y: max(plot.y + 14, cy - r - 4), size: 11, anchor: "middle", fill: "#555555")
+            doc.add("</g>")
         }
         // Largest first underneath, so small circles stay visible on top.
         let drawOrder = marks.indices.sorted { (marks[$0].records, marks[$1].id) > (marks[$1].records, marks[$0].id) }

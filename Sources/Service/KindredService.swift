@@ -45,6 +45,8 @@ public final class KindredService: Sendable {
     let occurrenceCopies = OwnerCache<OccurrencesEntry>(capacity: 4)
     /// Owners' distinct grouped records as of their last refresh (see `RefreshTally`).
     let recordCoverage = OwnerCache<RecordCoverage>(capacity: 8)
+    /// Owners' group means as their last theme refresh computed them (`ThemePersistence.swift`).
+    let themeProfiles = OwnerCache<ThemeProfilesEntry>(capacity: 8)
 
     /// Where the index's codes are saved at close (nil: `index.codesFile` is off or the store is in memory).
     let codesFilePath: String?

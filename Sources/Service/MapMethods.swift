@@ -27,6 +27,8 @@ extension KindredService {
             findings.append(f)
         }
         try ctx.checkCancelled()
+        // Themes: the groups of a theme are drawn together (`MapThemes.swift`).
+        let themed = try mapThemes(owner: req.owner, groups: findings.map(\.groupID), data: data)
         let projection: PCA.Projection
         do { projection = try PCA.project(points, components: 2) } catch {
             throw ResponseError.internalError("the principal components could not be computed (\(error))")
@@ -38,12 +40,13 @@ extension KindredService {
                 category: f.category, records: f.fraction.count,
                 x: Double(projection.coordinates[i, 0]), y: Double(projection.coordinates[i, 1])))
         }
+        marks = Self.gather(marks, themed)
         let share = projection.variances.map { projection.totalVariance > 0 ? Double($0 / projection.totalVariance) : 0 }
         let percent = share.map { "\(Int(($0 * 100).rounded()))%" }
         let subtitle = "\(marks.count) group\(marks.count == 1 ? "" : "s") over \(data.report.denominator) eligible records "
             + "(\(PictureData.describe(req.query.period))), placed by similarity: the two axes show "
             + "\(percent[0]) and \(percent[1]) of the spread of their centroids."
-        let (svg, drawn) = PatternMap.render(marks, title: "Pattern map", subtitle: subtitle)
+        let (svg, drawn) = PatternMap.render(marks, title: "Pattern map", subtitle: subtitle, themes: themed)
         let byID = Dictionary(uniqueKeysWithValues: drawn.map { ($0.id, $0) })
         return [
             "svg": .string(svg),
@@ -55,7 +58,11 @@ extension KindredService {
                     "groupId": .int(m.id), "label": .string(m.label), "category": .string(m.category), "records": .from(m.records),
                     "x": .double((m.x * 10_000).rounded() / 10_000), "y": .double((m.y * 10_000).rounded() / 10_000),
                     "labelBeside": .bool(d?.labelBeside ?? false),
+                    "themeId": themed.first { $0.groups.contains(m.id) }.map { .int($0.id) } ?? .null,
                 ]
+            }),
+            "themes": .array(themed.map { t -> JSONValue in
+                ["themeId": .int(t.id), "label": .string(t.label), "groups": .array(t.groups.map { .int($0) })]
             }),
         ]
     }

@@ -62,6 +62,8 @@ extension KindredService {
             return [
                 "group": group,
                 "corrections": .array(corrections.map { PatternJSON.correction($0.1, undone: $0.0.undone) }),
+                // The theme holding the group (null when it is in no active theme; `ThemeMethods.swift`).
+                "theme": try themeOfGroup(store, owner: owner, groupID: groupID, state: data.state, occurrences: data.occurrences),
             ]
         }
     }
@@ -82,7 +84,8 @@ extension KindredService {
     // MARK: corrections
 
     func correct(_ req: PatternsCorrect) throws(ResponseError) -> JSONValue {
-        let owner = req.owner, request = req.request
+        guard let request = req.request else { return try correctTheme(owner: req.owner, req.theme!) }
+        let owner = req.owner
         let config = patternConfig.grouping
         return try withPatternWriter(owner: owner) { store in
             try store.database.transaction {
@@ -105,7 +108,11 @@ extension KindredService {
             guard let c = try? PatternCodec.decode(Correction.self, row.body) else { continue }
             out.append(PatternJSON.correction(c, undone: row.undone))
         }
-        return ["corrections": .array(out)]
+        let themeRows = try withPatternReader(owner: owner) { try $0.themeCorrectionRows(owner: owner) }
+        let themed = themeRows.compactMap { row in
+            (try? PatternCodec.decode(ThemeCorrection.self, row.body)).map { Self.themeCorrectionJSON($0, undone: row.undone) }
+        }
+        return ["corrections": .array(out), "themeCorrections": .array(themed)]
     }
 
     /// Undoes a correction: it stops constraining later refreshes (constraints are derived from the
@@ -115,6 +122,7 @@ extension KindredService {
         let owner = req.owner, id = req.correctionID
         return try withPatternWriter(owner: owner) { store in
             try store.database.transaction {
+                if let undone = try undoThemeCorrection(store, owner: owner, id: id) { return undone }
                 guard let row = try store.correctionRows(owner: owner).first(where: { $0.id == id && !$0.undone }),
                       try store.undoCorrection(owner: owner, id: id)
                 else { throw ResponseError.notFound("correction", id: String(id), owner: owner) }

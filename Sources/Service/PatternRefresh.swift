@@ -141,6 +141,7 @@ extension KindredService {
             "recordsGrouped": .from(tally.recordsGrouped), "activeGroups": .from(tally.activeGroups),
             "groupsCreated": .from(total.groupsCreated), "groupsChanged": .from(total.groupsChanged),
             "groupsDormant": .from(total.groupsDormant),
+            "themesCreated": .from(tally.themesCreated), "themesChanged": .from(tally.themesChanged), "activeThemes": .from(tally.activeThemes),
             "occurrences": .from(tally.occurrences), "occurrencesInGroups": .from(tally.inGroups),
             "placed": .from(tally.placed), "seeded": .from(tally.seeded), "assigned": .from(total.assigned), "evicted": .from(total.evicted),
             "pending": .from(tally.pending), "owners": .from(owners.count),
@@ -194,8 +195,11 @@ extension KindredService {
         for id in outcome.changedGroups where outcome.state.groups[id]?.label == nil { descriptions[id] = nil }
         // The kept coverage counts the state loaded only if it was kept at that state's revision.
         var coverage = recordCoverage.take(owner).flatMap { $0.revision == revisionBefore ? $0 : nil } ?? RecordCoverage()
-        let tally = RefreshTally(before: groupsBefore, after: outcome.state, changed: outcome.changedGroups,
+        var tally = RefreshTally(before: groupsBefore, after: outcome.state, changed: outcome.changedGroups,
                                  occurrences: data.occurrences, coverage: &coverage)
+        // Themes follow the groups, in the same transaction (`ThemePersistence.swift`).
+        let themes = try refreshThemes(store, owner: owner, groups: outcome.state, occurrences: data.occurrences)
+        (tally.themesCreated, tally.themesChanged, tally.activeThemes) = (themes.created, themes.changed, themes.active)
         coverage.revision = revision
         return (outcome.stats, PatternStateEntry(revision: revision, state: outcome.state, labelDescriptions: descriptions,
                                                  indexVersion: version.description, occurrencesAt: data.occurrencesToKeep?.position),

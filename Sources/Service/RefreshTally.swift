@@ -21,6 +21,9 @@ struct RefreshTally: Sendable {
     var recordsGrouped = 0
     /// Groups with at least two records.
     var activeGroups = 0
+    /// Themes the run's theme step created, changed (membership, representative or state), and
+    /// themes active afterwards (`ThemePersistence.swift`).
+    var themesCreated = 0, themesChanged = 0, activeThemes = 0
 
     init() {}
 
@@ -52,6 +55,7 @@ struct RefreshTally: Sendable {
         var t = a
         t.occurrences += b.occurrences; t.inGroups += b.inGroups; t.pending += b.pending
         t.placed += b.placed; t.seeded += b.seeded; t.recordsGrouped += b.recordsGrouped; t.activeGroups += b.activeGroups
+        t.themesCreated += b.themesCreated; t.themesChanged += b.themesChanged; t.activeThemes += b.activeThemes
         return t
     }
 }

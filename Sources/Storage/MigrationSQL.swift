@@ -530,4 +530,37 @@ enum MigrationSQL {
     static let v19 = """
         ALTER TABLE pattern_state ADD COLUMN background_levels TEXT;
         """
+
+    /// Migration 20: themes above groups. A theme's row holds its JSON body without its members;
+    /// `pattern_theme_members` holds which theme each group is in (one at most); the counter in
+    /// `pattern_theme_state` never goes back, so theme ids are never reused. Theme corrections are
+    /// kept apart from group corrections, their ids drawn from the same sequence.
+    static let v20 = """
+        CREATE TABLE pattern_themes(
+            owner TEXT NOT NULL,
+            id INTEGER NOT NULL,
+            category TEXT NOT NULL,
+            state TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (owner, id)) WITHOUT ROWID;
+        CREATE TABLE pattern_theme_members(
+            owner TEXT NOT NULL,
+            group_id INTEGER NOT NULL,
+            theme INTEGER NOT NULL,
+            source TEXT NOT NULL,
+            PRIMARY KEY (owner, group_id)) WITHOUT ROWID;
+        CREATE INDEX pattern_theme_members_by_theme ON pattern_theme_members(owner, theme);
+        CREATE TABLE pattern_theme_state(
+            owner TEXT PRIMARY KEY,
+            next_theme_id INTEGER NOT NULL,
+            version INTEGER NOT NULL);
+        CREATE TABLE pattern_theme_corrections(
+            id INTEGER PRIMARY KEY,
+            owner TEXT NOT NULL,
+            body TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            undone INTEGER NOT NULL DEFAULT 0);
+        CREATE INDEX pattern_theme_corrections_by_owner ON pattern_theme_corrections(owner, id);
+        """
 }

@@ -21,6 +21,7 @@ enum Migrations {
         Migration(17, "index rows of inserts written per batch, not by triggers", MigrationSQL.v17),
         Migration(18, "cosine scale per owner and index version", MigrationSQL.v18),
         Migration(19, "background level in force per pattern category", MigrationSQL.v19),
+        Migration(20, "themes above groups, their members and corrections", MigrationSQL.v20),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

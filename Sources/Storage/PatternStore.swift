@@ -317,7 +317,9 @@ extension RecordStore {
 
     /// The id the next correction gets (ids are never reused: undone corrections stay).
     public func nextCorrectionID() throws -> Int64 {
-        (try database.scalarInt("SELECT max(id) FROM pattern_corrections") ?? 0) + 1
+        // Theme corrections draw from the same sequence (`ThemeStore.swift`).
+        max(try database.scalarInt("SELECT max(id) FROM pattern_corrections") ?? 0,
+            try database.scalarInt("SELECT max(id) FROM pattern_theme_corrections") ?? 0) + 1
     }
 
     public func insertCorrection(id: Int64, owner: String, body: String, createdAt: String) throws {

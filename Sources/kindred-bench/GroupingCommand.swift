@@ -165,7 +165,7 @@ enum GroupingCommand {
     // MARK: cluster
 
     static func cluster(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "records", "texts", "kinds", "initial", "dismiss", "dismiss-random", "seed", "dim", "threads"]), flags: ["help"])
+        let args = try Arguments(argv, valued: thresholdOptions.union(["vectors", "records", "texts", "kinds", "initial", "dismiss", "dismiss-random", "seed", "dim", "threads"]).union(ThemeBench.options), flags: ["help", "themes"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         BLAS.setThreads(try args.int("threads") ?? 1)
         let rows = try readVectors(try args.required("vectors"), dim: try args.int("dim") ?? 384)
@@ -206,6 +206,7 @@ enum GroupingCommand {
             state = try PatternEngine.refresh(state: state, occurrences: occ, constraints: Constraints(), config: cfg).state
         }
         var result: JSONObject = ["build_seconds": .double(seconds(build)), "initial": ints(labels(state, rows: initial))]
+        let themes = args.has("themes") ? try ThemeBench(args, state: state, occurrences: occ, rows: initial) : nil
         if initial < rows.count {
             for i in initial..<rows.count { occ[Int64(i + 1)] = occurrence(i, rows[i]) }
             let add = try clock.measure {
@@ -213,6 +214,7 @@ enum GroupingCommand {
             }
             result["add_seconds"] = .double(seconds(add))
         }
+        if let themes { themes.report(into: &result, state: state, occurrences: occ, rows: rows.count) }
         let randomDismissals = try args.int("dismiss-random") ?? 0
         if args.value("dismiss") != nil || randomDismissals > 0 {
             var pairs: [[Int]] = []

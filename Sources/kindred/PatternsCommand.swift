@@ -14,6 +14,8 @@ enum PatternsCommand {
                                     [--from DATE] [--to DATE] [--compare-from DATE] [--compare-to DATE]
                                     [--category NAME] [--no-related] [--json]
           kindred patterns show GROUP_ID --db PATH --owner OWNER [--json]
+          kindred patterns themes --db PATH --owner OWNER [--kind KIND]... [--category NAME] [--from DATE] [--to DATE]
+                                  [--limit N] [--json]
           kindred patterns map --db PATH --owner OWNER [--out FILE.svg] [--category NAME] [--from DATE] [--to DATE] [--json]
           kindred patterns timeline --db PATH --owner OWNER [--out FILE.svg] [--from DATE] [--to DATE]
                                     [--compare-from DATE] [--compare-to DATE] [--category NAME] [--limit N] [--json]
@@ -24,7 +26,9 @@ enum PatternsCommand {
           findings   recurring patterns with counts of distinct records and their evidence: by default
                      the first 10 findings with 3 evidence lines each (--limit N, --evidence N, --all for
                      everything); --kind counts only records of that kind (repeat it for several)
-          show       one group: version, members and the corrections that name it
+          show       one group: version, members, its theme and the corrections that name it
+          themes     broader patterns: groups of one category that share a broader situation, each
+                     with its label, groups and counts of distinct records over the eligible ones
           map        the groups as an SVG picture, placed by similarity (PCA of their centroids),
                      circle area = distinct records, colour = category
           timeline   the top recurring findings as an SVG picture: records per month over the
@@ -46,10 +50,10 @@ enum PatternsCommand {
                                                           "evidence", "out"])
         let args = try Arguments(argv, valued: valued, flags: ["help", "json", "rebuild", "no-related", "all"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
-        guard let sub = args.positionals.first else { throw Arguments.UsageError(description: "expected refresh, findings, show, map or timeline") }
+        guard let sub = args.positionals.first else { throw Arguments.UsageError(description: "expected refresh, findings, show, themes, map or timeline") }
         switch sub {
-        case "refresh", "findings", "show", "map", "timeline": break
-        default: throw Arguments.UsageError(description: "unknown subcommand '\(sub)' (expected refresh, findings, show, map or timeline)")
+        case "refresh", "findings", "show", "themes", "map", "timeline": break
+        default: throw Arguments.UsageError(description: "unknown subcommand '\(sub)' (expected refresh, findings, show, themes, map or timeline)")
         }
         if sub == "map" || sub == "timeline" { return try PictureCommand.run(sub, args) }
         let owner = args.value("owner")
@@ -69,6 +73,11 @@ enum PatternsCommand {
             if !args.values("kind").isEmpty { params["kinds"] = .from(args.values("kind")) }
             if let n = try args.int("limit") { params["limit"] = .from(n) } else if !args.has("all") && !args.has("json") { params["limit"] = 10 }
             if let n = try args.int("evidence") { params["evidenceLimit"] = .from(n) } else if !args.has("all") && !args.has("json") { params["evidenceLimit"] = 3 }
+        case "themes":
+            method = "patterns/themes"
+            for flag in ["from", "to", "category"] { if let v = args.value(flag) { params[flag] = .string(v) } }
+            if !args.values("kind").isEmpty { params["kinds"] = .from(args.values("kind")) }
+            if let n = try args.int("limit") { params["limit"] = .from(n) }
         default:
             method = "patterns/group"
             guard args.positionals.count == 2, let id = Int64(args.positionals[1]) else {
@@ -96,6 +105,7 @@ enum PatternsCommand {
         switch sub {
         case "refresh": printRefresh(result)
         case "findings": printFindings(result)
+        case "themes": printThemes(result)
         default: printGroup(result)
         }
         return ExitCode.ok
@@ -173,8 +183,29 @@ enum PatternsCommand {
             Output.out("  - occurrence \(m["occurrenceId"]?.intValue ?? 0) [\(m["source"]?.stringValue ?? "")\(score)] "
                 + "\(m["recordId"]?.stringValue ?? ""): \"\(m["excerpt"]?.stringValue ?? "")\"")
         }
+        if let t = r["theme"], t != .null {
+            Output.out("theme \(t["themeId"]?.intValue ?? 0): \(t["label"]?.stringValue ?? "") (groups \((t["groups"]?.arrayValue ?? []).compactMap(\.intValue).map(String.init).joined(separator: ", ")))")
+        }
         for c in r["corrections"]?.arrayValue ?? [] {
             Output.out("  correction \(c["correctionId"]?.intValue ?? 0): \(c["kind"]?.stringValue ?? "")\(c["undone"] == true ? " (undone)" : "")")
+        }
+    }
+
+    static func printThemes(_ r: JSONValue) {
+        let themes = r["themes"]?.arrayValue ?? []
+        let eligible = r["eligibleRecords"]?.intValue ?? 0
+        let total = r["total"]?.intValue ?? Int64(themes.count)
+        Output.out("\(total) theme\(total == 1 ? "" : "s") over \(eligible) eligible record\(eligible == 1 ? "" : "s")"
+            + (Int64(themes.count) < total ? ", the first \(themes.count) shown" : ""))
+        for t in themes {
+            let groups = (t["groups"]?.arrayValue ?? []).compactMap(\.intValue).map { "#\($0)" }
+            Output.out("")
+            Output.out("theme \(t["themeId"]?.intValue ?? 0) [\(t["category"]?.stringValue ?? "")] \(t["label"]?.stringValue ?? "")")
+            Output.out("  \(t["summary"]?.stringValue ?? "")")
+            Output.out("  groups: \(groups.joined(separator: ", "))")
+            for e in t["evidence"]?.arrayValue ?? [] {
+                Output.out("  - #\(e["groupId"]?.intValue ?? 0) \(e["date"]?.stringValue ?? "undated") \(e["recordId"]?.stringValue ?? ""): \"\(shorten(e["excerpt"]?.stringValue ?? "", 100))\"")
+            }
         }
     }
 }

@@ -23,7 +23,7 @@ import MCP
             #expect(!spec.argumentNames.contains("owner"), "\(spec.name)")
             #expect(spec.description.count > 100, "\(spec.name)")
         }
-        #expect(Set(MCPToolCatalog.specs.map(\.name)) == ["search", "get_record", "similar", "findings", "group", "refresh_patterns", "correct", "index_status"])
+        #expect(Set(MCPToolCatalog.specs.map(\.name)) == ["search", "get_record", "similar", "findings", "group", "themes", "refresh_patterns", "correct", "index_status"])
     }
 
     @Test func toolsSeeOnlyTheirOwnersRecords() throws {
@@ -59,7 +59,7 @@ import MCP
     @Test func readToolsRunSideBySideAndWritesInOrder() throws {
         let f = try ServiceFixture()
         let tools = Dictionary(uniqueKeysWithValues: f.service.mcpTools(owner: "o").map { ($0.name, $0.readOnly) })
-        #expect(tools == ["search": true, "get_record": true, "similar": true, "findings": true, "group": true,
+        #expect(tools == ["search": true, "get_record": true, "similar": true, "findings": true, "group": true, "themes": true,
                           "refresh_patterns": false, "correct": false, "index_status": true])
     }
 }

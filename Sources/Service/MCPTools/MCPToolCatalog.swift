@@ -177,6 +177,36 @@ enum MCPToolCatalog {
                   "corrections": {"type": "array"}}}
                 """#)),
         MCPToolSpec(
+            name: "themes", title: "Broader themes above the patterns",
+            description: """
+                The person's broader themes: each is a set of specific pattern groups of one category that share a broader \
+                situation (for example missing trains and lifts that never arrive: "difficulty reaching a destination"), \
+                with a label, its group ids (open one with the group tool), `records` (distinct records its groups hold) \
+                over `eligible` records, a summary sentence and one representative excerpt per example group. Say that \
+                a theme is a broad likeness the records share, not a specific recurring situation. Read-only.
+                """,
+            method: "patterns/themes",
+            input: schema(#"""
+                {"type": "object", "additionalProperties": false,
+                 "properties": {
+                  "category": {"type": "string", "description": "Only themes of this occurrence category."},
+                  "kinds": {"type": "array", "items": {"type": "string"}, "description": "Only records of these kinds count (e.g. dream)."},
+                  "from": {"type": "string", "description": "Count records dated on or after this ISO-8601 date."},
+                  "to": {"type": "string", "description": "Count records dated on or before this ISO-8601 date."},
+                  "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Themes per page."},
+                  "cursor": {"type": "string", "description": "nextCursor of the previous page."}}}
+                """#),
+            output: schema(#"""
+                {"type": "object", "required": ["themes", "eligibleRecords", "total"],
+                 "properties": {
+                  "eligibleRecords": {"type": "integer"}, "total": {"type": "integer"}, "nextCursor": {"type": "string"},
+                  "themes": {"type": "array", "items": {"type": "object",
+                    "required": ["themeId", "label", "groups", "records", "eligible", "summary", "evidence"],
+                    "properties": {"themeId": {"type": "integer"}, "label": {"type": "string"}, "category": {"type": "string"},
+                                   "groups": {"type": "array", "items": {"type": "integer"}}, "records": {"type": "integer"},
+                                   "eligible": {"type": "integer"}, "summary": {"type": "string"}, "evidence": {"type": "array"}}}}}}
+                """#)),
+        MCPToolSpec(
             name: "refresh_patterns", title: "Refresh the patterns",
             description: """
                 Bring the patterns up to date after records were added, edited, deleted or excluded, or after a \

@@ -9,7 +9,7 @@ enum CorrectionParams {
     static let common = ["kind", "groupId", "note"]
     static let kindFields: [(kind: String, fields: [String])] = [
         ("dismiss", ["occurrenceId"]), ("split", ["moveOut"]), ("merge", ["fromGroupId"]), ("pin", ["occurrenceId"]),
-    ]
+    ] + ThemeCorrectionParams.kindFields
     static var keys: [String] {
         var all = common
         for (_, fields) in kindFields { for f in fields where !all.contains(f) { all.append(f) } }
@@ -23,6 +23,7 @@ enum CorrectionParams {
             throw c.fail("kind", "must be one of \(kindFields.map(\.kind).joined(separator: ", "))")
         }
         try c.refuseUnknown(common + fields, what: "a field of a \(kindName) correction")
+        if ThemeCorrectionParams.kindFields.contains(where: { $0.kind == kindName }) { throw c.fail("kind", "\(kindName) is a theme correction") }
         let group = try c.int("groupId")
         let note = try c.optionalString("note")
         if let note, note.utf8.count > 1000 { throw c.fail("note", "must be at most 1000 bytes") }

@@ -134,11 +134,17 @@ struct PatternsCorrect: MethodParams {
     static let keys = ["owner", "correction"]
 
     var owner: String
-    var request: CorrectionRequest
+    /// A correction of groups, or (`theme…` kinds) of themes (`ThemeRequests.swift`).
+    var request: CorrectionRequest?
+    var theme: ThemeCorrectionInput?
 
     init(_ p: Params) throws(ResponseError) {
         owner = try p.name("owner")
-        request = try CorrectionParams.decode(p)
+        if ThemeCorrectionParams.isTheme(p) {
+            theme = try ThemeCorrectionParams.decode(p)
+        } else {
+            request = try CorrectionParams.decode(p)
+        }
     }
 }
 

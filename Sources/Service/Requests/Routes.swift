@@ -18,6 +18,7 @@ extension KindredService {
         Route(PatternsRebuild.self) { s, r, c throws(ResponseError) in try s.refreshPatternsJudged(owner: r.owner, c, rebuild: true) },
         Route(PatternsFindings.self) { s, r, c throws(ResponseError) in try s.findings(r, c) },
         Route(PatternsGroup.self) { s, r, _ throws(ResponseError) in try s.patternGroup(r) },
+        Route(PatternsThemes.self) { s, r, c throws(ResponseError) in try s.themes(r, c) },
         Route(PatternsCorrect.self) { s, r, _ throws(ResponseError) in try s.correct(r) },
         Route(PatternsCorrections.self) { s, r, _ throws(ResponseError) in try s.corrections(r) },
         Route(PatternsUndoCorrection.self) { s, r, _ throws(ResponseError) in try s.undoCorrection(r) },

@@ -270,6 +270,7 @@ METHODS = {
     "patterns_rebuild": "patterns/rebuild",
     "patterns_findings": "patterns/findings",
     "patterns_group": "patterns/group",
+    "patterns_themes": "patterns/themes",
     "patterns_correct": "patterns/correct",
     "patterns_corrections": "patterns/corrections",
     "patterns_undo_correction": "patterns/undoCorrection",

@@ -1,0 +1,148 @@
+import Foundation
+import Grouping
+import KindredCore
+import JSONRPC
+import Storage
+
+/// `patterns/themes`, theme corrections (through `patterns/correct`) and the theme fields of
+/// `patterns/group`.
+extension KindredService {
+    func themes(_ req: PatternsThemes, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+        let owner = req.owner
+        let config = patternConfig
+        let version = indexVersion
+        let (data, themes, eligible) = try withPatternReader(owner: owner) { store in
+            (try loadOwnerPatterns(store, owner: owner, withVectors: false), try loadThemes(store, owner: owner),
+             try store.analysedRecords(owner: owner, indexVersion: version, includePassages: config.passageOccurrences))
+        }
+        try ctx.checkCancelled()
+        // The denominator, as findings count it: eligible records of the kinds asked, in the period.
+        let kinds = req.kinds.map(Set.init)
+        var counted: [String: String?] = [:]
+        for r in eligible where kinds.map({ r.kind.map($0.contains) ?? false }) ?? true {
+            if let p = req.period, !p.contains(r.date) { continue }
+            counted[r.id] = .some(r.date)
+        }
+        let labels = ThemeEngine.labels(themes: themes.state, groups: data.state, occurrences: data.occurrences, config: themeConfig)
+        var items: [(records: Int, json: JSONValue)] = []
+        for t in themes.state.sortedThemes where t.state == .active && !t.dismissed {
+            if let c = req.category, t.category != c { continue }
+            items.append(Self.themeJSON(t, state: data.state, occurrences: data.occurrences, counted: counted, label: labels[t.id],
+                                        what: req.kinds.map { "eligible \($0.joined(separator: " or ")) records" } ?? "eligible records"))
+        }
+        items.sort { $0.records > $1.records }
+        let start = min(req.offset, items.count)
+        let end = req.limit.map { min(items.count, start + $0) } ?? items.count
+        var out: JSONObject = [
+            "eligibleRecords": .from(counted.count), "total": .from(items.count),
+            "themes": .array(items[start..<end].map(\.json)),
+        ]
+        if end < items.count { out["nextCursor"] = .string(ThemesCursor.string(end)) }
+        return .object(out)
+    }
+
+    /// One theme on the wire, with the distinct counted records its groups hold.
+    static func themeJSON(_ t: Theme, state: PatternState, occurrences: [Int64: Occurrence], counted: [String: String?],
+                          label: GeneratedLabel?, what: String) -> (records: Int, json: JSONValue) {
+        var records = Set<String>()
+        var perGroup: [JSONValue] = []
+        var evidence: [JSONValue] = []
+        for m in t.members {
+            guard let g = state.groups[m.groupID] else { continue }
+            var groupRecords = Set<String>()
+            for o in g.members { if let occ = occurrences[o.occurrenceID], counted[occ.recordID] != nil { groupRecords.insert(occ.recordID) } }
+            records.formUnion(groupRecords)
+            perGroup.append(["groupId": .int(g.id), "records": .from(groupRecords.count), "source": .string(m.source.rawValue),
+                             "representative": .bool(t.representative == g.id), "example": .bool(t.examples.contains(g.id))])
+            // Evidence: the representative occurrence of each example group.
+            if t.examples.contains(g.id), let medoid = g.medoid, let occ = occurrences[medoid], counted[occ.recordID] != nil {
+                evidence.append(["groupId": .int(g.id), "recordId": .string(occ.recordID), "revision": .from(occ.recordRevision),
+                                 "occurrenceId": .int(medoid), "excerpt": .string(occ.excerpt), "date": .from(occ.recordDate)])
+            }
+        }
+        let json: JSONValue = [
+            "themeId": .int(t.id), "version": .from(t.version), "category": .string(t.category),
+            "label": .string(label?.text ?? ""), "description": .string(label?.description ?? ""), "keywords": .from(label?.keywords ?? []),
+            "groups": .array(t.members.map { .int($0.groupID) }), "groupDetails": .array(perGroup),
+            "representativeGroupId": t.representative.map { .int($0) } ?? .null,
+            "records": .from(records.count), "eligible": .from(counted.count),
+            "summary": .string("\(records.count) of \(counted.count) \(what) in this period, across \(t.members.count) groups"),
+            "evidence": .array(evidence),
+        ]
+        return (records.count, json)
+    }
+
+    /// The theme fields of `patterns/group`: the theme holding the group (null when none is active).
+    func themeOfGroup(_ store: RecordStore, owner: String, groupID: Int64, state: PatternState, occurrences: [Int64: Occurrence]) throws -> JSONValue {
+        let themes = try loadThemes(store, owner: owner)
+        guard let t = themes.state.theme(ofGroup: groupID), t.state == .active, !t.dismissed else { return .null }
+        let label = ThemeEngine.labels(themes: ThemeState(themes: [t.id: t]), groups: state, occurrences: occurrences, config: themeConfig)[t.id]
+        return ["themeId": .int(t.id), "version": .from(t.version), "label": .from(label?.text),
+                "groups": .array(t.members.map { .int($0.groupID) }), "source": .from(t.member(groupID)?.source.rawValue),
+                "representative": .bool(t.representative == groupID)]
+    }
+
+    /// A theme correction: resolved, stored apart from group corrections (ids from the same
+    /// sequence), applied to the themes it names at once and honoured by every later refresh.
+    func correctTheme(owner: String, _ input: ThemeCorrectionInput) throws(ResponseError) -> JSONValue {
+        try withPatternWriter(owner: owner) { store in
+            try store.database.transaction {
+                let data = try loadOwnerPatterns(store, owner: owner, withVectors: true)
+                let themes = try loadThemes(store, owner: owner)
+                let id = try store.nextCorrectionID()
+                let (correction, outcome): (ThemeCorrection, ThemeOutcome)
+                do {
+                    (correction, outcome) = try ThemeEngine.correct(
+                        input.request, id: id, note: input.note, createdAt: input.createdAt, themes: themes.state, groups: data.state,
+                        occurrences: data.occurrences, existing: themes.corrections, config: themeConfig)
+                } catch let e as ThemeError {
+                    throw ResponseError.theme(e, owner: owner)
+                }
+                try store.insertThemeCorrection(id: id, owner: owner, body: try PatternCodec.encode(correction), createdAt: correction.createdAt)
+                try saveThemeOutcome(store, owner: owner, outcome)
+                return ["correctionId": .int(id), "affectedThemes": .array(outcome.changedThemes.map { .int($0) }), "affectedGroups": []]
+            }
+        }
+    }
+
+    /// Theme corrections on the wire (`patterns/corrections` lists them under `themeCorrections`).
+    static func themeCorrectionJSON(_ c: ThemeCorrection, undone: Bool) -> JSONValue {
+        var o: JSONObject = ["correctionId": .int(c.id), "createdAt": .string(c.createdAt), "undone": .bool(undone), "note": .from(c.note)]
+        switch c.kind {
+        case let .remove(t, g): o["kind"] = "themeRemove"; o["themeId"] = .int(t); o["groupId"] = .int(g)
+        case let .pin(t, g): o["kind"] = "themePin"; o["themeId"] = .int(t); o["groupId"] = .int(g)
+        case let .split(t, out, n, _): o["kind"] = "themeSplit"; o["themeId"] = .int(t); o["moveOut"] = .array(out.map { .int($0) }); o["newThemeId"] = .int(n)
+        case let .merge(into, from, _): o["kind"] = "themeMerge"; o["themeId"] = .int(into); o["fromThemeId"] = .int(from)
+        case let .dismiss(t, groups): o["kind"] = "themeDismiss"; o["themeId"] = .int(t); o["groups"] = .array(groups.map { .int($0) })
+        }
+        return .object(o)
+    }
+}
+
+extension ResponseError {
+    static func theme(_ error: ThemeError, owner: String) -> ResponseError {
+        switch error {
+        case let .unknownTheme(t): return .notFound("theme", id: String(t), owner: owner)
+        case let .unknownGroup(g): return .notFound("group", id: String(g), owner: owner)
+        case let .invalid(field, reason): return .invalidParams(field: field, reason: reason)
+        }
+    }
+}
+
+extension KindredService {
+    /// Undoes a theme correction when `id` is one (nil otherwise): it stops constraining, and a
+    /// dismissed theme re-opens; the next refresh places groups again.
+    func undoThemeCorrection(_ store: RecordStore, owner: String, id: Int64) throws -> JSONValue? {
+        guard let row = try store.themeCorrectionRows(owner: owner).first(where: { $0.id == id && !$0.undone }),
+              try store.undoThemeCorrection(owner: owner, id: id) else { return nil }
+        let correction = try PatternCodec.decode(ThemeCorrection.self, row.body)
+        // What the last theme refresh kept assumes the constraints it ran under; an undo relaxes them.
+        _ = themeProfiles.take(owner)
+        let data = try loadOwnerPatterns(store, owner: owner, withVectors: true)
+        let themes = try loadThemes(store, owner: owner)
+        let outcome = ThemeEngine.undo(correction, themes: themes.state, groups: data.state, occurrences: data.occurrences,
+                                       remaining: themes.corrections, config: themeConfig)
+        try saveThemeOutcome(store, owner: owner, outcome)
+        return ["correctionId": .int(id), "undone": true, "affectedGroups": [], "affectedThemes": .array(outcome.changedThemes.map { .int($0) })]
+    }
+}
