@@ -6,7 +6,20 @@ broad topics with three specific situations each (a group each), so that the the
 import json
 import random
 
+import pytest
+
 from conftest import INVALID_PARAMS, NOT_FOUND, REPO, run_cli
+
+# Themes are off by default (`patterns.themes`); these tests switch them on.
+THEMES_ON = ("--set", "patterns.themes=true")
+
+
+@pytest.fixture
+def server(spawn):
+    """An initialized ndjson server on a fresh database, with themes on."""
+    s = spawn(args=THEMES_ON)
+    s.initialize()
+    return s
 
 DIM = 384
 
@@ -149,7 +162,7 @@ def test_cli_and_python_client_show_themes(tmp_path):
     src.write_text("".join(json.dumps(r) + "\n" for r in records(0, 108)))
     r = run_cli("ingest", "--db", db, "--owner", "me", src, timeout=600)
     assert r.returncode == 0, r.stderr
-    r = run_cli("patterns", "refresh", "--db", db, "--owner", "me", timeout=600)
+    r = run_cli("patterns", "refresh", "--db", db, "--owner", "me", *THEMES_ON, timeout=600)
     assert r.returncode == 0, r.stderr
     r = run_cli("patterns", "themes", "--db", db, "--owner", "me")
     assert r.returncode == 0, r.stderr
@@ -166,3 +179,18 @@ def test_cli_and_python_client_show_themes(tmp_path):
     with Client.start(db=str(db), binary=BIN) as k:
         out = k.patterns_themes(owner="me", limit=5)
         assert [t["themeId"] for t in out["themes"]] == [t["themeId"] for t in themes][:5]
+
+
+def test_themes_are_off_by_default(spawn):
+    s = spawn()
+    s.initialize()
+    r = load(s)
+    assert r["activeGroups"] > 1 and (r["themesCreated"], r["activeThemes"]) == (0, 0)
+    assert s.result("patterns/themes", {"owner": "me"})["total"] == 0
+    s.shutdown_and_exit()
+    s.close()
+    # The same database with themes switched on: the next refresh makes them.
+    on = spawn(args=THEMES_ON)
+    on.initialize()
+    r = on.result("patterns/refresh", {"owner": "me"}, timeout=600)
+    assert r["themesCreated"] > 0 and r["activeThemes"] == on.result("patterns/themes", {"owner": "me"})["total"] > 0

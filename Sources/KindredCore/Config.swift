@@ -46,6 +46,7 @@ public struct Config: Sendable, Equatable {
         ("usage.dailyCharacterLimit", 0, "Characters one owner may send to remote providers per UTC day; 0 means no limit."),
         ("blas.threads", 0, "BLAS worker threads, set once at start; 0 means one per core the process may run on."),
         ("ingest.batchSize", 256, "Records per transaction when ingesting a file."),
+        ("patterns.themes", false, "Each refresh also groups a category's groups into themes (patterns/themes). Off by default: on a journal the themes measured so far mix situations (co-theme precision 0.07 on the bundled journal); on intent-like texts they track the coarse topics (HWU64 scenarios, AMI within 0.04 of k-means)."),
         ("patterns.passageOccurrences", true, "Records without client occurrences contribute their passages as occurrences (category passage)."),
         ("patterns.tauRep", 0.40, "Minimum similarity of an occurrence to a group's representative (medoid)."),
         ("patterns.tauSup", 0.40, "Minimum mean similarity of an occurrence to a group's supporting examples."),

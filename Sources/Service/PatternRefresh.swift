@@ -197,9 +197,12 @@ extension KindredService {
         var coverage = recordCoverage.take(owner).flatMap { $0.revision == revisionBefore ? $0 : nil } ?? RecordCoverage()
         var tally = RefreshTally(before: groupsBefore, after: outcome.state, changed: outcome.changedGroups,
                                  occurrences: data.occurrences, coverage: &coverage)
-        // Themes follow the groups, in the same transaction (`ThemePersistence.swift`).
-        let themes = try refreshThemes(store, owner: owner, groups: outcome.state, occurrences: data.occurrences)
-        (tally.themesCreated, tally.themesChanged, tally.activeThemes) = (themes.created, themes.changed, themes.active)
+        // Themes follow the groups, in the same transaction (`ThemePersistence.swift`), when switched on
+        // (`patterns.themes`); otherwise the stored themes stay as they are.
+        if config.bool("patterns.themes") {
+            let themes = try refreshThemes(store, owner: owner, groups: outcome.state, occurrences: data.occurrences)
+            (tally.themesCreated, tally.themesChanged, tally.activeThemes) = (themes.created, themes.changed, themes.active)
+        }
         coverage.revision = revision
         return (outcome.stats, PatternStateEntry(revision: revision, state: outcome.state, labelDescriptions: descriptions,
                                                  indexVersion: version.description, occurrencesAt: data.occurrencesToKeep?.position),

@@ -6,7 +6,7 @@ import KindredKit
 /// theme corrections' errors.
 @Suite struct ThemeKitTests {
     @Test func themesAreTyped() async throws {
-        let (k, _) = try KindredKitTests.open()
+        let (k, _) = try KindredKitTests.open(["patterns.themes": "true"])
         defer { k.close() }
         _ = try await k.send(UpsertRecords(owner: "me", records: (0..<6).map { i in
             RecordInput(id: "r\(i)", revision: 1, text: "entry \(i)", kind: "dream", vector: KindredKitTests.axis(i % 2, Float(i) * 0.01))
