@@ -145,7 +145,8 @@ def cluster_status(urls, timeout=30):
 
 
 def wait_all_led(urls, nodes, timeout=60):
-    """Waits until every shard has a leader answering for it; returns the status."""
+    """Waits until every shard has a leader answering for it and every node in `nodes` leads an
+    even share (at least shards // len(nodes)); returns the status."""
     deadline = time.monotonic() + timeout
     status = None
     while time.monotonic() < deadline:
@@ -153,7 +154,9 @@ def wait_all_led(urls, nodes, timeout=60):
             assert n.proc.poll() is None, f"node {n.name} exited:\n{n.log()}"
         try:
             status = cluster_status(urls)
-            if all(s["leader"] and s["applied"] is not None for s in status["shards"]):
+            led = [s["leader"] for s in status["shards"]]
+            even = all(led.count(n.name) >= len(led) // len(nodes) for n in nodes)
+            if even and all(s["leader"] and s["applied"] is not None for s in status["shards"]):
                 return status
         except AssertionError:
             pass

@@ -10,8 +10,8 @@ public enum ClusterStatus {
         var rows: [JSONValue] = []
         for shard in 0..<shards {
             var row: JSONObject = ["shard": .from(shard)]
-            let leader = try map.leader(of: shard)
-            row["leader"] = .from(leader?.value)
+            let leader = try map.leader(of: shard).flatMap { $0.value.isEmpty ? nil : $0.value }
+            row["leader"] = .from(leader)
             let last = try connection.lastSequence(stream: ClusterLayout.writeStream, subject: ClusterLayout.writeSubject(shard))
             row["logSequence"] = .int(Int64(last))
             if leader != nil, let answer = try? connection.request(ClusterLayout.requestSubject(shard), Wire.request(NodeMethods.shardStatus, nil), timeoutMs: 2000),
@@ -24,7 +24,7 @@ public enum ClusterStatus {
             }
             rows.append(.object(row))
         }
-        let nodes: [JSONValue] = try map.nodes().map { ["name": .string($0.name), "heartbeatAgeMs": .int($0.ageMs)] }
+        let nodes: [JSONValue] = try map.nodes().map { ["name": .string($0.name), "heartbeatAgeMs": $0.ageMs.map { .int($0) } ?? .null] }
         return ["shards": .array(rows), "nodes": .array(nodes)]
     }
 }

@@ -40,7 +40,8 @@ public final class KeyValue: @unchecked Sendable {
         if s == NATS_NOT_FOUND { return nil }
         try NATSError.check(s, "reading \(bucket)/\(key)")
         defer { kvEntry_Destroy(entry) }
-        return Entry(value: String(cString: kvEntry_ValueString(entry)), revision: kvEntry_Revision(entry))
+        let value = kvEntry_ValueString(entry).map { String(cString: $0) } ?? ""
+        return Entry(value: value, revision: kvEntry_Revision(entry))
     }
 
     /// Sets the key only when it has no value; returns the new revision, or nil when it has one.
@@ -67,17 +68,5 @@ public final class KeyValue: @unchecked Sendable {
         var rev: UInt64 = 0
         let s = Array(value.utf8).withUnsafeBytes { kvStore_Put(&rev, kv, key, $0.baseAddress, Int32($0.count)) }
         try NATSError.check(s, "writing \(bucket)/\(key)")
-    }
-
-    /// Every key that has a value, sorted.
-    public func keys() throws(NATSError) -> [String] {
-        var list = kvKeysList()
-        let s = kvStore_Keys(&list, kv, nil)
-        if s == NATS_NOT_FOUND { return [] }
-        try NATSError.check(s, "listing \(bucket)")
-        defer { kvKeysList_Destroy(&list) }
-        var out: [String] = []
-        for i in 0..<Int(list.Count) { if let k = list.Keys[i] { out.append(String(cString: k)) } }
-        return out.sorted()
     }
 }

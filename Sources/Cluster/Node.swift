@@ -55,6 +55,7 @@ public final class Node: @unchecked Sendable {
         map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: replicas))
         log = try WriteLog(connection, replicas: replicas)
         shardCount = try map.shardCount(creating: options.shards)
+        try map.join(node: options.name)
     }
 
     /// The shards this node leads now, in order.
@@ -74,33 +75,48 @@ public final class Node: @unchecked Sendable {
 
     public func stop() { stopping.store(true, ordering: .relaxed) }
 
-    /// One round: heartbeat, give up shards the map gave to another node, claim up to an even share.
+    /// One round: heartbeat; give up shards the map gave to another node; hand back the shards beyond
+    /// an even share (a node that joined takes it); claim free shards and those of
+    /// silent nodes up to an even share.
     func tick() throws {
         try map.heartbeat(node: options.name)
         let nodes = try map.nodes()
-        var live = Set(nodes.filter { $0.ageMs < Int64(options.failoverMs) }.map(\.name))
+        var live = Set(nodes.filter { ($0.ageMs ?? .max) < Int64(options.failoverMs) }.map(\.name))
         live.insert(options.name)
-        for shard in ledShards where try map.leader(of: shard)?.value != options.name {
+        let entries = try (0..<shardCount).map { try map.leader(of: $0) }
+        for shard in ledShards where entries[shard]?.value != options.name {
             say("shard \(shard): led by another node now; giving it up")
             drop(shard)
         }
         let share = (shardCount + live.count - 1) / live.count
+        let mine = ledShards
+        if mine.count > share {
+            for shard in mine.suffix(mine.count - share) {
+                guard let entry = entries[shard] else { continue }
+                drop(shard)
+                if try map.release(shard, revision: entry.revision) {
+                    say("shard \(shard): handed back to even the spread over \(live.count) nodes")
+                }
+            }
+            return
+        }
         for shard in 0..<shardCount {
             if led.withLock({ $0.count >= share }) { break }
             if led.withLock({ $0[shard] != nil }) { continue }
-            let entry = try map.leader(of: shard)
-            var mine = false
-            if let entry {
+            var taken = false
+            if let entry = entries[shard], !entry.value.isEmpty {
                 if entry.value == options.name {
-                    mine = true
+                    taken = true
                 } else if !live.contains(entry.value) {
-                    mine = try map.take(shard, node: options.name, revision: entry.revision)
-                    if mine { say("shard \(shard): taken over from \(entry.value), silent for \(options.failoverMs) ms or more") }
+                    taken = try map.take(shard, node: options.name, revision: entry.revision)
+                    if taken { say("shard \(shard): taken over from \(entry.value), silent for \(options.failoverMs) ms or more") }
                 }
+            } else if let entry = entries[shard] {
+                taken = try map.take(shard, node: options.name, revision: entry.revision)
             } else {
-                mine = try map.claim(shard, node: options.name)
+                taken = try map.claim(shard, node: options.name)
             }
-            if mine { try lead(shard) }
+            if taken { try lead(shard) }
         }
     }
 

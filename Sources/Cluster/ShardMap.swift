@@ -2,7 +2,8 @@ import Foundation
 
 /// The cluster's shared state in its key-value bucket: the shard count (fixed when the first node
 /// creates the cluster), which node leads each shard (`shards.N`, changed only by revision-checked
-/// writes) and each node's last heartbeat (`nodes.NAME`, milliseconds since 1970).
+/// writes), the member nodes (`members`) and each node's last heartbeat (`nodes.NAME`,
+/// milliseconds since 1970).
 public final class ShardMap: Sendable {
     let kv: KeyValue
 
@@ -17,7 +18,8 @@ public final class ShardMap: Sendable {
         return n
     }
 
-    /// The node leading `shard` and the entry's revision (nil when no node has claimed it).
+    /// The node leading `shard` and the entry's revision (nil when no node has claimed it; an empty
+    /// value when its leader handed it back).
     public func leader(of shard: Int) throws -> KeyValue.Entry? { try kv.get("shards.\(shard)") }
 
     /// Takes a shard no node holds; false when another node claimed it first.
@@ -28,19 +30,41 @@ public final class ShardMap: Sendable {
         try kv.update("shards.\(shard)", node, revision: revision) != nil
     }
 
+    /// Leaves the shard to whichever node claims it next (the entry becomes empty); false when the
+    /// map moved meanwhile.
+    public func release(_ shard: Int, revision: UInt64) throws -> Bool {
+        try kv.update("shards.\(shard)", "", revision: revision) != nil
+    }
+
     public func heartbeat(node: String) throws {
         try kv.put("nodes.\(node)", String(Self.nowMs()))
     }
 
-    /// Every node that has sent a heartbeat, with its age in milliseconds, by name.
-    public func nodes() throws -> [(name: String, ageMs: Int64)] {
-        let now = Self.nowMs()
-        var out: [(String, Int64)] = []
-        for key in try kv.keys() where key.hasPrefix("nodes.") {
-            guard let e = try kv.get(key), let at = Int64(e.value) else { continue }
-            out.append((String(key.dropFirst(6)), max(0, now - at)))
+    /// Adds the node to the cluster's member list (`members`, names joined by commas), by
+    /// revision-checked writes; a no-op when it is already there.
+    public func join(node: String) throws {
+        while true {
+            guard let entry = try kv.get("members") else {
+                if try kv.create("members", node) != nil { return }
+                continue
+            }
+            var names = entry.value.split(separator: ",").map(String.init)
+            if names.contains(node) { return }
+            names.append(node)
+            if try kv.update("members", names.sorted().joined(separator: ","), revision: entry.revision) != nil { return }
         }
-        return out.sorted { $0.0 < $1.0 }
+    }
+
+    /// Every member node with the age of its last heartbeat in milliseconds (nil when it has sent
+    /// none), by name. (Listing the bucket's keys would create a consumer each time: members are
+    /// one key instead.)
+    public func nodes() throws -> [(name: String, ageMs: Int64?)] {
+        let now = Self.nowMs()
+        let names = (try kv.get("members")?.value ?? "").split(separator: ",").map(String.init).sorted()
+        return try names.map { name in
+            let at = try kv.get("nodes.\(name)").flatMap { Int64($0.value) }
+            return (name, at.map { max(0, now - $0) })
+        }
     }
 
     static func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

@@ -34,7 +34,8 @@ enum ClusterCommand {
             Output.out(line)
         }
         for node in status["nodes"]?.arrayValue ?? [] {
-            Output.out("node \(node["name"]?.stringValue ?? "?"): last heartbeat \(node["heartbeatAgeMs"]?.intValue ?? 0) ms ago")
+            let age = node["heartbeatAgeMs"]?.intValue.map { "last heartbeat \($0) ms ago" } ?? "no heartbeat"
+            Output.out("node \(node["name"]?.stringValue ?? "?"): \(age)")
         }
         return ExitCode.ok
     }
