@@ -5,6 +5,7 @@ Writes are acknowledged only once the replicated write log holds them, so killin
 a node loses no acknowledged write; owners stay apart across shards exactly as in one process.
 """
 
+import sqlite3
 import time
 
 import pytest
@@ -100,11 +101,15 @@ def test_router_answers_every_owner_from_its_shard_and_keeps_owners_apart(cluste
     assert err["code"] == NOT_FOUND
     assert r.result("search/query", {"owner": "nobody-at-all", "text": "bread", "mode": "semantic"})["results"] == []
 
-    # Each write went through its shard's log and was applied at the sequence the log gave it.
+    # Each write went through its shard's log and was applied at the sequence the log gave it; the
+    # shard's SQLite file holds that sequence (stored in the write's own transaction).
     status = cluster_status(nats.urls)
     for owner in owners:
         row = status["shards"][shard_of(owner)]
         assert row["logSequence"] > 0 and row["applied"] == row["logSequence"] and row["lag"] == 0, row
+        path = a.tmp / f"node-{row['leader']}" / f"shard-{row['shard']}.sqlite"
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            assert db.execute("SELECT sequence FROM applied_sequence").fetchone()[0] == row["logSequence"]
 
     # A request without an owner cannot be routed: an error naming the field; bad params are the nodes' errors.
     err = r.error("index/status", {})

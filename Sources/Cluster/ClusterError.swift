@@ -1,5 +1,5 @@
 public import JSONRPC
-public import KindredCore
+import KindredCore
 
 extension ErrorCode {
     /// The shard of the request's owner has no node serving it right now (starting, failing over

@@ -4,6 +4,7 @@ import Glibc
 import JSONRPC
 import KindredCore
 import Service
+import Foundation
 import Synchronization
 
 /// `kindred node`: hosts shards. It sends heartbeats to the shard map, claims free shards (and those
@@ -61,9 +62,17 @@ public final class Node: @unchecked Sendable {
     /// The shards this node leads now, in order.
     public var ledShards: [Int] { led.withLock { $0.keys.sorted() } }
 
-    /// Heartbeats and claims until `stop`.
+    /// Heartbeats and claims until `stop`. Heartbeats have a thread of their own, so that a long
+    /// replay while taking a shard never makes this node look silent.
     public func run() {
         try? map.heartbeat(node: options.name)
+        let beats = Thread { [self] in
+            while !stopping.load(ordering: .relaxed) {
+                usleep(UInt32(options.heartbeatMs) * 1000)
+                do { try map.heartbeat(node: options.name) } catch { say("cluster: heartbeat: \(error)") }
+            }
+        }
+        beats.start()
         usleep(UInt32(options.joinWaitMs) * 1000)
         while !stopping.load(ordering: .relaxed) {
             do { try tick() } catch { say("cluster: \(error)") }
@@ -75,11 +84,10 @@ public final class Node: @unchecked Sendable {
 
     public func stop() { stopping.store(true, ordering: .relaxed) }
 
-    /// One round: heartbeat; give up shards the map gave to another node; hand back the shards beyond
+    /// One round: give up shards the map gave to another node; hand back the shards beyond
     /// an even share (a node that joined takes it); claim free shards and those of
     /// silent nodes up to an even share.
     func tick() throws {
-        try map.heartbeat(node: options.name)
         let nodes = try map.nodes()
         var live = Set(nodes.filter { ($0.ageMs ?? .max) < Int64(options.failoverMs) }.map(\.name))
         live.insert(options.name)

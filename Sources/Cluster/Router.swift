@@ -16,7 +16,9 @@ public final class Router: Sendable {
     /// How long a request for a shard no node serves is retried before it is answered `shardUnavailable`.
     let retryMs: Int64
 
-    public init(connection: NATSConnection, timeoutMs: Int64 = 120_000, retryMs: Int64 = 10_000) throws {
+    /// - Parameter timeoutMs: how long a node's answer is awaited (a node killed while it works
+    ///   never answers); then the request is answered `shardUnavailable`.
+    public init(connection: NATSConnection, timeoutMs: Int64 = 30_000, retryMs: Int64 = 10_000) throws {
         self.connection = connection
         self.timeoutMs = timeoutMs
         self.retryMs = retryMs
@@ -81,7 +83,8 @@ public final class Router: Sendable {
                 waited += pause
                 pause = min(pause * 2, 1000)
             } catch let e as NATSError {
-                throw ResponseError.shardUnavailable(shard, e.isNoResponders ? "no node serves it" : "\(e)")
+                throw ResponseError.shardUnavailable(shard, e.isNoResponders ? "no node serves it"
+                    : e.isTimeout ? "its node did not answer within \(timeoutMs) ms (a write may still have been applied)" : "\(e)")
             } catch let e as ResponseError {
                 throw e
             } catch {
