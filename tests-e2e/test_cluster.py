@@ -197,3 +197,23 @@ def test_kill_9_of_a_node_moves_its_shards_and_loses_no_acknowledged_write(clust
     assert row["applied"] == row["logSequence"] and row["lag"] == 0
     # Failover (2 s of silence) plus the replay of the shard's log, well inside the bound.
     assert recovered < 2 + 2 + 10, recovered
+
+
+def test_a_joining_node_gets_shards_and_moved_owners_keep_their_records(cluster):
+    nats, node, router = cluster
+    a = node("a")
+    wait_all_led(nats.urls, [a])
+    r = router()
+    owners = [f"person-{i}" for i in range(10)]
+    for owner in owners:
+        upsert(r, owner, [{"id": f"j{k}", "revision": 1, "text": f"{owner} journal entry {k}"} for k in range(3)])
+    b = node("b")
+    status = wait_all_led(nats.urls, [a, b])
+    moved = [o for o in owners if status["shards"][shard_of(o)]["leader"] == "b"]
+    assert moved, "no owner's shard moved to the joining node"
+    # The joining node rebuilt each moved shard from the log: every record is there, once.
+    for owner in owners:
+        assert all_present(r, owner, ["j0", "j1", "j2"]) == []
+        assert r.result("index/status", {"owner": owner})["records"] == 3
+    for row in status["shards"]:
+        assert row["lag"] == 0, row

@@ -84,9 +84,9 @@ public final class Node: @unchecked Sendable {
 
     public func stop() { stopping.store(true, ordering: .relaxed) }
 
-    /// One round: give up shards the map gave to another node; hand back the shards beyond
-    /// an even share (a node that joined takes it); claim free shards and those of
-    /// silent nodes up to an even share.
+    /// One round: give up shards the map gave to another node; hand back shards until the spread
+    /// is even (each node leads `shards / live` or one more); claim free shards and those of silent
+    /// nodes while this node leads fewer than that, or no more than any other live node.
     func tick() throws {
         let nodes = try map.nodes()
         var live = Set(nodes.filter { ($0.ageMs ?? .max) < Int64(options.failoverMs) }.map(\.name))
@@ -96,10 +96,20 @@ public final class Node: @unchecked Sendable {
             say("shard \(shard): led by another node now; giving it up")
             drop(shard)
         }
-        let share = (shardCount + live.count - 1) / live.count
+        // The map's word is final: a shard it gives this node (after a restart) is served.
+        for shard in 0..<shardCount where entries[shard]?.value == options.name && led.withLock({ $0[shard] == nil }) {
+            try lead(shard)
+        }
+        let low = shardCount / live.count
+        let high = (shardCount + live.count - 1) / live.count
+        var counts: [String: Int] = [:]
+        for e in entries { if let name = e?.value, live.contains(name) { counts[name, default: 0] += 1 } }
+        let fewestElsewhere = live.filter { $0 != options.name }.map { counts[$0] ?? 0 }.min() ?? Int.max
         let mine = ledShards
-        if mine.count > share {
-            for shard in mine.suffix(mine.count - share) {
+        // Beyond the high share, or above the low share while another node is below it.
+        let excess = mine.count > high ? mine.count - high : (mine.count > low && fewestElsewhere < low ? 1 : 0)
+        if excess > 0 {
+            for shard in mine.suffix(excess) {
                 guard let entry = entries[shard] else { continue }
                 drop(shard)
                 if try map.release(shard, revision: entry.revision) {
@@ -109,7 +119,8 @@ public final class Node: @unchecked Sendable {
             return
         }
         for shard in 0..<shardCount {
-            if led.withLock({ $0.count >= share }) { break }
+            let count = led.withLock { $0.count }
+            if !(count < low || (count < high && count <= fewestElsewhere)) { break }
             if led.withLock({ $0[shard] != nil }) { continue }
             var taken = false
             if let entry = entries[shard], !entry.value.isEmpty {
