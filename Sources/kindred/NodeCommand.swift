@@ -50,6 +50,11 @@ enum NodeCommand {
         let node = try Node(connection: connection, options: options, makeService: { path in
             let service = try KindredService(config: config, databasePath: path, embedder: embedder, embedderProblem: problem,
                                              previousEmbedder: EmbedderSetup.previousEmbedder(config))
+            // The replicated write log is what makes a write durable: a shard's commits need no sync
+            // of their own (synced at checkpoints). A machine that crashes loses at most the last
+            // commits of a file, with the applied sequence stored in them, and the node applies
+            // those writes again from the log.
+            _ = try service.groupCommit()
             service.startBackgroundEmbedding { Output.err("kindred node \(name): \($0)") }
             service.startKeywordIndex()
             return service
