@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The cluster's shared state in its key-value bucket: the shard count (fixed when the first node
 /// creates the cluster), which node leads each shard (`shards.N`, changed only by revision-checked
@@ -12,10 +15,13 @@ public final class ShardMap: Sendable {
     /// The cluster's shard count; `creating` is recorded when the cluster has none yet.
     public func shardCount(creating: Int?) throws -> Int {
         if let creating { _ = try kv.create("shards", String(creating)) }
-        guard let entry = try kv.get("shards"), let n = Int(entry.value), n > 0 else {
-            throw ClusterError("the cluster has no shard count yet: no node has started")
+        // Reads may be answered by a replica a moment behind the write that created the key.
+        for attempt in 0..<50 {
+            if let entry = try kv.get("shards"), let n = Int(entry.value), n > 0 { return n }
+            if creating == nil && attempt == 0 { break }
+            usleep(100_000)
         }
-        return n
+        throw ClusterError("the cluster has no shard count yet: no node has started")
     }
 
     /// The node leading `shard` and the entry's revision (nil when no node has claimed it; an empty
