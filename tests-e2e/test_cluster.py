@@ -11,7 +11,7 @@ import time
 import pytest
 
 from cluster_support import NatsCluster, Node, Router, cluster_status, wait_all_led
-from conftest import INVALID_PARAMS, NOT_FOUND
+from conftest import INVALID_PARAMS, NOT_FOUND, run_cli
 
 SHARDS = 16
 SHARD_UNAVAILABLE = -32060
@@ -72,7 +72,8 @@ def owners_on_two_nodes(status, count=6):
 
 
 def upsert(r, owner, records):
-    return r.result("records/upsert", {"owner": owner, "records": records}, timeout=60)
+    """Upserts and waits until the records are searchable (the node embeds them first)."""
+    return r.result("records/upsert", {"owner": owner, "records": records, "waitForIndex": True}, timeout=60)
 
 
 def test_router_answers_every_owner_from_its_shard_and_keeps_owners_apart(cluster):
@@ -117,6 +118,30 @@ def test_router_answers_every_owner_from_its_shard_and_keeps_owners_apart(cluste
     err = r.error("records/upsert", {"owner": owners[0], "records": [{"id": "x", "revision": 1, "text": "t"}], "colour": 1})
     assert err["code"] == INVALID_PARAMS and "colour" in err["message"]
     assert r.shutdown_and_exit() == 0
+
+    # The human form of the status: one line per shard, then one per node.
+    text = run_cli("cluster", "status", "--nats", nats.urls)
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[0].split() == ["shard", "leader", "log", "applied", "lag"] and len(lines) == 1 + SHARDS + 2
+    assert lines[-2].startswith("node a: last heartbeat") and lines[-1].startswith("node b: last heartbeat")
+
+
+def test_node_and_cluster_commands_refuse_bad_arguments(tmp_path):
+    for args, says in [
+        (["node", "--data", str(tmp_path), "--name", "a"], "--nats URL is required"),
+        (["node", "--nats", "nats://127.0.0.1:9", "--name", "a"], "--data DIR is required"),
+        (["node", "--nats", "nats://127.0.0.1:9", "--data", str(tmp_path), "--name", "a b"], "--name must be"),
+        (["node", "--nats", "nats://127.0.0.1:9", "--data", str(tmp_path), "--name", "a", "--shards", "0"], "--shards must be"),
+        (["cluster", "status"], "--nats URL is required"),
+        (["cluster", "drain", "--nats", "nats://127.0.0.1:9"], "expected the subcommand status"),
+        (["serve", "--cluster", "nats://127.0.0.1:9", "--timeout-ms", "5"], "--timeout-ms must be"),
+    ]:
+        r = run_cli(*args)
+        assert r.returncode == 2 and says in r.stderr, (args, r.returncode, r.stderr)
+    # No NATS server there: a failure naming what could not be reached.
+    r = run_cli("cluster", "status", "--nats", "nats://127.0.0.1:9")
+    assert r.returncode == 1 and "nats://127.0.0.1:9" in r.stderr, r.stderr
 
 
 def test_initialize_reports_the_cluster_and_the_nodes_model(cluster):

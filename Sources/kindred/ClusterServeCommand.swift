@@ -20,16 +20,16 @@ enum ClusterServeCommand {
         case "ndjson": framing = .ndjson
         case let other: throw Arguments.UsageError(description: "--framing must be auto, lsp or ndjson, got '\(other)'")
         }
-        signal(SIGPIPE, SIG_IGN)
-        let protocolFD = dup(1)
-        dup2(2, 1)
-
-        let connection = try NATSConnection(urls: urls, name: "kindred-router")
         var timeoutMs: Int64 = 30_000
         if let t = args.value("timeout-ms") {
             guard let n = Int64(t), n >= 100 else { throw Arguments.UsageError(description: "--timeout-ms must be an integer of at least 100, got '\(t)'") }
             timeoutMs = n
         }
+        signal(SIGPIPE, SIG_IGN)
+        let protocolFD = dup(1)
+        dup2(2, 1)
+
+        let connection = try NATSConnection(urls: urls, name: "kindred-router")
         let router = try Router(connection: connection, timeoutMs: timeoutMs)
         let holder = ServerHolder()
         let server = Server(

@@ -33,6 +33,9 @@ enum NodeCommand {
         guard let urls = args.value("nats") else { throw Arguments.UsageError(description: "--nats URL is required") }
         guard let data = args.value("data") else { throw Arguments.UsageError(description: "--data DIR is required") }
         guard let name = args.value("name") else { throw Arguments.UsageError(description: "--name NAME is required") }
+        guard ClusterLayout.isValidNodeName(name) else {
+            throw Arguments.UsageError(description: "--name must be 1 to 64 letters, digits, '-' or '_', got '\(name)'")
+        }
         var options = Node.Options(name: name, dataDirectory: data)
         if let s = args.value("shards") {
             guard let n = Int(s), (1...4096).contains(n) else { throw Arguments.UsageError(description: "--shards must be an integer from 1 to 4096, got '\(s)'") }
@@ -68,7 +71,9 @@ enum NodeCommand {
     }
 }
 
-/// Calls `stop` on SIGINT or SIGTERM (once); a second signal ends the process at once.
+/// Calls `stop` on SIGINT or SIGTERM (once); a second signal ends the process at once, and so does
+/// a stop that takes longer than 10 s (NATS gone: every call waits for its timeout). Ending without
+/// closing the shards loses nothing: the log holds every acknowledged write.
 final class SignalStop: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     init(_ stop: @escaping @Sendable () -> Void) {
@@ -78,6 +83,7 @@ final class SignalStop: @unchecked Sendable {
             source.setEventHandler {
                 stop()
                 signal(sig, SIG_DFL)
+                DispatchQueue.global().asyncAfter(deadline: .now() + 10) { exit(ExitCode.failure) }
             }
             source.resume()
             sources.append(source)
