@@ -3,6 +3,7 @@ import PackageDescription
 
 // Dependencies point down only, and each target declares exactly the modules of ours it imports
 // (tests-e2e/test_module_map.py checks this and the README's module map):
+//   kindred -> Cluster -> Service (Cluster also on JSONRPC, KindredCore and CNATS)
 //   kindred, kindred-bench, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, KeywordIndex, Embedding, Remote, Grouping, Pictures} -> {LinearAlgebra, KindredCore}
 // (MCP sits on JSONRPC; the numeric modules import LinearAlgebra, not KindredCore; Pictures draws SVG
 // from plain values and imports nothing of ours.)
@@ -24,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CLAPACKE", pkgConfig: "lapacke", providers: [.apt(["liblapacke-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // nats.c, the NATS client with JetStream and key-value (Debian ships no pkg-config file for it).
+        .systemLibrary(name: "CNATS", providers: [.apt(["libnats-dev"])]),
 
         // Hand-vectorised scan and small matrix kernels (AVX2/FMA/F16C with run-time dispatch, portable C fallback).
         // SwiftPM's release flags only: unsafeFlags would stop an app from pinning KindredKit by version
@@ -45,9 +48,12 @@ let package = Package(
         .target(name: "Service", dependencies: [
             "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "KeywordIndex", "Embedding", "Remote", "Grouping", "JSONRPC", "MCP", "Pictures",
         ]),
+        // Owners sharded over `kindred node` processes on NATS JetStream: shard hashing, the shard map,
+        // the write log, the node and the router (docs/scale-out.md).
+        .target(name: "Cluster", dependencies: ["CNATS", "Service", "JSONRPC", "KindredCore"]),
         // Argument parsing, exit codes and terminal output of the two command-line programs.
         .target(name: "KindredCLI", dependencies: ["KindredCore"]),
-        .executableTarget(name: "kindred", dependencies: ["Service", "JSONRPC", "MCP", "KindredCore", "KindredCLI", "LinearAlgebra"]),
+        .executableTarget(name: "kindred", dependencies: ["Service", "JSONRPC", "MCP", "KindredCore", "KindredCLI", "LinearAlgebra", "Cluster"]),
         // Synthetic data (seeded generator, clustered occurrences) and the pattern engine's synthetic speed run.
         .target(name: "KindredTestSupport", dependencies: ["Grouping", "LinearAlgebra"]),
         .executableTarget(name: "kindred-bench", dependencies: [
@@ -72,5 +78,6 @@ let package = Package(
         .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore", "KindredKit", "Grouping", "MCP"]),
         .testTarget(name: "KindredKitTests", dependencies: ["KindredKit"]),
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "KindredCore"]),
+        .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
     ]
 )

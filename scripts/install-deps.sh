@@ -2,7 +2,8 @@
 # Installs the Debian packages Kindred builds against (no-op when they are all present).
 set -euo pipefail
 # librsvg2-bin: rsvg-convert, which the picture tests render the SVGs with.
-packages=(libsqlite3-dev libblas-dev libopenblas-dev liblapacke-dev libcurl4-openssl-dev pkg-config unzip librsvg2-bin)
+# nats-server and libnats-dev: the cluster (kindred node, serve --cluster) and its tests.
+packages=(libsqlite3-dev libblas-dev libopenblas-dev liblapacke-dev libcurl4-openssl-dev pkg-config unzip librsvg2-bin nats-server libnats-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -147,6 +147,7 @@ public final class Database {
         try execute("BEGIN IMMEDIATE")
         do {
             let v = try body()
+            if let sequence = AppliedSequence.current { try AppliedSequence.stamp(self, sequence) }
             try execute("COMMIT")
             return v
         } catch {

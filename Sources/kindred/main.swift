@@ -9,7 +9,7 @@ let usage = """
     USAGE: kindred <command> [options]
 
     COMMANDS:
-      serve      speak JSON-RPC 2.0 over stdio (for applications)
+      serve      speak JSON-RPC 2.0 over stdio (for applications); --cluster URL routes to a cluster
       mcp        serve one owner's records as MCP tools over stdio (for assistants and agents)
       ingest     load records from a JSON Lines file
       search     natural-language search over one owner's records
@@ -17,6 +17,8 @@ let usage = """
       patterns   refresh, findings, show GROUP_ID, map and timeline (pattern discovery)
       tombstones purge the tombstones of deleted records older than a date
       embed      print embeddings of texts, one JSON array per line
+      node       host shards of a cluster on NATS JetStream (docs/scale-out.md)
+      cluster    status of a cluster
       help       show this help, or `kindred help COMMAND`
 
     Run `kindred COMMAND --help` for a command's options.
@@ -32,6 +34,8 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
     case "patterns": return try PatternsCommand.run(argv)
     case "tombstones": return try TombstonesCommand.run(argv)
     case "embed": return try EmbedCommand.run(argv)
+    case "node": return try NodeCommand.run(argv)
+    case "cluster": return try ClusterCommand.run(argv)
     default:
         Output.err("kindred: unknown command '\(command)'\n\n\(usage)")
         return ExitCode.usage

@@ -1,0 +1,21 @@
+/// Names the cluster's processes agree on in NATS: the shard map bucket, the write log stream and
+/// the subjects of requests and writes. Part of the cluster's data layout.
+public enum ClusterLayout {
+    /// The key-value bucket holding the shard count, shard → node and node heartbeats.
+    public static let bucket = "kindred-cluster"
+    /// The stream every shard's writes are appended to, one subject per shard.
+    public static let writeStream = "KINDRED_WRITES"
+    public static let writeSubjects = "kindred.writes.*"
+    /// Shard count of a new cluster when none is given.
+    public static let defaultShards = 64
+
+    public static func writeSubject(_ shard: Int) -> String { "kindred.writes.\(shard)" }
+    /// Where requests for a shard are sent; only the node leading the shard listens.
+    public static func requestSubject(_ shard: Int) -> String { "kindred.shard.\(shard)" }
+
+    /// A node name is a key part in the bucket: letters, digits, `-` and `_`, 1 to 64 of them.
+    public static func isValidNodeName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64
+            && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x5F }
+    }
+}

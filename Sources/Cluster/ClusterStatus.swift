@@ -1,0 +1,30 @@
+public import KindredCore
+
+/// What `kindred cluster status` reports: every shard with its leader, the last sequence of its
+/// write log, the sequence its leader has applied and the difference (lag); every node with the
+/// age of its last heartbeat.
+public enum ClusterStatus {
+    public static func read(_ connection: NATSConnection) throws -> JSONValue {
+        let map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: nil))
+        let shards = try map.shardCount(creating: nil)
+        var rows: [JSONValue] = []
+        for shard in 0..<shards {
+            var row: JSONObject = ["shard": .from(shard)]
+            let leader = try map.leader(of: shard).flatMap { $0.value.isEmpty ? nil : $0.value }
+            row["leader"] = .from(leader)
+            let last = try connection.lastSequence(stream: ClusterLayout.writeStream, subject: ClusterLayout.writeSubject(shard))
+            row["logSequence"] = .int(Int64(last))
+            if leader != nil, let answer = try? connection.request(ClusterLayout.requestSubject(shard), Wire.request(NodeMethods.shardStatus, nil), timeoutMs: 2000),
+               let status = try? Wire.decodeAnswer(answer), let applied = status["applied"]?.intValue {
+                row["applied"] = .int(applied)
+                row["lag"] = .int(Int64(last) - applied)
+            } else {
+                row["applied"] = .null
+                row["lag"] = .null
+            }
+            rows.append(.object(row))
+        }
+        let nodes: [JSONValue] = try map.nodes().map { ["name": .string($0.name), "heartbeatAgeMs": $0.ageMs.map { .int($0) } ?? .null] }
+        return ["shards": .array(rows), "nodes": .array(nodes)]
+    }
+}

@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CNATS
+
+/// One connection to a NATS cluster (any of the servers listed; it reconnects to another when one
+/// goes away) with its JetStream context. Thread-safe, as the C client is.
+public final class NATSConnection: @unchecked Sendable {
+    let nc: OpaquePointer
+    let js: OpaquePointer
+
+    /// - Parameters:
+    ///   - urls: `nats://host:port`, comma-separated for several servers of one cluster.
+    ///   - apiWaitMs: how long a JetStream API call (an append's acknowledgement) is awaited.
+    public init(urls: String, name: String, apiWaitMs: Int64 = 5000) throws(NATSError) {
+        var opts: OpaquePointer?
+        try NATSError.check(natsOptions_Create(&opts), "nats options")
+        defer { natsOptions_Destroy(opts) }
+        let list = urls.split(separator: ",").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty }
+        let strings = CStrings()
+        defer { strings.releaseArrays() }
+        try NATSError.check(natsOptions_SetServers(opts, strings.array(list), Int32(list.count)), "nats servers '\(urls)'")
+        _ = natsOptions_SetName(opts, name)
+        _ = natsOptions_SetMaxReconnect(opts, -1)
+        _ = natsOptions_SetReconnectWait(opts, 100)
+        _ = natsOptions_SetTimeout(opts, 2000)
+        var conn: OpaquePointer?
+        try NATSError.check(natsConnection_Connect(&conn, opts), "connecting to \(urls)")
+        nc = conn!
+        var jo = jsOptions()
+        jsOptions_Init(&jo)
+        jo.Wait = apiWaitMs
+        var ctx: OpaquePointer?
+        let s = natsConnection_JetStream(&ctx, nc, &jo)
+        if s != NATS_OK {
+            natsConnection_Destroy(nc)
+            throw NATSError(s, "JetStream context")
+        }
+        js = ctx!
+    }
+
+    deinit {
+        jsCtx_Destroy(js)
+        natsConnection_Destroy(nc)
+    }
+
+    /// Flushes what was published and closes the connection.
+    public func close() {
+        _ = natsConnection_FlushTimeout(nc, 1000)
+        natsConnection_Close(nc)
+    }
+
+    /// How many servers the connection knows of (those listed and those the cluster announced).
+    public var knownServers: Int {
+        var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        var count: Int32 = 0
+        guard natsConnection_GetServers(nc, &list, &count) == NATS_OK, let list else { return 1 }
+        for i in 0..<Int(count) { free(list[i]) }
+        free(list)
+        return max(1, Int(count))
+    }
+
+    /// Sends `data` to `subject` and waits up to `timeoutMs` for the one answer.
+    public func request(_ subject: String, _ data: [UInt8], timeoutMs: Int64) throws(NATSError) -> [UInt8] {
+        var reply: OpaquePointer?
+        let s = data.withUnsafeBytes { natsConnection_Request(&reply, nc, subject, $0.baseAddress, Int32($0.count), timeoutMs) }
+        try NATSError.check(s, "request on \(subject)")
+        defer { natsMsg_Destroy(reply) }
+        return Self.body(reply!)
+    }
+
+    public func publish(_ subject: String, _ data: [UInt8]) throws(NATSError) {
+        let s = data.withUnsafeBytes { natsConnection_Publish(nc, subject, $0.baseAddress, Int32($0.count)) }
+        try NATSError.check(s, "publish on \(subject)")
+    }
+
+    /// Calls `handler` with each message's body and reply subject, one message at a time per
+    /// subscription, on a thread of the client library.
+    public func subscribe(_ subject: String, _ handler: @escaping @Sendable (_ data: [UInt8], _ reply: String?) -> Void) throws(NATSError) -> Subscription {
+        let box = Unmanaged.passRetained(HandlerBox(handler))
+        var sub: OpaquePointer?
+        let callback: kindred_nats_msg_handler = { _, _, msg, closure in
+            guard let msg, let closure else { return }
+            let box = Unmanaged<HandlerBox>.fromOpaque(closure).takeUnretainedValue()
+            let data = NATSConnection.body(msg)
+            let reply = natsMsg_GetReply(msg).map { String(cString: $0) }
+            natsMsg_Destroy(msg)
+            box.handle(data, reply)
+        }
+        let s = kindred_nats_subscribe(&sub, nc, subject, callback, box.toOpaque())
+        if s != NATS_OK {
+            box.release()
+            throw NATSError(s, "subscribing to \(subject)")
+        }
+        _ = natsSubscription_SetPendingLimits(sub, 65_536, 256 << 20)
+        return Subscription(sub!)
+    }
+
+    static func body(_ msg: OpaquePointer) -> [UInt8] {
+        let n = Int(natsMsg_GetDataLength(msg))
+        guard n > 0, let p = natsMsg_GetData(msg) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
+}
+
+/// A subscription; `cancel` stops its deliveries.
+public final class Subscription: @unchecked Sendable {
+    let sub: OpaquePointer
+    init(_ sub: OpaquePointer) { self.sub = sub }
+    public func cancel() { _ = natsSubscription_Unsubscribe(sub) }
+    deinit { natsSubscription_Destroy(sub) }
+}
+
+/// The Swift handler behind a C callback's closure pointer (kept for the process's life: the
+/// library may still deliver to it while a subscription ends).
+final class HandlerBox: @unchecked Sendable {
+    let handle: @Sendable ([UInt8], String?) -> Void
+    init(_ handle: @escaping @Sendable ([UInt8], String?) -> Void) { self.handle = handle }
+}

@@ -1,0 +1,216 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSONRPC
+import KindredCore
+import Service
+import Foundation
+import Synchronization
+
+/// `kindred node`: hosts shards. It sends heartbeats to the shard map, claims free shards (and those
+/// of nodes silent for `failoverMs`) up to an even share by revision-checked map writes, and for
+/// each shard it leads answers the requests sent to the shard's subject: reads from the shard's
+/// store, writes appended to the log first and applied once the log's replicas hold them.
+public final class Node: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var name: String
+        public var dataDirectory: String
+        /// The shard count recorded when this node creates the cluster (ignored once it exists).
+        public var shards: Int = ClusterLayout.defaultShards
+        public var heartbeatMs: Int = 1000
+        /// A node silent this long is taken as gone: others take its shards.
+        public var failoverMs: Int = 5000
+        /// Wait before the first claim, so that nodes started together share the shards.
+        public var joinWaitMs: Int = 1500
+        public init(name: String, dataDirectory: String) {
+            self.name = name
+            self.dataDirectory = dataDirectory
+        }
+    }
+
+    let options: Options
+    let connection: NATSConnection
+    let map: ShardMap
+    let log: WriteLog
+    public let shardCount: Int
+    let makeService: @Sendable (_ path: String) throws -> KindredService
+    let say: @Sendable (String) -> Void
+
+    private struct Led {
+        let host: ShardHost
+        let subscription: Subscription
+    }
+    private let led = Mutex<[Int: Led]>([:])
+    private let stopping = Atomic<Bool>(false)
+
+    public init(connection: NATSConnection, options: Options, makeService: @escaping @Sendable (String) throws -> KindredService,
+                say: @escaping @Sendable (String) -> Void) throws {
+        guard ClusterLayout.isValidNodeName(options.name) else {
+            throw ClusterError("--name must be 1 to 64 letters, digits, '-' or '_', got '\(options.name)'")
+        }
+        self.options = options
+        self.connection = connection
+        self.makeService = makeService
+        self.say = say
+        let replicas = min(3, connection.knownServers)
+        map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: replicas))
+        log = try WriteLog(connection, replicas: replicas)
+        shardCount = try map.shardCount(creating: options.shards)
+        try map.join(node: options.name)
+    }
+
+    /// The shards this node leads now, in order.
+    public var ledShards: [Int] { led.withLock { $0.keys.sorted() } }
+
+    /// Heartbeats and claims until `stop`. Heartbeats have a thread of their own, so that a long
+    /// replay while taking a shard never makes this node look silent.
+    public func run() {
+        try? map.heartbeat(node: options.name)
+        let beats = Thread { [self] in
+            while !stopping.load(ordering: .relaxed) {
+                usleep(UInt32(options.heartbeatMs) * 1000)
+                do { try map.heartbeat(node: options.name) } catch { say("cluster: heartbeat: \(error)") }
+            }
+        }
+        beats.start()
+        usleep(UInt32(options.joinWaitMs) * 1000)
+        while !stopping.load(ordering: .relaxed) {
+            do { try tick() } catch { say("cluster: \(error)") }
+            usleep(UInt32(options.heartbeatMs) * 1000)
+        }
+        let all = led.withLock { s -> [Led] in defer { s = [:] }; return Array(s.values) }
+        for l in all { l.subscription.cancel(); l.host.close() }
+    }
+
+    public func stop() { stopping.store(true, ordering: .relaxed) }
+
+    /// One round: give up shards the map gave to another node; hand back shards until the spread
+    /// is even (each node leads `shards / live` or one more); claim free shards and those of silent
+    /// nodes while this node leads fewer than that, or no more than any other live node.
+    func tick() throws {
+        let nodes = try map.nodes()
+        var live = Set(nodes.filter { ($0.ageMs ?? .max) < Int64(options.failoverMs) }.map(\.name))
+        live.insert(options.name)
+        let entries = try (0..<shardCount).map { try map.leader(of: $0) }
+        for shard in ledShards where entries[shard]?.value != options.name {
+            say("shard \(shard): led by another node now; giving it up")
+            drop(shard)
+        }
+        // The map's word is final: a shard it gives this node (after a restart) is served.
+        for shard in 0..<shardCount where entries[shard]?.value == options.name && led.withLock({ $0[shard] == nil }) {
+            try lead(shard)
+        }
+        let low = shardCount / live.count
+        let high = (shardCount + live.count - 1) / live.count
+        var counts: [String: Int] = [:]
+        for e in entries { if let name = e?.value, live.contains(name) { counts[name, default: 0] += 1 } }
+        let fewestElsewhere = live.filter { $0 != options.name }.map { counts[$0] ?? 0 }.min() ?? Int.max
+        let mine = ledShards
+        // Beyond the high share, or above the low share while another node is below it.
+        let excess = mine.count > high ? mine.count - high : (mine.count > low && fewestElsewhere < low ? 1 : 0)
+        if excess > 0 {
+            for shard in mine.suffix(excess) {
+                guard let entry = entries[shard] else { continue }
+                drop(shard)
+                if try map.release(shard, revision: entry.revision) {
+                    say("shard \(shard): handed back to even the spread over \(live.count) nodes")
+                }
+            }
+            return
+        }
+        for shard in 0..<shardCount {
+            let count = led.withLock { $0.count }
+            if !(count < low || (count < high && count <= fewestElsewhere)) { break }
+            if led.withLock({ $0[shard] != nil }) { continue }
+            var taken = false
+            if let entry = entries[shard], !entry.value.isEmpty {
+                if entry.value == options.name {
+                    taken = true
+                } else if !live.contains(entry.value) {
+                    taken = try map.take(shard, node: options.name, revision: entry.revision)
+                    if taken { say("shard \(shard): taken over from \(entry.value), silent for \(options.failoverMs) ms or more") }
+                }
+            } else if let entry = entries[shard] {
+                taken = try map.take(shard, node: options.name, revision: entry.revision)
+            } else {
+                taken = try map.claim(shard, node: options.name)
+            }
+            if taken { try lead(shard) }
+        }
+    }
+
+    /// Opens the shard's store, applies the log's tail and starts answering its subject.
+    func lead(_ shard: Int) throws {
+        let path = "\(options.dataDirectory)/shard-\(shard).sqlite"
+        let host = try ShardHost(shard: shard, service: try makeService(path), log: log)
+        let subscription = try connection.subscribe(ClusterLayout.requestSubject(shard)) { [self] data, reply in
+            let answer = Wire.answer(handle(host, data))
+            if let reply { try? connection.publish(reply, answer) }
+        }
+        led.withLock { $0[shard] = Led(host: host, subscription: subscription) }
+        say("shard \(shard): leading (applied up to \(host.appliedSequence))")
+    }
+
+    func drop(_ shard: Int) {
+        guard let l = led.withLock({ $0.removeValue(forKey: shard) }) else { return }
+        l.subscription.cancel()
+        l.host.close()
+    }
+
+    /// Answers one request for a shard this node leads.
+    func handle(_ host: ShardHost, _ data: [UInt8]) -> Result<JSONValue, ResponseError> {
+        do throws(ResponseError) {
+            let (method, params) = try Wire.decodeRequest(data)
+            switch method {
+            case NodeMethods.initialize:
+                return .success(host.service.initializeResult(methods: KindredService.methodNames))
+            case NodeMethods.shardStatus:
+                return .success(["shard": .from(host.shard), "node": .string(options.name), "applied": .int(Int64(host.appliedSequence))])
+            default:
+                break
+            }
+            guard let kind = KindredService.methodKind(method) else { throw ResponseError.methodNotFound(method) }
+            if kind == .write { return write(host, method, params) }
+            return .success(try host.service.call(method, params ?? .object(JSONObject())))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Appends the write to the shard's log (fenced by the last sequence this store applied), then
+    /// applies it. A lost acknowledgement is retried under the same message id, which JetStream
+    /// stores once.
+    func write(_ host: ShardHost, _ method: String, _ params: JSONValue?) -> Result<JSONValue, ResponseError> {
+        let entry = Wire.request(method, params)
+        var rng = SystemRandomNumberGenerator()
+        let id = "\(options.name)-\(String(rng.next(), radix: 16))\(String(rng.next(), radix: 16))"
+        var attempts = 0
+        while true {
+            do {
+                let sequence = try log.append(shard: host.shard, entry, expectedLast: host.appliedSequence, id: id)
+                return host.apply(sequence, entry)
+            } catch let e where e.isWrongLastSequence && attempts < 3 {
+                // The log holds writes this store has not applied: this node's own write whose
+                // acknowledgement was lost, or another node's if the shard moved.
+                attempts += 1
+                do { try host.catchUp() } catch { return .failure(.shardUnavailable(host.shard, "\(error)")) }
+                guard (try? map.leader(of: host.shard)?.value) == options.name else {
+                    return .failure(.shardUnavailable(host.shard, "another node leads it now"))
+                }
+            } catch let e where (e.isTimeout || e.isNoResponders) && attempts < 3 {
+                attempts += 1
+                usleep(200_000)
+            } catch {
+                return .failure(.shardUnavailable(host.shard, "the write log did not take the write (\(error))"))
+            }
+        }
+    }
+}
+
+/// Methods a node answers besides the service's, for the router and `kindred cluster`.
+public enum NodeMethods {
+    /// The `initialize` result of the store behind a shard (model, dimension, methods).
+    public static let initialize = "kindred/initialize"
+    /// `{shard, node, applied}`.
+    public static let shardStatus = "kindred/shardStatus"
+}

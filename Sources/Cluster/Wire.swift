@@ -1,0 +1,36 @@
+public import KindredCore
+public import JSONRPC
+
+/// What travels between router and node, and what the write log holds: `{"method", "params"}` for a
+/// request (the log entry of a write is this, canonical: keys in this order, params as received),
+/// `{"result"}` or `{"error"}` for its answer.
+public enum Wire {
+    public static func request(_ method: String, _ params: JSONValue?) -> [UInt8] {
+        JSONWriter.bytes(.object(JSONObject([("method", .string(method)), ("params", params ?? .object(JSONObject()))])))
+    }
+
+    public static func decodeRequest(_ bytes: [UInt8]) throws(ResponseError) -> (method: String, params: JSONValue?) {
+        guard let v = try? JSONParser.parse(bytes), let o = v.objectValue, let method = o["method"]?.stringValue else {
+            throw ResponseError.invalidRequest("a cluster request must be an object with a method")
+        }
+        return (method, o["params"])
+    }
+
+    public static func answer(_ outcome: Result<JSONValue, ResponseError>) -> [UInt8] {
+        switch outcome {
+        case .success(let r): return JSONWriter.bytes(.object(JSONObject([("result", r)])))
+        case .failure(let e): return JSONWriter.bytes(.object(JSONObject([("error", e.json)])))
+        }
+    }
+
+    public static func decodeAnswer(_ bytes: [UInt8]) throws(ResponseError) -> JSONValue {
+        guard let v = try? JSONParser.parse(bytes), let o = v.objectValue else {
+            throw ResponseError.internalError("a node answered something that is not JSON")
+        }
+        if let e = o["error"]?.objectValue, let code = e["code"]?.intValue {
+            throw ResponseError(code: ErrorCode(rawValue: Int(code)), message: e["message"]?.stringValue ?? "", data: e["data"])
+        }
+        guard let r = o["result"] else { throw ResponseError.internalError("a node's answer holds neither result nor error") }
+        return r
+    }
+}

@@ -1,0 +1,36 @@
+public import KindredCore
+public import JSONRPC
+import Storage
+
+/// What a cluster node needs of the service that holds one shard: which methods are writes, and
+/// applying a write read from the shard's replicated log so that the log sequence is stored in the
+/// same transaction as the write (`AppliedSequence`).
+extension KindredService {
+    /// How the service schedules `method` (nil for a method it does not answer).
+    public static func methodKind(_ method: String) -> MethodKind? { route(method)?.kind }
+
+    /// Makes the store ready to record applied log sequences (once, before the first apply).
+    public func prepareAppliedSequence() throws(ResponseError) {
+        try withWriter { try AppliedSequence.prepare($0.database) }
+    }
+
+    /// The log sequence of the last write this store applied (0 when none).
+    public func appliedSequence() throws(ResponseError) -> Int64 {
+        try withWriter { try AppliedSequence.read($0.database) }
+    }
+
+    /// Applies a write read from the log at `sequence`, as `call` would, and answers it whole
+    /// (work a write hands on to run later runs before this returns).
+    public func applyLogged(sequence: Int64, _ method: String, _ params: JSONValue?) throws(ResponseError) -> JSONValue {
+        let ctx = RequestContext(id: .null, method: method)
+        let outcome: Result<JSONValue, ResponseError> = AppliedSequence.$current.withValue(sequence) {
+            do throws(ResponseError) {
+                let (result, later) = try callAnsweringLater(method, params ?? .object([:]), context: ctx)
+                return .success(try later?() ?? result)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+}

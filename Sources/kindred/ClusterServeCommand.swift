@@ -1,0 +1,52 @@
+import Cluster
+import Foundation
+import JSONRPC
+import KindredCLI
+import KindredCore
+
+/// `kindred serve --cluster URL`: the same JSON-RPC over stdio, answered by the cluster's nodes.
+enum ClusterServeCommand {
+    static func wanted(_ argv: [String]) -> Bool { argv.contains { $0 == "--cluster" || $0.hasPrefix("--cluster=") } }
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, valued: ["cluster", "framing", "timeout-ms"], flags: ["help"])
+        if args.has("help") { Output.out(ServeCommand.help); return ExitCode.ok }
+        guard args.positionals.isEmpty else { throw Arguments.UsageError(description: "unexpected argument '\(args.positionals[0])'") }
+        guard let urls = args.value("cluster") else { throw Arguments.UsageError(description: "--cluster URL is required") }
+        var framing: Framing?
+        switch args.value("framing") ?? "auto" {
+        case "auto": framing = nil
+        case "lsp": framing = .lsp
+        case "ndjson": framing = .ndjson
+        case let other: throw Arguments.UsageError(description: "--framing must be auto, lsp or ndjson, got '\(other)'")
+        }
+        var timeoutMs: Int64 = 30_000
+        if let t = args.value("timeout-ms") {
+            guard let n = Int64(t), n >= 100 else { throw Arguments.UsageError(description: "--timeout-ms must be an integer of at least 100, got '\(t)'") }
+            timeoutMs = n
+        }
+        signal(SIGPIPE, SIG_IGN)
+        let protocolFD = dup(1)
+        dup2(2, 1)
+
+        let connection = try NATSConnection(urls: urls, name: "kindred-router")
+        let router = try Router(connection: connection, timeoutMs: timeoutMs)
+        let holder = ServerHolder()
+        let server = Server(
+            options: Server.Options(framing: framing),
+            sink: FileDescriptorSink(fd: protocolFD),
+            initialize: { _, _ in router.initializeResult(methods: holder.methods) },
+            onShutdown: { connection.close() })
+        router.register(on: server)
+        holder.methods = server.registeredMethods
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        return server.run {
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                if n > 0 { return Array(buffer[0..<n]) }
+                if n < 0 && errno == EINTR { continue }
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,244 @@
+"""Kindred beyond one machine: three clustered nats-servers with JetStream, `kindred node`s and a
+`kindred serve --cluster` router, all real processes on loopback ports (docs/scale-out.md).
+
+Writes are acknowledged only once the replicated write log holds them, so killing a nats-server or
+a node loses no acknowledged write; owners stay apart across shards exactly as in one process.
+"""
+
+import sqlite3
+import time
+
+import pytest
+
+from cluster_support import NatsCluster, Node, Router, cluster_status, wait_all_led
+from conftest import INVALID_PARAMS, NOT_FOUND, run_cli
+
+SHARDS = 16
+SHARD_UNAVAILABLE = -32060
+
+
+def fnv1a(data):
+    h = 0xCBF29CE484222325
+    for b in data:
+        h ^= b
+        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def shard_of(owner, shards=SHARDS):
+    """docs/scale-out.md: FNV-1a (64-bit) of the owner's NFC UTF-8 bytes, modulo the shard count."""
+    import unicodedata
+
+    return fnv1a(unicodedata.normalize("NFC", owner).encode("utf-8")) % shards
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    nats = NatsCluster(tmp_path)
+    started = []
+
+    def node(name, **kw):
+        n = Node(tmp_path, nats.urls, name, shards=SHARDS, **kw)
+        started.append(n)
+        return n
+
+    routers = []
+
+    def router():
+        r = Router(tmp_path, nats.urls)
+        routers.append(r)
+        r.initialize()
+        return r
+
+    yield nats, node, router
+    for r in routers:
+        if r.proc.poll() is None:
+            r.proc.kill()
+            r.proc.wait()
+        r._stderr.close()
+    for n in started:
+        n.stop()
+    nats.stop()
+
+
+def owners_on_two_nodes(status, count=6):
+    """`count` owners whose shards are led by at least two different nodes."""
+    leaders = {s["shard"]: s["leader"] for s in status["shards"]}
+    owners, i = [], 0
+    while len(owners) < count or len({leaders[shard_of(o)] for o in owners}) < 2:
+        owners.append(f"person-{i}")
+        i += 1
+    return owners
+
+
+def upsert(r, owner, records):
+    """Upserts and waits until the records are searchable (the node embeds them first)."""
+    return r.result("records/upsert", {"owner": owner, "records": records, "waitForIndex": True}, timeout=60)
+
+
+def test_router_answers_every_owner_from_its_shard_and_keeps_owners_apart(cluster):
+    nats, node, router = cluster
+    a, b = node("a"), node("b")
+    status = wait_all_led(nats.urls, [a, b])
+    assert {s["leader"] for s in status["shards"]} == {"a", "b"}
+    r = router()
+    owners = owners_on_two_nodes(status)
+
+    topics = ["walked the dog by the river at dawn", "argued with my sister about money", "baked sourdough bread for the first time"]
+    markers = {owner: f"zq{k}x" for k, owner in enumerate(owners)}
+    for owner in owners:
+        upsert(r, owner, [{"id": f"e{j}", "revision": 1, "text": f"{markers[owner]} {t}"} for j, t in enumerate(topics)])
+    for k, owner in enumerate(owners):
+        hits = r.result("search/query", {"owner": owner, "text": "baking bread", "mode": "semantic", "limit": 50}, timeout=60)["results"]
+        assert [h["id"] for h in hits][0] == "e2" and sorted(h["id"] for h in hits) == ["e0", "e1", "e2"]
+        got = r.result("records/get", {"owner": owner, "id": "e1"})
+        assert got["record"]["text"] == f"{markers[owner]} argued with my sister about money"
+        # Another owner's marker word is found under that owner only.
+        other = owners[(k + 1) % len(owners)]
+        assert r.result("search/query", {"owner": owner, "text": markers[other], "mode": "keyword"})["results"] == []
+        assert [h["id"] for h in r.result("search/query", {"owner": other, "text": markers[other], "mode": "keyword"})["results"]]
+    # Another owner's id is not found under this owner, and an owner with no records finds nothing.
+    err = r.error("records/get", {"owner": "nobody-at-all", "id": "e1"})
+    assert err["code"] == NOT_FOUND
+    assert r.result("search/query", {"owner": "nobody-at-all", "text": "bread", "mode": "semantic"})["results"] == []
+
+    # Each write went through its shard's log and was applied at the sequence the log gave it; the
+    # shard's SQLite file holds that sequence (stored in the write's own transaction).
+    status = cluster_status(nats.urls)
+    for owner in owners:
+        row = status["shards"][shard_of(owner)]
+        assert row["logSequence"] > 0 and row["applied"] == row["logSequence"] and row["lag"] == 0, row
+        path = a.tmp / f"node-{row['leader']}" / f"shard-{row['shard']}.sqlite"
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            assert db.execute("SELECT sequence FROM applied_sequence").fetchone()[0] == row["logSequence"]
+
+    # A request without an owner cannot be routed: an error naming the field; bad params are the nodes' errors.
+    err = r.error("index/status", {})
+    assert err["code"] == INVALID_PARAMS and err["data"]["field"] == "owner"
+    err = r.error("records/upsert", {"owner": owners[0], "records": [{"id": "x", "revision": 1, "text": "t"}], "colour": 1})
+    assert err["code"] == INVALID_PARAMS and "colour" in err["message"]
+    assert r.shutdown_and_exit() == 0
+
+    # The human form of the status: one line per shard, then one per node.
+    text = run_cli("cluster", "status", "--nats", nats.urls)
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[0].split() == ["shard", "leader", "log", "applied", "lag"] and len(lines) == 1 + SHARDS + 2
+    assert lines[-2].startswith("node a: last heartbeat") and lines[-1].startswith("node b: last heartbeat")
+
+
+def test_node_and_cluster_commands_refuse_bad_arguments(tmp_path):
+    for args, says in [
+        (["node", "--data", str(tmp_path), "--name", "a"], "--nats URL is required"),
+        (["node", "--nats", "nats://127.0.0.1:9", "--name", "a"], "--data DIR is required"),
+        (["node", "--nats", "nats://127.0.0.1:9", "--data", str(tmp_path), "--name", "a b"], "--name must be"),
+        (["node", "--nats", "nats://127.0.0.1:9", "--data", str(tmp_path), "--name", "a", "--shards", "0"], "--shards must be"),
+        (["cluster", "status"], "--nats URL is required"),
+        (["cluster", "drain", "--nats", "nats://127.0.0.1:9"], "expected the subcommand status"),
+        (["serve", "--cluster", "nats://127.0.0.1:9", "--timeout-ms", "5"], "--timeout-ms must be"),
+    ]:
+        r = run_cli(*args)
+        assert r.returncode == 2 and says in r.stderr, (args, r.returncode, r.stderr)
+    # No NATS server there: a failure naming what could not be reached.
+    r = run_cli("cluster", "status", "--nats", "nats://127.0.0.1:9")
+    assert r.returncode == 1 and "nats://127.0.0.1:9" in r.stderr, r.stderr
+
+
+def test_initialize_reports_the_cluster_and_the_nodes_model(cluster):
+    nats, node, router = cluster
+    a = node("a")
+    wait_all_led(nats.urls, [a])
+    r = router()
+    # `router()` initialized it; a second client sees the same answer shape.
+    r2 = Router(r.stderr_path.parent, nats.urls)
+    init = r2.initialize()
+    caps = init["capabilities"]
+    assert caps["cluster"] == {"shards": SHARDS}
+    assert caps["embedder"]["dimension"] == 384
+    assert "records/upsert" in caps["methods"] and "initialize" in caps["methods"]
+    assert r2.shutdown_and_exit() == 0
+
+
+def write_until(r, owner, start, count, acked, deadline_s=90):
+    """Upserts records `start..start+count` one per request; returns the ids acknowledged."""
+    deadline = time.monotonic() + deadline_s
+    for i in range(start, start + count):
+        assert time.monotonic() < deadline, "writes stalled"
+        resp = r.call("records/upsert", {"owner": owner, "records": [{"id": f"r{i}", "revision": 1, "text": f"entry {i} of {owner}"}]}, timeout=60)
+        if "result" in resp:
+            acked.append(f"r{i}")
+        else:
+            assert resp["error"]["code"] == SHARD_UNAVAILABLE, resp
+            assert resp["error"]["data"]["retryable"] is True
+
+
+def all_present(r, owner, ids):
+    missing = []
+    for i in ids:
+        resp = r.call("records/get", {"owner": owner, "id": i}, timeout=60)
+        if "result" not in resp:
+            missing.append((i, resp["error"]))
+    return missing
+
+
+def test_kill_9_of_a_nats_server_loses_no_acknowledged_write(cluster):
+    nats, node, router = cluster
+    a = node("a")
+    wait_all_led(nats.urls, [a])
+    r = router()
+    acked = []
+    write_until(r, "kim", 0, 20, acked)
+    nats.kill(1)
+    write_until(r, "kim", 20, 20, acked)
+    assert len(acked) >= 30, f"only {len(acked)} of 40 writes acknowledged with two of three servers up"
+    assert all_present(r, "kim", acked) == []
+    # The log on the surviving servers holds every write, and the node applied all of it.
+    row = cluster_status(nats.urls)["shards"][shard_of("kim")]
+    assert row["applied"] == row["logSequence"] and row["logSequence"] >= len(acked), row
+
+
+def test_kill_9_of_a_node_moves_its_shards_and_loses_no_acknowledged_write(cluster):
+    nats, node, router = cluster
+    a, b = node("a", failover_ms=2000), node("b", failover_ms=2000)
+    status = wait_all_led(nats.urls, [a, b])
+    r = router()
+    owner = next(f"person-{i}" for i in range(100) if status["shards"][shard_of(f"person-{i}")]["leader"] == "a")
+    acked = []
+    write_until(r, owner, 0, 15, acked)
+    a.kill()
+    killed = time.monotonic()
+    # The first request after the kill waits for the move (the router retries a shard no node serves).
+    resp = r.call("records/get", {"owner": owner, "id": "r0"}, timeout=60)
+    while "error" in resp and resp["error"]["code"] == SHARD_UNAVAILABLE and time.monotonic() - killed < 30:
+        resp = r.call("records/get", {"owner": owner, "id": "r0"}, timeout=60)
+    assert "result" in resp, resp
+    recovered = time.monotonic() - killed
+    write_until(r, owner, 15, 10, acked)
+    assert len(acked) == 25
+    assert all_present(r, owner, acked) == []
+    status = cluster_status(nats.urls)
+    assert {s["leader"] for s in status["shards"]} == {"b"}
+    row = status["shards"][shard_of(owner)]
+    assert row["applied"] == row["logSequence"] and row["lag"] == 0
+    # Failover (2 s of silence) plus the replay of the shard's log, well inside the bound.
+    assert recovered < 2 + 2 + 10, recovered
+
+
+def test_a_joining_node_gets_shards_and_moved_owners_keep_their_records(cluster):
+    nats, node, router = cluster
+    a = node("a")
+    wait_all_led(nats.urls, [a])
+    r = router()
+    owners = [f"person-{i}" for i in range(10)]
+    for owner in owners:
+        upsert(r, owner, [{"id": f"j{k}", "revision": 1, "text": f"{owner} journal entry {k}"} for k in range(3)])
+    b = node("b")
+    status = wait_all_led(nats.urls, [a, b])
+    moved = [o for o in owners if status["shards"][shard_of(o)]["leader"] == "b"]
+    assert moved, "no owner's shard moved to the joining node"
+    # The joining node rebuilt each moved shard from the log: every record is there, once.
+    for owner in owners:
+        assert all_present(r, owner, ["j0", "j1", "j2"]) == []
+        assert r.result("index/status", {"owner": owner})["records"] == 3
+    for row in status["shards"]:
+        assert row["lag"] == 0, row
