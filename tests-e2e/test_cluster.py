@@ -242,3 +242,26 @@ def test_a_joining_node_gets_shards_and_moved_owners_keep_their_records(cluster)
         assert r.result("index/status", {"owner": owner})["records"] == 3
     for row in status["shards"]:
         assert row["lag"] == 0, row
+
+
+def test_a_node_restarted_after_kill_9_resumes_its_shards_from_its_files(cluster):
+    nats, node, router = cluster
+    a = node("a", failover_ms=30000)
+    wait_all_led(nats.urls, [a])
+    r = router()
+    acked = []
+    write_until(r, "lee", 0, 12, acked)
+    a.kill()
+    a.start()  # the same name and files, long before anyone would take its shards
+    write_until(r, "lee", 12, 6, acked)
+    assert len(acked) == 18 and all_present(r, "lee", acked) == []
+    assert "leading (applied up to " in a.log()
+    row = cluster_status(nats.urls)["shards"][shard_of("lee")]
+    assert row["leader"] == "a" and row["applied"] == row["logSequence"] >= 18, row
+    # It resumed from the sequence stored in the shard's file, not from the start of the log.
+    resumed = [line for line in a.log().splitlines() if f"shard {shard_of('lee')}: leading" in line]
+    assert len(resumed) == 2 and resumed_sequence(resumed[0]) == 0 and resumed_sequence(resumed[-1]) >= 12, resumed
+
+
+def resumed_sequence(line):
+    return int(line.rsplit("applied up to ", 1)[1].rstrip(")"))

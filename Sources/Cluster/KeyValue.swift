@@ -11,7 +11,9 @@ public final class KeyValue: @unchecked Sendable {
     public init(_ connection: NATSConnection, bucket: String, replicas: Int?) throws(NATSError) {
         self.bucket = bucket
         var store: OpaquePointer?
-        let opened = js_KeyValue(&store, connection.js, bucket)
+        var opened = js_KeyValue(&store, connection.js, bucket)
+        // While the servers elect a new leader (one of them went away) the bucket's lookup times out.
+        for _ in 0..<3 where opened == NATS_TIMEOUT { opened = js_KeyValue(&store, connection.js, bucket) }
         if opened != NATS_OK {
             guard let replicas else { throw NATSError(opened, "opening key-value bucket \(bucket) (has a node started?)") }
             let strings = CStrings()
