@@ -44,8 +44,8 @@ def cluster(tmp_path):
 
     routers = []
 
-    def router():
-        r = Router(tmp_path, nats.urls)
+    def router(args=()):
+        r = Router(tmp_path, nats.urls, args=args)
         routers.append(r)
         r.initialize()
         return r
@@ -201,7 +201,10 @@ def test_kill_9_of_a_node_moves_its_shards_and_loses_no_acknowledged_write(clust
     nats, node, router = cluster
     a, b = node("a", failover_ms=2000), node("b", failover_ms=2000)
     status = wait_all_led(nats.urls, [a, b])
-    r = router()
+    # A request that reaches the node just as it dies gets no answer (NATS cannot tell the requester
+    # that the responder went): a router that waits 5 s for one answers -32060 sooner, and the client
+    # asks again.
+    r = router(args=("--timeout-ms", "5000"))
     owner = next(f"person-{i}" for i in range(100) if status["shards"][shard_of(f"person-{i}")]["leader"] == "a")
     acked = []
     write_until(r, owner, 0, 15, acked)
