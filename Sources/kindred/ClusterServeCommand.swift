@@ -13,13 +13,7 @@ enum ClusterServeCommand {
         if args.has("help") { Output.out(ServeCommand.help); return ExitCode.ok }
         guard args.positionals.isEmpty else { throw Arguments.UsageError(description: "unexpected argument '\(args.positionals[0])'") }
         guard let urls = args.value("cluster") else { throw Arguments.UsageError(description: "--cluster URL is required") }
-        var framing: Framing?
-        switch args.value("framing") ?? "auto" {
-        case "auto": framing = nil
-        case "lsp": framing = .lsp
-        case "ndjson": framing = .ndjson
-        case let other: throw Arguments.UsageError(description: "--framing must be auto, lsp or ndjson, got '\(other)'")
-        }
+        let framing = try Stdio.framing(args)
         var timeoutMs: Int64 = 30_000
         if let t = args.value("timeout-ms") {
             guard let n = Int64(t), n >= 100 else { throw Arguments.UsageError(description: "--timeout-ms must be an integer of at least 100, got '\(t)'") }
@@ -39,14 +33,6 @@ enum ClusterServeCommand {
             onShutdown: { connection.close() })
         router.register(on: server)
         holder.methods = server.registeredMethods
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        return server.run {
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-                if n > 0 { return Array(buffer[0..<n]) }
-                if n < 0 && errno == EINTR { continue }
-                return nil
-            }
-        }
+        return server.run(read: Stdio.reader())
     }
 }

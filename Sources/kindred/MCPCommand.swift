@@ -51,14 +51,6 @@ enum MCPCommand {
             tools: service.mcpTools(owner: owner), sink: FileDescriptorSink(fd: protocolFD),
             maxMessageBytes: service.config.int("rpc.maxMessageBytes"))
         service.startBackgroundEmbedding { message in Output.err("kindred mcp: \(message)") }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        return server.run {
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-                if n > 0 { return Array(buffer[0..<n]) }
-                if n < 0 && errno == EINTR { continue }
-                return nil
-            }
-        }
+        return server.run(read: Stdio.reader())
     }
 }

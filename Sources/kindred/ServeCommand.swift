@@ -31,13 +31,7 @@ enum ServeCommand {
         let args = try Arguments(argv, valued: ServiceFactory.commonOptions.union(["framing"]), flags: ["help"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         guard args.positionals.isEmpty else { throw Arguments.UsageError(description: "unexpected argument '\(args.positionals[0])'") }
-        var framing: Framing?
-        switch args.value("framing") ?? "auto" {
-        case "auto": framing = nil
-        case "lsp": framing = .lsp
-        case "ndjson": framing = .ndjson
-        case let other: throw Arguments.UsageError(description: "--framing must be auto, lsp or ndjson, got '\(other)'")
-        }
+        let framing = try Stdio.framing(args)
         // Protect the protocol stream: keep the real stdout for the writer, point fd 1 at stderr.
         signal(SIGPIPE, SIG_IGN)
         let protocolFD = dup(1)
@@ -56,15 +50,7 @@ enum ServeCommand {
         holder.methods = server.registeredMethods
         service.startBackgroundEmbedding { message in server.log(.warning, message) }
         service.startKeywordIndex()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        let code = server.run {
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-                if n > 0 { return Array(buffer[0..<n]) }
-                if n < 0 && errno == EINTR { continue }
-                return nil
-            }
-        }
+        let code = server.run(read: Stdio.reader())
         return code
     }
 }
