@@ -194,3 +194,47 @@ def test_themes_are_off_by_default(spawn):
     on.initialize()
     r = on.result("patterns/refresh", {"owner": "me"}, timeout=600)
     assert r["themesCreated"] > 0 and r["activeThemes"] == on.result("patterns/themes", {"owner": "me"})["total"] > 0
+
+
+def test_an_assistant_corrects_a_theme_through_the_mcp_correct_tool(tmp_path):
+    """The `correct` tool of `kindred mcp` takes the theme kinds: a theme read with the `themes` tool,
+    one of its groups removed, and the next refresh (through `refresh_patterns`) keeps it out."""
+    import os
+
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    from conftest import BIN
+
+    db = tmp_path / "themes.sqlite"
+    src = tmp_path / "records.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in records(0, 108)))
+    assert run_cli("ingest", "--db", db, "--owner", "me", src, timeout=600).returncode == 0
+    env = {k: os.environ[k] for k in ("KINDRED_MODEL_DIR", "OPENBLAS_CORETYPE", "XDG_DATA_HOME") if k in os.environ}
+    params = StdioServerParameters(command=BIN, args=["mcp", "--db", str(db), "--owner", "me", *THEMES_ON], env=env)
+
+    async def session():
+        async with Client(params, mode="auto") as client:
+            async def call(tool, arguments):
+                result = await client.call_tool(tool, arguments)
+                assert not result.is_error, result.content
+                return result.structured_content
+
+            await call("refresh_patterns", {})
+            themes = (await call("themes", {}))["themes"]
+            target = next(t for t in themes if len(t["groups"]) >= 3)
+            removed = target["groups"][-1]
+            c = await call("correct", {"kind": "themeRemove", "themeId": target["themeId"], "groupId": removed,
+                                       "note": "not the same thing"})
+            assert target["themeId"] in c["affectedThemes"] and c["affectedGroups"] == []
+            await call("refresh_patterns", {})
+            after = {t["themeId"]: t for t in (await call("themes", {}))["themes"]}
+            assert removed not in after[target["themeId"]]["groups"]
+            assert set(after[target["themeId"]]["groups"]) == set(target["groups"][:-1])
+            # A field of another kind is refused, naming it, and the server keeps serving.
+            bad = await client.call_tool("correct", {"kind": "themeDismiss", "themeId": target["themeId"], "groupId": removed})
+            assert bad.is_error and "`groupId`" in bad.content[0].text
+            gone = await call("correct", {"kind": "themeDismiss", "themeId": target["themeId"]})
+            assert gone["affectedThemes"] == [target["themeId"]]
+
+    anyio.run(session)

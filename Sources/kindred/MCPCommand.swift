@@ -16,7 +16,7 @@ enum MCPCommand {
         2026-07-28 revision (server/discover, the envelope in every request's _meta). The first
         request decides the era of the connection.
 
-        Tools: search, get_record, similar, findings, group, refresh_patterns, correct, index_status.
+        Tools: search, get_record, similar, findings, group, themes, refresh_patterns, correct, index_status.
         One server process acts for exactly one owner, given here: no tool takes an owner, so an
         agent cannot reach another person's records. Start one process per person.
 

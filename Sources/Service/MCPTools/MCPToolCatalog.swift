@@ -222,29 +222,36 @@ enum MCPToolCatalog {
                                 "durationMs": {"type": "integer"}}}
                 """#)),
         MCPToolSpec(
-            name: "correct", title: "Correct a pattern",
+            name: "correct", title: "Correct a pattern or a theme",
             description: """
-                Record the person's own decision about a pattern group; use it only when they asked for the change. \
-                kind "dismiss": occurrenceId does not belong in groupId; "split": the occurrences in moveOut leave groupId \
-                and form a group of their own; "merge": fromGroupId is merged into groupId; "pin": occurrenceId stays in \
-                groupId. `note` keeps the person's reason in a few words. Dismissed and split records are never grouped \
-                together again by later refreshes. A correction that contradicts an earlier one is refused with an \
-                error naming both records. Returns the correction id and the groups it changed.
+                Record the person's own decision about a pattern group or a theme; use it only when they asked for the \
+                change. Groups: kind "dismiss": occurrenceId does not belong in groupId; "split": the occurrences in \
+                moveOut leave groupId and form a group of their own; "merge": fromGroupId is merged into groupId; "pin": \
+                occurrenceId stays in groupId. Themes (ids from the themes tool): "themeRemove": groupId leaves themeId; \
+                "themeSplit": the groups in moveOut leave themeId and form a theme of their own; "themeMerge": \
+                fromThemeId is merged into themeId; "themePin": groupId stays in themeId; "themeDismiss": themeId is not \
+                a theme. `note` keeps the person's reason in a few words. Later refreshes never undo a correction. A \
+                correction that contradicts an earlier one is refused with an error naming both. Returns the correction \
+                id and the groups (or themes) it changed.
                 """,
             method: "patterns/correct",
             input: schema(#"""
-                {"type": "object", "additionalProperties": false, "required": ["kind", "groupId"],
+                {"type": "object", "additionalProperties": false, "required": ["kind"],
                  "properties": {
-                  "kind": {"type": "string", "enum": ["dismiss", "split", "merge", "pin"]},
-                  "groupId": {"type": "integer", "description": "The group corrected (for merge, the one kept)."},
+                  "kind": {"type": "string", "enum": ["dismiss", "split", "merge", "pin",
+                                                      "themeRemove", "themeSplit", "themeMerge", "themePin", "themeDismiss"]},
+                  "groupId": {"type": "integer", "description": "Group kinds: the group corrected (for merge, the one kept). themeRemove and themePin: the group."},
                   "occurrenceId": {"type": "integer", "description": "dismiss and pin: the occurrence (from the group tool)."},
-                  "moveOut": {"type": "array", "items": {"type": "integer"}, "description": "split: the occurrences that leave."},
+                  "moveOut": {"type": "array", "items": {"type": "integer"}, "description": "split: the occurrences that leave; themeSplit: the groups that leave."},
                   "fromGroupId": {"type": "integer", "description": "merge: the group merged into groupId."},
+                  "themeId": {"type": "integer", "description": "Theme kinds: the theme corrected (for themeMerge, the one kept)."},
+                  "fromThemeId": {"type": "integer", "description": "themeMerge: the theme merged into themeId."},
                   "note": {"type": "string", "description": "The person's reason, at most 1000 bytes."}}}
                 """#),
             output: schema(#"""
                 {"type": "object", "required": ["correctionId", "affectedGroups"],
-                 "properties": {"correctionId": {"type": "integer"}, "affectedGroups": {"type": "array", "items": {"type": "integer"}}}}
+                 "properties": {"correctionId": {"type": "integer"}, "affectedGroups": {"type": "array", "items": {"type": "integer"}},
+                                "affectedThemes": {"type": "array", "items": {"type": "integer"}}}}
                 """#),
             wrap: "correction"),
         MCPToolSpec(
