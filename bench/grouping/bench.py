@@ -33,6 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
+# The bench's other files (themes.py, …) `import bench`: run as a script, this module is `__main__`,
+# so name it `bench` too, or they would get a second copy that never sees `--provider`.
+sys.modules.setdefault("bench", sys.modules[__name__])
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results"
 DATA = RESULTS / "grouping-data"
