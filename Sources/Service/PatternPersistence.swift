@@ -93,6 +93,8 @@ struct OwnerPatterns {
     /// The occurrences logged since `since` (the kept copy's position before it was brought up to
     /// date); nil when the occurrences were read in full.
     var occurrencesChanged: (since: Int64, ids: [Int64])?
+    /// Loaded for update: what the refresh that returned `state` derived from it (see `EngineCache`).
+    var engineCache = EngineCache()
 
     /// What changed in the occurrences since `state` was refreshed, when the store's log says so.
     var changesSinceState: OccurrenceChanges? {
@@ -155,9 +157,11 @@ extension KindredService {
         let entry = try loadPatternStateEntry(store, owner: owner, forUpdate: forUpdate)
         let (occurrences, toKeep, changed) = try eligibleOccurrences(store, owner: owner, withVectors: withVectors, handOver: forUpdate)
         let corrections = try store.correctionRows(owner: owner).filter { !$0.undone }.map { try PatternCodec.decode(Correction.self, $0.body) }
-        return OwnerPatterns(state: entry.state, stateIndexVersion: entry.indexVersion, occurrences: occurrences, corrections: corrections,
+        var data = OwnerPatterns(state: entry.state, stateIndexVersion: entry.indexVersion, occurrences: occurrences, corrections: corrections,
                              labelDescriptions: entry.labelDescriptions, occurrencesToKeep: toKeep, stateOccurrencesAt: entry.occurrencesAt,
                              occurrencesChanged: changed)
+        if forUpdate { data.engineCache = entry.engineCache }
+        return data
     }
 
     /// The owner's eligible occurrences. With vectors they come from `occurrenceCopies`, brought up

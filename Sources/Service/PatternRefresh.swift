@@ -64,7 +64,9 @@ extension KindredService {
             let data = try withPatternReader(owner: o) { store in try loadOwnerPatterns(store, owner: o, withVectors: true) }
             let session = judgeSession(settings, verdicts: verdicts, store: nil, owner: o, data: data, ctx)
             do {
-                _ = try engineOutcome(state: data.state, data, rebuild: rebuild, ctx, judge: { session.judge($0) }) { _ in }
+                // (Nothing kept: the refresh that follows uses the kept entry's cache.)
+                var scratch = EngineCache()
+                _ = try engineOutcome(state: data.state, data, rebuild: rebuild, cache: &scratch, ctx, judge: { session.judge($0) }) { _ in }
             } catch let e as GroupingError {
                 throw ResponseError.grouping(e, owner: o)
             } catch let e as ResponseError {
@@ -185,7 +187,9 @@ extension KindredService {
         // Handed over, not copied: the refresh updates the only copy in place.
         let state = data.state
         data.state = PatternState()
-        let outcome = try engineOutcome(state: state, data, rebuild: rebuild, ctx, judge: judge, progress: progress)
+        var cache = data.engineCache
+        data.engineCache = EngineCache()
+        let outcome = try engineOutcome(state: state, data, rebuild: rebuild, cache: &cache, ctx, judge: judge, progress: progress)
         try ctx.checkCancelled()
         try savePatternOutcome(store, owner: owner, outcome, refreshedWith: version)
         let revision = try store.patternRevision(owner: owner)
@@ -204,7 +208,7 @@ extension KindredService {
             (tally.themesCreated, tally.themesChanged, tally.activeThemes) = (themes.created, themes.changed, themes.active)
         }
         coverage.revision = revision
-        return (outcome.stats, PatternStateEntry(revision: revision, state: outcome.state, labelDescriptions: descriptions,
+        return (outcome.stats, PatternStateEntry(revision: revision, state: outcome.state, engineCache: cache, labelDescriptions: descriptions,
                                                  indexVersion: version.description, occurrencesAt: data.occurrencesToKeep?.position),
                 tally, coverage, data.occurrencesToKeep)
     }
@@ -212,17 +216,19 @@ extension KindredService {
     /// The engine over one owner's loaded patterns: a rebuild when asked, or when the state was
     /// refreshed with another model's vectors (same occurrence ids, new vectors: representatives and
     /// centroids are stale, so the groups are regrouped, corrections and ids kept); else incremental.
-    func engineOutcome(state: consuming PatternState, _ data: OwnerPatterns, rebuild: Bool, _ ctx: RequestContext, judge: Judge?,
-                       progress: (Double) -> Void) throws -> RefreshOutcome {
+    /// `cache`: what the engine derived from `state` when it returned it; left for the state returned.
+    func engineOutcome(state: consuming PatternState, _ data: OwnerPatterns, rebuild: Bool, cache: inout EngineCache, _ ctx: RequestContext,
+                       judge: Judge?, progress: (Double) -> Void) throws -> RefreshOutcome {
         let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
         let config = patternConfig.grouping
         let rebuild = rebuild || data.stateIndexVersion.map { $0 != indexVersion.description } ?? false
+        if rebuild { cache.reset() }
         return rebuild
             ? try PatternEngine.rebuild(state: state, occurrences: data.occurrences, constraints: constraints, config: config,
                                         isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
             : try PatternEngine.refresh(state: consume state, occurrences: data.occurrences, changes: data.changesSinceState,
                                         constraints: constraints, config: config,
-                                        isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
+                                        cache: &cache, isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
     }
 
     /// The judge of one owner's refresh: the client (when it declared `capabilities.judge`) or the

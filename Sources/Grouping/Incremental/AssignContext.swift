@@ -50,7 +50,7 @@ struct AssignContext {
         dimension = ws.dimension
         touchStart = ws.touchLog.count
         watermark = ws.state.checked[scope]
-        if var t = ws.tagIndexes.removeValue(forKey: scope) ?? ws.engineCache?.tagIndexes.removeValue(forKey: scope) {
+        if var t = ws.tagIndexes.removeValue(forKey: scope) {
             t.update(ws.touchLog, ws.state, ws.occurrences)
             tagIndex = t
         }
