@@ -19,7 +19,7 @@ extension KindredService {
     /// (a record edited or deleted while the questions were out) waits for the next refresh.
     func refreshPatternsJudged(owner: String?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> JSONValue {
         // (In process — the CLI, KindredKit, MCP — nothing else is served meanwhile: run it now.)
-        guard let settings = try? JudgeSettings(config), settings.mode != .off, ctx.client != nil else {
+        guard let settings = try? JudgeSettings(settings.patterns), settings.mode != .off, ctx.client != nil else {
             return try refreshPatterns(owner: owner, ctx, rebuild: rebuild)
         }
         ctx.answerLater { [self] _ in
@@ -90,7 +90,7 @@ extension KindredService {
 
         // One transaction: passage occurrences, occurrence vectors and every owner's groups commit
         // together, or — cancelled, interrupted or failed — not at all.
-        let judging = (try? JudgeSettings(config)).flatMap { $0.mode == .off ? nil : $0 }
+        let judging = (try? JudgeSettings(settings.patterns)).flatMap { $0.mode == .off ? nil : $0 }
         var judged = JudgeTally()
         let (prepared, owners, (total, tally)) = try withPatternWriter(owner: owner ?? "") { store in
             var kept: [(owner: String, entry: PatternStateEntry, coverage: RecordCoverage, occurrences: OccurrencesEntry?)] = []
@@ -203,7 +203,7 @@ extension KindredService {
                                  occurrences: data.occurrences, coverage: &coverage)
         // Themes follow the groups, in the same transaction (`ThemePersistence.swift`), when switched on
         // (`patterns.themes`); otherwise the stored themes stay as they are.
-        if config.bool("patterns.themes") {
+        if settings.patterns.themes {
             let themes = try refreshThemes(store, owner: owner, groups: outcome.state, occurrences: data.occurrences)
             (tally.themesCreated, tally.themesChanged, tally.activeThemes) = (themes.created, themes.changed, themes.active)
         }
@@ -272,7 +272,7 @@ extension KindredService {
         let version = indexVersion
         var passages = 0
         if patternConfig.passageOccurrences {
-            let maxChars = config.int("passages.maxChars")
+            let maxChars = settings.records.passageMaxChars
             for r in try store.recordsWithoutOccurrences(owner: owner) {
                 try ctx.checkCancelled()
                 let parts = Passages.split(r.text, maxScalars: maxChars).filter { !$0.text.isEmpty }
@@ -290,7 +290,7 @@ extension KindredService {
         ctx.progress("report", message: "occurrences ready", percentage: 5)
         var computed = 0
         if embedder != nil {
-            let batch = max(1, config.int("embedder.batchSize"))
+            let batch = max(1, settings.embedder.batchSize)
             var after: Int64 = 0
             var limited = Set<String>()
             batches: while true {
