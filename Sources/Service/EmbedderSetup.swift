@@ -20,13 +20,13 @@ struct LocalEmbedder: TextEmbedder {
 public enum EmbedderSetup {
     /// Sets BLAS threads: `blas.threads`, or one per core when 0.
     public static func configureThreads(_ config: Config) {
-        let n = IndexSettings(config).blasThreads
+        let n = Settings(config).blas.threads
         BLAS.setThreads(n > 0 ? n : ProcessInfo.processInfo.activeProcessorCount)
     }
 
     /// The model folder: `embedder.modelDirectory`, else KINDRED_MODEL_DIR, else the default location.
     public static func modelDirectory(_ config: Config) -> String {
-        let configured = EmbedderSettings(config).modelDirectory
+        let configured = Settings(config).embedder.modelDirectory
         return configured.isEmpty ? ModelLocation.defaultDirectory() : configured
     }
 
@@ -34,7 +34,7 @@ public enum EmbedderSetup {
 
     /// The embedder, or nil with the reason it is unavailable.
     public static func make(_ config: Config) -> ((any TextEmbedder)?, String?) {
-        let settings = EmbedderSettings(config)
+        let settings = Settings(config).embedder
         switch settings.provider {
         case "none":
             return (nil, "embedder.provider is none")
@@ -73,13 +73,13 @@ public enum EmbedderSetup {
     /// The local model under its own name, to keep serving the vectors it made while a remote
     /// provider's version is built (nil when the provider is local or the model is not installed).
     public static func previousEmbedder(_ config: Config) -> (@Sendable () -> (any TextEmbedder)?)? {
-        let settings = EmbedderSettings(config)
+        let settings = Settings(config).embedder
         guard EmbeddingProviderKind(rawValue: settings.provider) != nil else { return nil }
         let dir = modelDirectory(config)
         return {
             guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"), let model = try? SentenceEmbedder(modelDirectory: dir, shortInputThreads: settings.queryThreads) else { return nil }
             // The forms its own name's preset gives (the configured ones belong to the provider's model).
-            var own = EmbedderSettings(Config())
+            var own = Settings().embedder
             own.preset = settings.preset
             return LocalEmbedder(model: model, modelID: model.modelID, forms: (try? EmbeddingPresets.forms(own, model: model.modelID, provider: "local")) ?? .plain)
         }

@@ -272,7 +272,7 @@ extension KindredService {
         let version = indexVersion
         var passages = 0
         if patternConfig.passageOccurrences {
-            let maxChars = settings.records.passageMaxChars
+            let maxChars = settings.passages.maxChars
             for r in try store.recordsWithoutOccurrences(owner: owner) {
                 try ctx.checkCancelled()
                 let parts = Passages.split(r.text, maxScalars: maxChars).filter { !$0.text.isEmpty }

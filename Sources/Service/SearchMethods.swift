@@ -118,7 +118,7 @@ extension KindredService {
     func results(_ ranked: [(Int64, Double)], owner: String, mode: SearchMode, words: [String], degraded: String?, notes: [String] = []) throws(ResponseError) -> JSONValue {
         var notes = notes
         let rows = try withReader { try $0.records(rowids: ranked.map(\.0)) }
-        let maxChars = settings.records.passageMaxChars, highlightChars = settings.search.highlightChars
+        let maxChars = settings.passages.maxChars, highlightChars = settings.search.highlightChars
         // What the query's words match, worked out once for every hit.
         let passagePrefixes = Passages.prefixes(of: words), highlightPrefixes = TermCoverage.prefixes(of: words)
         var out: [JSONValue] = []

@@ -1,6 +1,6 @@
 /// `patterns.*`: the pattern engine's thresholds (the service turns them into the engine's
 /// `GroupingConfig`), findings, themes and the evidence judge.
-public struct PatternSettings: Sendable, Equatable {
+public struct PatternSettings: Sendable, Equatable, Decodable {
     public var themes: Bool
     public var passageOccurrences: Bool
     public var tauRep: Double
@@ -31,44 +31,11 @@ public struct PatternSettings: Sendable, Equatable {
     /// off, client or openai.
     public var judge: String
     public var judgeInstruction: String
-    /// Seconds.
-    public var judgeTimeout: Double
+    public var judgeTimeoutMs: Int
     public var judgeUrl: String
     public var judgeModel: String
     public var judgeApiKey: String
 
-    public init(_ c: Config) {
-        themes = c.bool("patterns.themes")
-        passageOccurrences = c.bool("patterns.passageOccurrences")
-        tauRep = c.double("patterns.tauRep")
-        tauSup = c.double("patterns.tauSup")
-        tauSeed = c.double("patterns.tauSeed")
-        tauLooseSeed = c.double("patterns.tauLooseSeed")
-        looseSeedRecords = c.int("patterns.looseSeedRecords")
-        delta = c.double("patterns.delta")
-        tauStay = c.double("patterns.tauStay")
-        combineLink = c.double("patterns.combineLink")
-        linkNeighbours = c.int("patterns.linkNeighbours")
-        combineResolution = c.double("patterns.combineResolution")
-        linkScopeLimit = c.int("patterns.linkScopeLimit")
-        tauCombine = c.double("patterns.tauCombine")
-        calibratedBackground = c.double("patterns.calibratedBackground")
-        backgroundMargin = c.double("patterns.backgroundMargin")
-        evidenceMaxShare = c.double("patterns.evidenceMaxShare")
-        evidenceExamples = c.int("patterns.evidenceExamples")
-        evidenceAbove = c.double("patterns.evidenceAbove")
-        evidenceMinTerms = c.int("patterns.evidenceMinTerms")
-        evidenceMinimum = c.int("patterns.evidenceMinimum")
-        candidateK = c.int("patterns.candidateK")
-        exemplars = c.int("patterns.exemplars")
-        recurringThreshold = c.int("patterns.recurringThreshold")
-        relatedThreshold = c.int("patterns.relatedThreshold")
-        minComparisonDenominator = c.int("patterns.minComparisonDenominator")
-        judge = c.string("patterns.judge")
-        judgeInstruction = c.string("patterns.judgeInstruction")
-        judgeTimeout = Double(max(1, c.int("patterns.judgeTimeoutMs"))) / 1000
-        judgeUrl = c.string("patterns.judgeUrl")
-        judgeModel = c.string("patterns.judgeModel")
-        judgeApiKey = c.string("patterns.judgeApiKey")
-    }
+    /// The longest wait for one judge answer, in seconds (at least a millisecond).
+    public var judgeTimeout: Double { Double(max(1, judgeTimeoutMs)) / 1000 }
 }
