@@ -4,6 +4,26 @@ public protocol BestFirst {
     static func better(_ a: Self, _ b: Self) -> Bool
 }
 
+/// A row of an index with its score. Order: higher score first, ties broken by lower rowid
+/// (deterministic). The vector index's `ScoredRow` (float32 cosine) and the keyword index's
+/// `KeywordHit` (BM25, FTS5's `ORDER BY bm25(...), rowid`).
+@frozen
+public struct RankedRow<Score: BinaryFloatingPoint & Sendable>: Sendable, Equatable, BestFirst {
+    public var rowid: Int64
+    public var score: Score
+
+    @inlinable
+    public init(rowid: Int64, score: Score) {
+        self.rowid = rowid
+        self.score = score
+    }
+
+    @inlinable @inline(__always)
+    public static func better(_ a: Self, _ b: Self) -> Bool {
+        a.score > b.score || (a.score == b.score && a.rowid < b.rowid)
+    }
+}
+
 /// The best `k` elements offered so far: a min-heap on `Element.better` whose root is the worst
 /// element kept, the one a new element must beat once `k` are held. The one top-k selection of
 /// the vector and keyword indexes; inlinable so that each use is specialised for its element.

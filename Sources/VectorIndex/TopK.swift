@@ -1,19 +1,7 @@
 import LinearAlgebra
 
-/// One scored hit. Order: higher score first; ties broken by lower rowid (deterministic).
-public struct ScoredRow: Sendable, Equatable, BestFirst {
-    public var rowid: Int64
-    public var score: Float
-    public init(rowid: Int64, score: Float) {
-        self.rowid = rowid
-        self.score = score
-    }
-
-    @inline(__always)
-    public static func better(_ a: ScoredRow, _ b: ScoredRow) -> Bool {
-        a.score > b.score || (a.score == b.score && a.rowid < b.rowid)
-    }
-}
+/// One hit of a vector search: the row and its float32 cosine, best first.
+public typealias ScoredRow = RankedRow<Float>
 
 /// The best `k` rows seen.
 typealias TopK = BoundedHeap<ScoredRow>
