@@ -5,7 +5,7 @@ import PackageDescription
 // (tests-e2e/test_module_map.py checks this and the README's module map):
 //   kindred -> Cluster -> Service (Cluster also on JSONRPC, KindredCore and CNATS)
 //   kindred, kindred-bench, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, KeywordIndex, Embedding, Remote, Grouping, Pictures} -> {LinearAlgebra, KindredCore}
-// (MCP sits on JSONRPC; the numeric modules import LinearAlgebra, not KindredCore; Pictures draws SVG
+// (MCP sits on JSONRPC; the numeric modules import LinearAlgebra, not KindredCore — the indexes take their top-k heap from it; Pictures draws SVG
 // from plain values and imports nothing of ours.)
 // Benchmarks and synthetic data live outside the product modules: in kindred-bench (an executable
 // that bench/*/run.sh build) and KindredTestSupport (shared by it and the tests).
@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"], exclude: ["README.md"]),
         .target(name: "VectorIndex", dependencies: ["LinearAlgebra", "CKernels"]),
-        .target(name: "KeywordIndex"),
+        .target(name: "KeywordIndex", dependencies: ["LinearAlgebra"]),
         .target(name: "Embedding", dependencies: ["LinearAlgebra", "CKernels"]),
         // HTTP over libcurl and the remote providers spoken over it (embeddings, chat completions).
         .target(name: "Remote", dependencies: ["KindredCore", "LinearAlgebra", "CCurl"]),

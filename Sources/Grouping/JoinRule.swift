@@ -96,10 +96,4 @@ extension Workspace {
         if let runnerUp, best.score - runnerUp < config.quantise(config.delta) { return nil }
         return (best.id, best.score)
     }
-
-    func binarySearch(_ xs: [Int64], _ x: Int64) -> Bool {
-        var lo = 0, hi = xs.count
-        while lo < hi { let mid = (lo + hi) / 2; if xs[mid] < x { lo = mid + 1 } else { hi = mid } }
-        return lo < xs.count && xs[lo] == x
-    }
 }

@@ -171,22 +171,20 @@ extension PatternEngine {
     /// is compared with the state.
     ///
     /// With `judge`, no occurrence joins or founds a group without its yes (`Judge.swift`).
+    ///
+    /// `cache`: what the refresh that returned `state` derived from it (see `EngineCache` for
+    /// when it may be handed in); refilled for the state returned. Without it, everything is
+    /// derived from the state.
     public static func refresh(
         state: consuming PatternState, occurrences: [Int64: Occurrence], changes: OccurrenceChanges? = nil, constraints: Constraints,
-        config: GroupingConfig = GroupingConfig(), isCancelled: () -> Bool = { false },
+        config: GroupingConfig = GroupingConfig(), cache: inout EngineCache, isCancelled: () -> Bool = { false },
         progress: (Double) -> Void = { _ in }, judge: Judge? = nil
     ) throws -> RefreshOutcome {
         var ws = Workspace(state: state, occurrences: occurrences, constraints: constraints, config: config)
         ws.evidence = SharedElementJudge.make(config: config, occurrences: occurrences)
         ws.judge = SharedElementJudge.compose(ws.evidence, outer: judge)
         ws.hasOuterJudge = judge != nil
-        ws.engineCache = ws.state.takeCache()
-        if let cache = ws.engineCache, cache.dimension == ws.dimension {
-            ws.profileCache = cache.profiles
-            cache.profiles = [:]
-            ws.adoptGroupIndex(cache.groupIndex)
-            cache.groupIndex = nil
-        }
+        if let kept = cache.take(for: ws.state, dimension: ws.dimension) { ws.adopt(kept) }
         let fresh = ws.reconcile(changes: changes)
         ws.newIDs = fresh
         try ws.checkDimensions(only: fresh)
@@ -199,8 +197,19 @@ extension PatternEngine {
         if judge != nil { ws.leaveAwaitingFresh() }
         if !ws.unsettled { ws.state.settledAt = ws.state.groupsVersion }
         ws.compactPending()
-        ws.handOverCache()
+        ws.handOver(into: &cache)
         return ws.outcome
+    }
+
+    /// `refresh` with nothing kept from the previous refresh and nothing kept for the next.
+    public static func refresh(
+        state: consuming PatternState, occurrences: [Int64: Occurrence], changes: OccurrenceChanges? = nil, constraints: Constraints,
+        config: GroupingConfig = GroupingConfig(), isCancelled: () -> Bool = { false },
+        progress: (Double) -> Void = { _ in }, judge: Judge? = nil
+    ) throws -> RefreshOutcome {
+        var cache = EngineCache()
+        return try refresh(state: consume state, occurrences: occurrences, changes: changes, constraints: constraints, config: config,
+                           cache: &cache, isCancelled: isCancelled, progress: progress, judge: judge)
     }
 
     /// Occurrences leave at once (record deleted, permission off, new revision): removed from

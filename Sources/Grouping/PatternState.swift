@@ -73,9 +73,9 @@ public struct PendingWatermark: Sendable, Hashable, Codable {
 
 /// Everything the engine decides for one owner, as plain values to persist.
 public struct PatternState: Sendable, Hashable, Codable {
-    public var groups: [Int64: Group] { didSet { cacheClaim = 0 } }
+    public var groups: [Int64: Group]
     /// Occurrences that belong to no group yet.
-    public var pending: [Int64: PendingMark] { didSet { cacheClaim = 0 } }
+    public var pending: [Int64: PendingMark]
     /// Next group id to hand out (persisted counter; ids are never reused).
     public var nextGroupID: Int64
     /// Bumped on every membership change of any group.
@@ -87,16 +87,11 @@ public struct PatternState: Sendable, Hashable, Codable {
     public var settledAt: Int?
     /// Per scope, the watermark of its pending marks (see `PendingWatermark`; `evaluatedAt(_:)`
     /// gives a mark's version with it applied).
-    public var checked: [Scope: PendingWatermark] { didSet { cacheClaim = 0 } }
+    public var checked: [Scope: PendingWatermark]
     /// Per scope, the background level in force, in hundredths (`Background.swift`): the thresholds
     /// of the scope follow it, and it moves only when a new measure is more than
     /// `backgroundMargin` away. Empty in states written before it was kept.
     public var levels: [Scope: Int] = [:]
-    /// What the refresh that returned this state derived from it, and this state's claim to it
-    /// (0: none). Not persisted, not part of the value; editing `groups` or `pending` drops the claim.
-    var cache: EngineCache?
-    var cacheClaim: UInt64 = 0
-
     private enum CodingKeys: String, CodingKey { case groups, pending, nextGroupID, groupsVersion, settledAt, checked, levels }
 
     public init(from decoder: Decoder) throws {
@@ -166,13 +161,6 @@ public struct PatternState: Sendable, Hashable, Codable {
         }
         out.checked = [:]
         return out
-    }
-
-    /// The cache, taken over by a refresh, when this state still holds a claim to it.
-    mutating func takeCache() -> EngineCache? {
-        guard let c = cache, c.claim(cacheClaim) else { cache = nil; return nil }
-        cacheClaim = 0
-        return c
     }
 
     public init(groups: [Int64: Group] = [:], pending: [Int64: PendingMark] = [:], nextGroupID: Int64 = 1, groupsVersion: Int = 0,

@@ -137,7 +137,7 @@ extension Workspace {
                 }
                 for member in clique {
                     taken.insert(member.id)
-                    if let j = Self.position(of: member.id, in: pool) { poolMatrix?.take(j) }
+                    if let j = pool.sortedPosition(of: member.id) { poolMatrix?.take(j) }
                 }
                 let gid = newGroup(scope)
                 for member in clique.sorted(by: { $0.id < $1.id }) {
@@ -172,13 +172,6 @@ extension Workspace {
             if base[c] >= bound { found(c, base[c]) }
             c += 1
         }
-    }
-
-    /// Index of `id` in the ascending `ids`, if present.
-    static func position(of id: Int64, in ids: [Int64]) -> Int? {
-        var lo = 0, hi = ids.count
-        while lo < hi { let mid = (lo + hi) / 2; if ids[mid] < id { lo = mid + 1 } else { hi = mid } }
-        return lo < ids.count && ids[lo] == id ? lo : nil
     }
 
     /// Below this many fresh occurrences, seeding computes similarities vector by vector.

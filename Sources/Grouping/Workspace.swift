@@ -57,8 +57,9 @@ struct Workspace {
     var indexes: [Scope: PendingIndex] = [:]
     /// Per scope, its tag groups as the last assignment call left them (see `TagIndex`).
     var tagIndexes: [Scope: TagIndex] = [:]
-    /// What the previous refresh of this very state derived (taken over by `refresh`), else nil.
-    var engineCache: EngineCache?
+    /// Per scope, the basis of the background level the previous refresh of this state measured
+    /// (from its `EngineCache`; see `backgroundLevel(_:)`).
+    var basesKept: [Scope: BackgroundBasis] = [:]
     /// The vector dimension (of any occurrence; a refresh checks that all agree).
     let dimension: Int
     /// The evidence judge every automatic membership needs, when one is configured (`Judge.swift`).
@@ -81,10 +82,16 @@ struct Workspace {
         dimension = occurrences.first?.value.vector.count ?? 0
     }
 
-    /// The index the previous refresh of this very state left (current: every membership change
-    /// since went through `attach`/`detach`).
-    mutating func adoptGroupIndex(_ index: [Int64: Int64]?) {
-        if groupIndex == nil { groupIndex = index }
+    /// Starts from what the previous refresh of this very state derived: its scope group lists
+    /// (as snapshots at the start of the call), pending and tag indexes, profiles, occurrence index
+    /// and background bases.
+    mutating func adopt(_ cache: consuming EngineCache) {
+        for (scope, groups) in cache.scopes { snapshots[scope] = (0, groups) }
+        indexes = cache.pendingIndexes
+        tagIndexes = cache.tagIndexes
+        profileCache = cache.profiles
+        groupIndex = cache.groupIndex
+        basesKept = cache.backgrounds
     }
 
     private mutating func buildGroupIndex() {
@@ -244,9 +251,8 @@ struct Workspace {
         return affected.sorted()
     }
 
-    /// The groups of `scope` as they are now: from the snapshot kept for the scope (or the one the
-    /// previous refresh of this state left in its cache), brought up to date with the groups
-    /// touched since; built from all groups the first time.
+    /// The groups of `scope` as they are now: from the snapshot kept for the scope (see `adopt`),
+    /// brought up to date with the groups touched since; built from all groups the first time.
     mutating func scopeGroups(_ scope: Scope) -> ScopeGroups {
         let now = touchLog.count
         var base: ScopeGroups
@@ -254,9 +260,6 @@ struct Workspace {
         if let s = snapshots[scope] {
             if s.at == now { return s.groups }
             (from, base) = s
-        } else if let cache = engineCache, cache.dimension == dimension, let cached = cache.scopes.removeValue(forKey: scope) {
-            // Taken out of the cache (so that its matrix is not shared) until `handOverCache`.
-            (from, base) = (0, cached)
         } else {
             let built = ScopeGroups(scope, state, occurrences, d: dimension)
             snapshots[scope] = (now, built)
@@ -273,12 +276,11 @@ struct Workspace {
     }
 
     /// The pending index of `scope`, up to date with the marks, taken out of the workspace (so
-    /// that using it copies nothing); hand it back with `keepIndex`. From the previous refresh's
-    /// cache when there is one, else built from the marks.
+    /// that using it copies nothing); hand it back with `keepIndex`. Built from the marks when
+    /// neither this call nor the previous refresh (`adopt`) made one.
     mutating func takeIndex(_ scope: Scope) -> PendingIndex {
         let k = config.candidateK
         var index = indexes.removeValue(forKey: scope)
-            ?? engineCache.flatMap { $0.dimension == dimension ? $0.pendingIndexes.removeValue(forKey: scope) : nil }
         if index?.k != k || index?.d != dimension { index = nil }
         if index == nil {
             index = PendingIndex(scope, state, occurrences, k: k, d: dimension)
@@ -300,49 +302,39 @@ struct Workspace {
         state.pending = packed
     }
 
-    /// Leaves the scope snapshots in a cache for the next refresh of the state being returned,
-    /// and gives that state its claim. Call last: any later edit of the state drops the claim.
-    mutating func handOverCache() {
-        let cache = engineCache ?? EngineCache()
-        if cache.dimension != dimension { cache.scopes = [:]; cache.pendingIndexes = [:]; cache.tagIndexes = [:]; cache.dimension = dimension }
+    /// Leaves what this call derived in `cache`, brought up to date with the state being
+    /// returned, for the next refresh of that state. Call last.
+    mutating func handOver(into cache: inout EngineCache) {
+        var out = EngineCache()
+        out.dimension = dimension
         var touched = Set<Scope>()
         for e in touchLog { if let g = state.groups[e.gid] { touched.insert(g.scope) } }
-        engineCache = cache
-        for scope in Set(snapshots.keys).union(cache.scopes.keys.filter(touched.contains)) {
-            cache.scopes[scope] = scopeGroups(scope)
-        }
+        // (A scope no membership change of this call touched keeps its snapshot as it is.)
+        for scope in Array(snapshots.keys) { out.scopes[scope] = touched.contains(scope) ? scopeGroups(scope) : snapshots[scope]!.groups }
         snapshots = [:]
         // Every index, the ones this call did not use too, in line with the state returned.
-        for scope in Array(cache.pendingIndexes.keys) where indexes[scope] == nil {
-            indexes[scope] = cache.pendingIndexes.removeValue(forKey: scope)
-        }
-        cache.pendingIndexes = [:]
         // (Moved out, not copied: a shared copy would make the sync copy its vectors.)
         for scope in Array(indexes.keys) {
             var index = indexes.removeValue(forKey: scope)!
             guard index.d == dimension else { continue }
             index.sync(pendingChanged.log, state, occurrences)
             index.cursor = 0
-            cache.pendingIndexes[scope] = index
+            out.pendingIndexes[scope] = index
         }
-        for scope in Array(cache.tagIndexes.keys) where tagIndexes[scope] == nil {
-            tagIndexes[scope] = cache.tagIndexes.removeValue(forKey: scope)
-        }
-        cache.tagIndexes = [:]
         for scope in Array(tagIndexes.keys) {
             var t = tagIndexes.removeValue(forKey: scope)!
             t.update(touchLog, state, occurrences)
             t.at = 0
-            cache.tagIndexes[scope] = t
+            out.tagIndexes[scope] = t
         }
         // (Every profile left is current: a membership change drops its group's.)
-        cache.profiles = cache.dimension == dimension ? profileCache : [:]
+        out.profiles = profileCache
         profileCache = [:]
-        cache.groupIndex = groupIndex
+        out.groupIndex = groupIndex
         // A basis is still right for the next refresh when no known occurrence left in this one.
-        if !noneLeft { cache.backgrounds = [:] }
-        for (scope, b) in backgrounds { cache.backgrounds[scope] = b }
-        state.cache = cache
-        state.cacheClaim = cache.issue()
+        if noneLeft { out.backgrounds = basesKept }
+        for (scope, b) in backgrounds { out.backgrounds[scope] = b }
+        out.filledFor = EngineCache.Counters(state)
+        cache = out
     }
 }

@@ -1,3 +1,5 @@
+import LinearAlgebra
+
 /// Top-k keyword search without scoring every matching record (MaxScore, document at a time).
 ///
 /// Each distinct query term gets an upper bound of what it can add to a score: its idf times the BM25
@@ -31,7 +33,7 @@ extension KeywordIndex {
             cumulative[i] = running
         }
 
-        var top = KeywordTopK(k: limit)
+        var top = BoundedHeap<KeywordHit>(k: limit, reserving: min(limit, 4096))
         var position = [Int](repeating: 0, count: m)
         var frequencies = [Int32](repeating: 0, count: m)
         var essential = 0  // order[essential...] are the essential terms
@@ -80,7 +82,7 @@ extension KeywordIndex {
                 let exact = score(q, frequencies: f, length: length, averageLength: avg)
                 top.offer(KeywordHit(rowid: slotRowid[Int(slot)], score: exact))
                 if top.isFull {
-                    threshold = top.worst.score
+                    threshold = top.worst!.score
                     slack = 1e-9 * max(1, abs(threshold))
                     while essential < m && cumulative[essential] + slack < threshold { essential += 1 }
                 }
@@ -98,43 +100,4 @@ extension KeywordIndex {
         }
         return s
     }
-}
-
-/// The best `k` hits seen (a min-heap on `KeywordHit.better`; the root is the worst kept).
-struct KeywordTopK {
-    let k: Int
-    private var heap: [KeywordHit] = []
-
-    init(k: Int) {
-        self.k = k
-        heap.reserveCapacity(min(k, 4096))
-    }
-
-    var isFull: Bool { heap.count >= k }
-    var worst: KeywordHit { heap[0] }
-
-    mutating func offer(_ hit: KeywordHit) {
-        if heap.count < k {
-            heap.append(hit)
-            var c = heap.count - 1
-            while c > 0 {
-                let p = (c - 1) / 2
-                if KeywordHit.better(heap[p], heap[c]) { heap.swapAt(p, c); c = p } else { break }
-            }
-        } else if KeywordHit.better(hit, heap[0]) {
-            heap[0] = hit
-            var p = 0
-            while true {
-                let l = 2 * p + 1, r = l + 1
-                var w = p
-                if l < heap.count, KeywordHit.better(heap[w], heap[l]) { w = l }
-                if r < heap.count, KeywordHit.better(heap[w], heap[r]) { w = r }
-                if w == p { break }
-                heap.swapAt(p, w)
-                p = w
-            }
-        }
-    }
-
-    func sorted() -> [KeywordHit] { heap.sorted(by: KeywordHit.better) }
 }

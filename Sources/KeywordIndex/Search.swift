@@ -1,18 +1,7 @@
-/// One keyword hit: the record and its BM25 score (higher is better; FTS5's bm25() negated).
-public struct KeywordHit: Sendable, Equatable {
-    public var rowid: Int64
-    public var score: Double
-    public init(rowid: Int64, score: Double) {
-        self.rowid = rowid
-        self.score = score
-    }
+import LinearAlgebra
 
-    /// Best first: higher score, then lower rowid (FTS5's `ORDER BY bm25(...), rowid`).
-    @inline(__always)
-    static func better(_ a: KeywordHit, _ b: KeywordHit) -> Bool {
-        a.score > b.score || (a.score == b.score && a.rowid < b.rowid)
-    }
-}
+/// One keyword hit: the record and its BM25 score (higher is better; FTS5's bm25() negated).
+public typealias KeywordHit = RankedRow<Double>
 
 /// A query prepared against the index: its phrases (one term each) with their idf, and the
 /// distinct terms the owner's lists hold.

@@ -7,16 +7,16 @@ extension KindredService {
     /// The OpenAI-compatible chat judge of `patterns.judge = openai`, or why there is none.
     /// `store`: the transaction the usage is counted in; nil counts it in a write of its own.
     func chatJudge(_ settings: JudgeSettings, owner: String, store: RecordStore?, _ ctx: RequestContext) -> ((any JudgeAsker)?, String?) {
-        let model = config.string("patterns.judgeModel")
+        let model = self.settings.patterns.judgeModel
         guard !model.isEmpty else { return (nil, "patterns.judge is openai, but patterns.judgeModel is empty") }
         EmbedderSetup.prepareCurl()
-        let url = config.string("patterns.judgeUrl")
+        let url = self.settings.patterns.judgeUrl
         let endpoint = ProviderEndpoint(
             provider: ChatJudge.provider, baseURL: url.isEmpty ? "https://api.openai.com/v1" : url,
-            apiKey: Secret(config.string("patterns.judgeApiKey")),
-            connectTimeout: Double(config.int("embedder.connectTimeoutMs")) / 1000, totalTimeout: settings.timeout,
-            retry: RetryPolicy(maxAttempts: config.int("embedder.maxRetries") + 1, baseDelay: Double(config.int("embedder.retryBaseMs")) / 1000,
-                               maxDelay: Double(config.int("embedder.retryMaxMs")) / 1000))
+            apiKey: Secret(self.settings.patterns.judgeApiKey),
+            connectTimeout: self.settings.embedder.connectTimeout, totalTimeout: settings.timeout,
+            retry: RetryPolicy(maxAttempts: self.settings.embedder.maxRetries + 1, baseDelay: self.settings.embedder.retryBase,
+                               maxDelay: self.settings.embedder.retryMax))
         let chat = ChatCompletion(provider: ChatJudge.provider, endpoint: endpoint, model: model, maxConcurrent: 1)
         return (ChatJudge(chat: chat, service: self, owner: owner, store: store, ctx: ctx), nil)
     }

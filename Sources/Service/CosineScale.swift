@@ -104,7 +104,7 @@ extension KindredService {
     /// from `owner`'s spread in the index that serves its search (the previous version's while it
     /// serves) and `search.keywordSpread` (σ₀; 0: always 1). 1 while the spread is unmeasured.
     func fusionScale(owner: String, previous: PreviousVersion?) -> Double {
-        let reference = config.double("search.keywordSpread")
+        let reference = settings.search.keywordSpread
         guard reference > 0 else { return 1 }
         let scale: CosineScale?
         if let previous {

@@ -20,13 +20,13 @@ struct LocalEmbedder: TextEmbedder {
 public enum EmbedderSetup {
     /// Sets BLAS threads: `blas.threads`, or one per core when 0.
     public static func configureThreads(_ config: Config) {
-        let n = config.int("blas.threads")
+        let n = Settings(config).blas.threads
         BLAS.setThreads(n > 0 ? n : ProcessInfo.processInfo.activeProcessorCount)
     }
 
     /// The model folder: `embedder.modelDirectory`, else KINDRED_MODEL_DIR, else the default location.
     public static func modelDirectory(_ config: Config) -> String {
-        let configured = config.string("embedder.modelDirectory")
+        let configured = Settings(config).embedder.modelDirectory
         return configured.isEmpty ? ModelLocation.defaultDirectory() : configured
     }
 
@@ -34,7 +34,8 @@ public enum EmbedderSetup {
 
     /// The embedder, or nil with the reason it is unavailable.
     public static func make(_ config: Config) -> ((any TextEmbedder)?, String?) {
-        switch config.string("embedder.provider") {
+        let settings = Settings(config).embedder
+        switch settings.provider {
         case "none":
             return (nil, "embedder.provider is none")
         case "local":
@@ -43,11 +44,11 @@ public enum EmbedderSetup {
                 return (nil, "model not found at \(dir); \(installHint)")
             }
             do {
-                let model = try SentenceEmbedder(modelDirectory: dir, shortInputThreads: config.int("embedder.queryThreads"))
-                let configured = config.string("embedder.model")
+                let model = try SentenceEmbedder(modelDirectory: dir, shortInputThreads: settings.queryThreads)
+                let configured = settings.model
                 let name = configured.isEmpty ? model.modelID : configured
                 do {
-                    return (LocalEmbedder(model: model, modelID: name, forms: try EmbeddingPresets.forms(config, model: name, provider: "local")), nil)
+                    return (LocalEmbedder(model: model, modelID: name, forms: try EmbeddingPresets.forms(settings, model: name, provider: "local")), nil)
                 } catch {
                     return (nil, error.description)
                 }
@@ -58,11 +59,11 @@ public enum EmbedderSetup {
             guard let kind = EmbeddingProviderKind(rawValue: other) else {
                 return (nil, "unknown embedder.provider '\(other)' (expected local, none, openai, ollama or gemini)")
             }
-            guard !config.string("embedder.model").isEmpty else {
+            guard !settings.model.isEmpty else {
                 return (nil, "embedder.provider \(other) needs embedder.model (KINDRED_EMBEDDER_MODEL), the provider's model id")
             }
             do {
-                return (try remote(kind, config), nil)
+                return (try remote(kind, Settings(config)), nil)
             } catch {
                 return (nil, error.description)
             }
@@ -72,13 +73,14 @@ public enum EmbedderSetup {
     /// The local model under its own name, to keep serving the vectors it made while a remote
     /// provider's version is built (nil when the provider is local or the model is not installed).
     public static func previousEmbedder(_ config: Config) -> (@Sendable () -> (any TextEmbedder)?)? {
-        guard EmbeddingProviderKind(rawValue: config.string("embedder.provider")) != nil else { return nil }
+        let settings = Settings(config).embedder
+        guard EmbeddingProviderKind(rawValue: settings.provider) != nil else { return nil }
         let dir = modelDirectory(config)
         return {
-            guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"), let model = try? SentenceEmbedder(modelDirectory: dir, shortInputThreads: config.int("embedder.queryThreads")) else { return nil }
+            guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"), let model = try? SentenceEmbedder(modelDirectory: dir, shortInputThreads: settings.queryThreads) else { return nil }
             // The forms its own name's preset gives (the configured ones belong to the provider's model).
-            var own = Config()
-            try? own.set("embedder.preset", .string(config.string("embedder.preset")))
+            var own = Settings().embedder
+            own.preset = settings.preset
             return LocalEmbedder(model: model, modelID: model.modelID, forms: (try? EmbeddingPresets.forms(own, model: model.modelID, provider: "local")) ?? .plain)
         }
     }
@@ -91,21 +93,22 @@ public enum EmbedderSetup {
 
     /// A remote embedder from `embedder.*`: the model, `index.dimension` and the documents' form
     /// make its index version.
-    static func remote(_ kind: EmbeddingProviderKind, _ config: Config) throws(ConfigError) -> RemoteTextEmbedder {
-        let model = config.string("embedder.model")
-        let forms = try EmbeddingPresets.forms(config, model: model, provider: kind.rawValue)
+    static func remote(_ kind: EmbeddingProviderKind, _ all: Settings) throws(ConfigError) -> RemoteTextEmbedder {
+        let settings = all.embedder
+        let model = settings.model
+        let forms = try EmbeddingPresets.forms(settings, model: model, provider: kind.rawValue)
         _ = curlReady
-        return RemoteTextEmbedder(remote: RemoteEmbedder(kind: kind, endpoint: endpoint(kind.rawValue, url: config.string("embedder.url"), defaultURL: kind.defaultURL, config),
-                                                         model: model, dimension: config.int("index.dimension"),
-                                                         batchSize: config.int("embedder.batchSize"), maxConcurrent: config.int("embedder.maxConcurrent")),
+        return RemoteTextEmbedder(remote: RemoteEmbedder(kind: kind, endpoint: endpoint(kind.rawValue, url: settings.url, defaultURL: kind.defaultURL, settings),
+                                                         model: model, dimension: all.index.dimension,
+                                                         batchSize: settings.batchSize, maxConcurrent: settings.maxConcurrent),
                                   forms: forms)
     }
 
     /// Where and how patiently a provider is called, from the `embedder.*` timeouts and retries.
-    static func endpoint(_ provider: String, url: String, defaultURL: String, _ config: Config) -> ProviderEndpoint {
-        ProviderEndpoint(provider: provider, baseURL: url.isEmpty ? defaultURL : url, apiKey: Secret(config.string("embedder.apiKey")),
-                         connectTimeout: Double(config.int("embedder.connectTimeoutMs")) / 1000, totalTimeout: Double(config.int("embedder.timeoutMs")) / 1000,
-                         retry: RetryPolicy(maxAttempts: config.int("embedder.maxRetries") + 1, baseDelay: Double(config.int("embedder.retryBaseMs")) / 1000,
-                                            maxDelay: Double(config.int("embedder.retryMaxMs")) / 1000))
+    static func endpoint(_ provider: String, url: String, defaultURL: String, _ settings: EmbedderSettings) -> ProviderEndpoint {
+        ProviderEndpoint(provider: provider, baseURL: url.isEmpty ? defaultURL : url, apiKey: Secret(settings.apiKey),
+                         connectTimeout: settings.connectTimeout, totalTimeout: settings.timeout,
+                         retry: RetryPolicy(maxAttempts: settings.maxRetries + 1, baseDelay: settings.retryBase,
+                                            maxDelay: settings.retryMax))
     }
 }

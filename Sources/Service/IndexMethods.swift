@@ -17,7 +17,7 @@ extension KindredService {
         let start = ContinuousClock.now
         let version = indexVersion
         let everything = embedder.remoteProvider == nil
-        let batch = max(1, config.int("embedder.batchSize"))
+        let batch = max(1, settings.embedder.batchSize)
         let resumed = try withReader { try $0.stagedCount(indexVersion: version) }
         let remaining = try withReader { try $0.rebuildRemaining(indexVersion: version, everything: everything) }
         let total = max(1, resumed + remaining)

@@ -26,14 +26,14 @@ struct JudgeSettings: Sendable {
         Respect the stored corrections and their notes.
         """
 
-    init(_ config: Config) throws(ConfigError) {
-        let text = config.string("patterns.judge")
+    init(_ patterns: PatternSettings) throws(ConfigError) {
+        let text = patterns.judge
         guard let mode = JudgeMode(rawValue: text) else {
             throw ConfigError(key: "patterns.judge", reason: "expected off, client or openai, got '\(text)'")
         }
         self.mode = mode
-        let instruction = config.string("patterns.judgeInstruction")
+        let instruction = patterns.judgeInstruction
         self.instruction = instruction.isEmpty ? Self.defaultInstruction : instruction
-        timeout = Double(max(1, config.int("patterns.judgeTimeoutMs"))) / 1000
+        timeout = patterns.judgeTimeout
     }
 }

@@ -78,7 +78,7 @@ extension KindredService {
     /// ask FTS5 until it is ready. The build holds the writer lock: at 100 000 short records it takes
     /// about a second, during which writes wait.
     public func startKeywordIndex() {
-        guard config.bool("search.keywordIndex") else { return }
+        guard settings.search.keywordIndex else { return }
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             do { try buildKeywordIndex() } catch { worker.report("keyword index copy not built (\(error)); keyword search asks SQLite FTS5") }
         }
@@ -95,7 +95,7 @@ extension KindredService {
         -> [(rowid: Int64, score: Double)]
     {
         if terms.isEmpty || limit <= 0 { return [] }
-        if config.bool("search.keywordIndex"), keywords.isReady, let phrases = keywords.phrases(terms.terms) {
+        if settings.search.keywordIndex, keywords.isReady, let phrases = keywords.phrases(terms.terms) {
             var mask = allowed
             if mask == nil, !filters.isEmpty { mask = try withReader { try $0.filteredRowids(owner: owner, filters: filters) } }
             if let hits = keywords.search(owner: owner, phrases: phrases, limit: limit, allowed: mask) {

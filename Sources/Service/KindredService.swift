@@ -16,6 +16,10 @@ public final class KindredService: Sendable {
     public static let version = "0.1.0"
 
     public let config: Config
+    /// `config` decoded once, by area.
+    public let settings: Settings
+    /// The pattern settings as the engine takes them.
+    let patternConfig: PatternConfig
     public let databasePath: String
     /// The index version: fixed at start, except a remote provider's dimension when none is
     /// configured or stored, which its first answer fixes (`settleDimension`).
@@ -23,7 +27,7 @@ public final class KindredService: Sendable {
     var indexVersion: IndexVersion { versionCell.value }
     /// The limits params are decoded with (client vectors must have the index's dimension).
     var paramRules: ParamRules {
-        ParamRules(dimension: indexVersion.dimension, defaultLimit: config.int("search.defaultLimit"), maxLimit: config.int("search.maxLimit"))
+        ParamRules(dimension: indexVersion.dimension, defaultLimit: settings.search.defaultLimit, maxLimit: settings.search.maxLimit)
     }
     let writer: Guarded<RecordStore>
     /// Copies the WAL into the file on its own thread (nil for an in-memory store).
@@ -63,13 +67,15 @@ public final class KindredService: Sendable {
     ///   model vectors of another version and the current one is incomplete (see `PreviousVersion`).
     public init(config: Config, databasePath: String, embedder: (any TextEmbedder)?, embedderProblem: String? = nil,
                 previousEmbedder: (() -> (any TextEmbedder)?)? = nil) throws {
-        _ = try JudgeSettings(config)
         self.config = config
+        settings = Settings(config)
+        patternConfig = PatternConfig(settings.patterns)
+        _ = try JudgeSettings(settings.patterns)
         self.databasePath = databasePath
         self.embedder = embedder
         self.embedderProblem = embedder == nil ? (embedderProblem ?? "no embedder is configured") : nil
         let store = try RecordStore(path: databasePath)
-        var version = embedder?.indexVersion ?? IndexVersion(model: config.string("embedder.model"), dimension: config.int("index.dimension"))
+        var version = embedder?.indexVersion ?? IndexVersion(model: settings.embedder.model, dimension: settings.index.dimension)
         if !version.isSettled {
             // No dimension configured: the one of the vectors stored for this model and form, else
             // a remote provider's first answer (without an embedder, the default model's 384).
@@ -93,8 +99,8 @@ public final class KindredService: Sendable {
         }
         readers = ReaderPool(path: databasePath)
         let vi = VectorIndex(dimension: dimension, rows: StoredRows(readers: readers, version: versionCell),
-                             batchGemmThreshold: config.int("search.batchGemmThreshold"), scanThreads: config.int("search.scanThreads"))
-        codesFilePath = config.bool("index.codesFile") && !databasePath.isEmpty && databasePath != ":memory:" ? databasePath + "-codes" : nil
+                             batchGemmThreshold: settings.search.batchGemmThreshold, scanThreads: settings.search.scanThreads)
+        codesFilePath = settings.index.codesFile && !databasePath.isEmpty && databasePath != ":memory:" ? databasePath + "-codes" : nil
         dataVersionAtOpen = try store.dataVersion()
         var restored = false
         if let codesFilePath, version.isSettled {
@@ -107,7 +113,7 @@ public final class KindredService: Sendable {
         indexFromCodesFile = restored
         index = ReadWriteGuarded(vi)
         if let previousEmbedder, embedder?.remoteProvider != nil {
-            previous = try PreviousVersion.load(store: store, readers: readers, current: version, batchGemmThreshold: config.int("search.batchGemmThreshold"),
+            previous = try PreviousVersion.load(store: store, readers: readers, current: version, batchGemmThreshold: settings.search.batchGemmThreshold,
                                                 make: previousEmbedder)
         } else {
             previous = nil
@@ -239,7 +245,7 @@ public final class KindredService: Sendable {
         let indexVersion = indexVersion
         var embedderInfo: JSONObject = ["model": .string(indexVersion.model), "dimension": .from(indexVersion.dimension),
                                         "indexVersion": .string(indexVersion.description), "available": .bool(embedder != nil),
-                                        "provider": .string(config.string("embedder.provider"))]
+                                        "provider": .string(settings.embedder.provider)]
         if let embedderProblem { embedderInfo["problem"] = .string(embedderProblem) }
         return [
             "serverInfo": ["name": "kindred", "version": .string(Self.version)],
@@ -250,7 +256,7 @@ public final class KindredService: Sendable {
                 "framing": ["lsp", "ndjson"],
                 "progress": true,
                 "cancellation": true,
-                "judge": .string((try? JudgeSettings(config))?.mode.rawValue ?? "off"),
+                "judge": .string((try? JudgeSettings(settings.patterns))?.mode.rawValue ?? "off"),
             ],
         ]
     }

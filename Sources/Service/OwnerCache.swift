@@ -44,10 +44,12 @@ final class OwnerCache<Entry>: Sendable {
 /// An owner's pattern state as read or saved at the store's pattern revision `revision`
 /// (`RecordStore.patternRevision`, bumped by triggers on any write to the owner's groups, state or
 /// corrections, by this process or another): current while the revision is unchanged. The state a
-/// refresh saved keeps what the engine derived for the next refresh.
+/// refresh saved keeps what the engine derived for the next refresh (`engineCache`).
 struct PatternStateEntry {
     var revision: Int64
     var state: PatternState
+    /// What the refresh that returned `state` derived from it (empty for a state read from the store).
+    var engineCache = EngineCache()
     var labelDescriptions: [Int64: String]
     var indexVersion: String?
     /// The input log position of the occurrences the engine call that returned `state` was given

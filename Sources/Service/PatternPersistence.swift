@@ -39,34 +39,34 @@ enum PatternCodec {
 }
 
 extension PatternConfig {
-    init(_ config: Config) {
+    init(_ p: PatternSettings) {
         var g = GroupingConfig()
-        g.tauRep = Float(config.double("patterns.tauRep"))
-        g.tauSup = Float(config.double("patterns.tauSup"))
-        g.tauSeed = Float(config.double("patterns.tauSeed"))
-        g.tauLooseSeed = Float(config.double("patterns.tauLooseSeed"))
-        g.looseSeedRecords = config.int("patterns.looseSeedRecords")
-        g.delta = Float(config.double("patterns.delta"))
-        g.tauStay = Float(config.double("patterns.tauStay"))
-        g.combineLink = Float(config.double("patterns.combineLink"))
-        g.linkNeighbours = config.int("patterns.linkNeighbours")
-        g.combineResolution = Float(config.double("patterns.combineResolution"))
-        g.linkScopeLimit = config.int("patterns.linkScopeLimit")
-        g.tauCombine = Float(config.double("patterns.tauCombine"))
-        let background = Float(config.double("patterns.calibratedBackground"))
+        g.tauRep = Float(p.tauRep)
+        g.tauSup = Float(p.tauSup)
+        g.tauSeed = Float(p.tauSeed)
+        g.tauLooseSeed = Float(p.tauLooseSeed)
+        g.looseSeedRecords = p.looseSeedRecords
+        g.delta = Float(p.delta)
+        g.tauStay = Float(p.tauStay)
+        g.combineLink = Float(p.combineLink)
+        g.linkNeighbours = p.linkNeighbours
+        g.combineResolution = Float(p.combineResolution)
+        g.linkScopeLimit = p.linkScopeLimit
+        g.tauCombine = Float(p.tauCombine)
+        let background = Float(p.calibratedBackground)
         g.calibratedBackground = background > 1 ? nil : background
-        g.backgroundMargin = Float(config.double("patterns.backgroundMargin"))
-        g.evidenceMaxShare = Float(config.double("patterns.evidenceMaxShare"))
-        g.evidenceMinimum = config.int("patterns.evidenceMinimum")
-        g.evidenceExamples = config.int("patterns.evidenceExamples")
-        g.evidenceAbove = Float(config.double("patterns.evidenceAbove"))
-        g.evidenceMinTerms = config.int("patterns.evidenceMinTerms")
-        g.candidateK = config.int("patterns.candidateK")
-        g.exemplars = config.int("patterns.exemplars")
-        g.recurringThreshold = config.int("patterns.recurringThreshold")
-        g.relatedThreshold = config.int("patterns.relatedThreshold")
-        g.minComparisonDenominator = config.int("patterns.minComparisonDenominator")
-        self.init(grouping: g, passageOccurrences: config.bool("patterns.passageOccurrences"))
+        g.backgroundMargin = Float(p.backgroundMargin)
+        g.evidenceMaxShare = Float(p.evidenceMaxShare)
+        g.evidenceMinimum = p.evidenceMinimum
+        g.evidenceExamples = p.evidenceExamples
+        g.evidenceAbove = Float(p.evidenceAbove)
+        g.evidenceMinTerms = p.evidenceMinTerms
+        g.candidateK = p.candidateK
+        g.exemplars = p.exemplars
+        g.recurringThreshold = p.recurringThreshold
+        g.relatedThreshold = p.relatedThreshold
+        g.minComparisonDenominator = p.minComparisonDenominator
+        self.init(grouping: g, passageOccurrences: p.passageOccurrences)
     }
 }
 
@@ -93,6 +93,8 @@ struct OwnerPatterns {
     /// The occurrences logged since `since` (the kept copy's position before it was brought up to
     /// date); nil when the occurrences were read in full.
     var occurrencesChanged: (since: Int64, ids: [Int64])?
+    /// Loaded for update: what the refresh that returned `state` derived from it (see `EngineCache`).
+    var engineCache = EngineCache()
 
     /// What changed in the occurrences since `state` was refreshed, when the store's log says so.
     var changesSinceState: OccurrenceChanges? {
@@ -102,8 +104,6 @@ struct OwnerPatterns {
 }
 
 extension KindredService {
-    var patternConfig: PatternConfig { PatternConfig(config) }
-
     /// Loads the owner's engine state (an empty one when none is stored).
     /// Also gives the label descriptions and the index version the groups were last refreshed with.
     /// A state read at the store's current pattern revision is reused from `patternStates`.
@@ -155,9 +155,11 @@ extension KindredService {
         let entry = try loadPatternStateEntry(store, owner: owner, forUpdate: forUpdate)
         let (occurrences, toKeep, changed) = try eligibleOccurrences(store, owner: owner, withVectors: withVectors, handOver: forUpdate)
         let corrections = try store.correctionRows(owner: owner).filter { !$0.undone }.map { try PatternCodec.decode(Correction.self, $0.body) }
-        return OwnerPatterns(state: entry.state, stateIndexVersion: entry.indexVersion, occurrences: occurrences, corrections: corrections,
+        var data = OwnerPatterns(state: entry.state, stateIndexVersion: entry.indexVersion, occurrences: occurrences, corrections: corrections,
                              labelDescriptions: entry.labelDescriptions, occurrencesToKeep: toKeep, stateOccurrencesAt: entry.occurrencesAt,
                              occurrencesChanged: changed)
+        if forUpdate { data.engineCache = entry.engineCache }
+        return data
     }
 
     /// The owner's eligible occurrences. With vectors they come from `occurrenceCopies`, brought up

@@ -19,7 +19,7 @@ extension KindredService {
     /// (a record edited or deleted while the questions were out) waits for the next refresh.
     func refreshPatternsJudged(owner: String?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> JSONValue {
         // (In process — the CLI, KindredKit, MCP — nothing else is served meanwhile: run it now.)
-        guard let settings = try? JudgeSettings(config), settings.mode != .off, ctx.client != nil else {
+        guard let settings = try? JudgeSettings(settings.patterns), settings.mode != .off, ctx.client != nil else {
             return try refreshPatterns(owner: owner, ctx, rebuild: rebuild)
         }
         ctx.answerLater { [self] _ in
@@ -64,7 +64,9 @@ extension KindredService {
             let data = try withPatternReader(owner: o) { store in try loadOwnerPatterns(store, owner: o, withVectors: true) }
             let session = judgeSession(settings, verdicts: verdicts, store: nil, owner: o, data: data, ctx)
             do {
-                _ = try engineOutcome(state: data.state, data, rebuild: rebuild, ctx, judge: { session.judge($0) }) { _ in }
+                // (Nothing kept: the refresh that follows uses the kept entry's cache.)
+                var scratch = EngineCache()
+                _ = try engineOutcome(state: data.state, data, rebuild: rebuild, cache: &scratch, ctx, judge: { session.judge($0) }) { _ in }
             } catch let e as GroupingError {
                 throw ResponseError.grouping(e, owner: o)
             } catch let e as ResponseError {
@@ -88,7 +90,7 @@ extension KindredService {
 
         // One transaction: passage occurrences, occurrence vectors and every owner's groups commit
         // together, or — cancelled, interrupted or failed — not at all.
-        let judging = (try? JudgeSettings(config)).flatMap { $0.mode == .off ? nil : $0 }
+        let judging = (try? JudgeSettings(settings.patterns)).flatMap { $0.mode == .off ? nil : $0 }
         var judged = JudgeTally()
         let (prepared, owners, (total, tally)) = try withPatternWriter(owner: owner ?? "") { store in
             var kept: [(owner: String, entry: PatternStateEntry, coverage: RecordCoverage, occurrences: OccurrencesEntry?)] = []
@@ -185,7 +187,9 @@ extension KindredService {
         // Handed over, not copied: the refresh updates the only copy in place.
         let state = data.state
         data.state = PatternState()
-        let outcome = try engineOutcome(state: state, data, rebuild: rebuild, ctx, judge: judge, progress: progress)
+        var cache = data.engineCache
+        data.engineCache = EngineCache()
+        let outcome = try engineOutcome(state: state, data, rebuild: rebuild, cache: &cache, ctx, judge: judge, progress: progress)
         try ctx.checkCancelled()
         try savePatternOutcome(store, owner: owner, outcome, refreshedWith: version)
         let revision = try store.patternRevision(owner: owner)
@@ -199,12 +203,12 @@ extension KindredService {
                                  occurrences: data.occurrences, coverage: &coverage)
         // Themes follow the groups, in the same transaction (`ThemePersistence.swift`), when switched on
         // (`patterns.themes`); otherwise the stored themes stay as they are.
-        if config.bool("patterns.themes") {
+        if settings.patterns.themes {
             let themes = try refreshThemes(store, owner: owner, groups: outcome.state, occurrences: data.occurrences)
             (tally.themesCreated, tally.themesChanged, tally.activeThemes) = (themes.created, themes.changed, themes.active)
         }
         coverage.revision = revision
-        return (outcome.stats, PatternStateEntry(revision: revision, state: outcome.state, labelDescriptions: descriptions,
+        return (outcome.stats, PatternStateEntry(revision: revision, state: outcome.state, engineCache: cache, labelDescriptions: descriptions,
                                                  indexVersion: version.description, occurrencesAt: data.occurrencesToKeep?.position),
                 tally, coverage, data.occurrencesToKeep)
     }
@@ -212,17 +216,19 @@ extension KindredService {
     /// The engine over one owner's loaded patterns: a rebuild when asked, or when the state was
     /// refreshed with another model's vectors (same occurrence ids, new vectors: representatives and
     /// centroids are stale, so the groups are regrouped, corrections and ids kept); else incremental.
-    func engineOutcome(state: consuming PatternState, _ data: OwnerPatterns, rebuild: Bool, _ ctx: RequestContext, judge: Judge?,
-                       progress: (Double) -> Void) throws -> RefreshOutcome {
+    /// `cache`: what the engine derived from `state` when it returned it; left for the state returned.
+    func engineOutcome(state: consuming PatternState, _ data: OwnerPatterns, rebuild: Bool, cache: inout EngineCache, _ ctx: RequestContext,
+                       judge: Judge?, progress: (Double) -> Void) throws -> RefreshOutcome {
         let constraints = Constraints.derive(from: data.corrections, occurrences: data.occurrences)
         let config = patternConfig.grouping
         let rebuild = rebuild || data.stateIndexVersion.map { $0 != indexVersion.description } ?? false
+        if rebuild { cache.reset() }
         return rebuild
             ? try PatternEngine.rebuild(state: state, occurrences: data.occurrences, constraints: constraints, config: config,
                                         isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
             : try PatternEngine.refresh(state: consume state, occurrences: data.occurrences, changes: data.changesSinceState,
                                         constraints: constraints, config: config,
-                                        isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
+                                        cache: &cache, isCancelled: { ctx.isCancelled }, progress: progress, judge: judge)
     }
 
     /// The judge of one owner's refresh: the client (when it declared `capabilities.judge`) or the
@@ -266,7 +272,7 @@ extension KindredService {
         let version = indexVersion
         var passages = 0
         if patternConfig.passageOccurrences {
-            let maxChars = config.int("passages.maxChars")
+            let maxChars = settings.passages.maxChars
             for r in try store.recordsWithoutOccurrences(owner: owner) {
                 try ctx.checkCancelled()
                 let parts = Passages.split(r.text, maxScalars: maxChars).filter { !$0.text.isEmpty }
@@ -284,7 +290,7 @@ extension KindredService {
         ctx.progress("report", message: "occurrences ready", percentage: 5)
         var computed = 0
         if embedder != nil {
-            let batch = max(1, config.int("embedder.batchSize"))
+            let batch = max(1, settings.embedder.batchSize)
             var after: Int64 = 0
             var limited = Set<String>()
             batches: while true {

@@ -20,7 +20,7 @@ extension KindredService {
             // Answered once every searchable record of the request is in the semantic index (or the
             // timeout passed); the write is committed either way.
             let ids = records.filter(\.permissions.search).map(\.id)
-            let timeout = Double(config.int("records.waitForIndexTimeoutMs")) / 1000
+            let timeout = settings.records.waitForIndexTimeout
             ctx.answerLater { [self] result in
                 guard case .object(var o) = result else { return result }
                 o["indexed"] = .bool(waitUntilIndexed(owner: owner, ids: ids, timeout: timeout, ctx))
@@ -136,7 +136,7 @@ extension KindredService {
     /// version (its own, as a pattern occurrence, or the record's when the record is one passage).
     func recordResult(_ stored: StoredRecord, passageVectors: Set<[Int]>) -> JSONValue {
         guard case .object(var o) = recordResult(stored) else { return recordResult(stored) }
-        let parts = Passages.split(stored.record.text, maxScalars: config.int("passages.maxChars"))
+        let parts = Passages.split(stored.record.text, maxScalars: settings.passages.maxChars)
         let recordVector = o["vector"] != .null
         o["passageList"] = .array(parts.enumerated().map { i, p in
             ["index": .from(i), "start": .from(p.start), "end": .from(p.end), "text": .string(p.text),
@@ -153,7 +153,7 @@ extension KindredService {
             "indexed": .bool(indexed),
             "vector": current ? .string(stored.vectorSource ?? "model") : .null,
             "indexVersion": .from(stored.vectorVersion),
-            "passages": .from(Passages.split(stored.record.text, maxScalars: config.int("passages.maxChars")).count),
+            "passages": .from(Passages.split(stored.record.text, maxScalars: settings.passages.maxChars).count),
         ]
     }
 

@@ -77,11 +77,11 @@ extension KindredService {
     }
 
     func checkDailyLimits(owner: String, texts: [String], store: RecordStore?) throws {
-        let callLimit = config.int("usage.dailyCallLimit"), charLimit = config.int("usage.dailyCharacterLimit")
+        let callLimit = settings.usage.dailyCallLimit, charLimit = settings.usage.dailyCharacterLimit
         guard callLimit > 0 || charLimit > 0 else { return }
         let day = Self.usageDay()
         let used = try store.map { try $0.usageTotal(owner: owner, day: day) } ?? writer.with { try $0.usageTotal(owner: owner, day: day) }
-        let batch = max(1, config.int("embedder.batchSize"))
+        let batch = max(1, settings.embedder.batchSize)
         let calls = (texts.count + batch - 1) / batch
         let chars = texts.reduce(0) { $0 + $1.unicodeScalars.count }
         if callLimit > 0, used.calls + calls > callLimit {
@@ -108,7 +108,7 @@ extension KindredService {
     func dailyUsage(_ req: UsageDaily) throws(ResponseError) -> JSONValue {
         let owner = req.owner, from = req.from, to = req.to
         let rows = try withReader { try $0.usage(owner: owner, from: from, to: to) }
-        let callLimit = config.int("usage.dailyCallLimit"), charLimit = config.int("usage.dailyCharacterLimit")
+        let callLimit = settings.usage.dailyCallLimit, charLimit = settings.usage.dailyCharacterLimit
         return [
             "owner": .string(owner),
             "days": .array(rows.map { r in

@@ -31,12 +31,12 @@ extension KindredService {
     func runSearch(_ request: SearchQuery, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         var req = request
         var notes: [String] = []
-        let maxQueryChars = config.int("search.maxQueryChars")
+        let maxQueryChars = settings.search.maxQueryChars
         if let text = req.text, let cut = QueryText.cut(text, maxScalars: maxQueryChars) {
             req.text = cut
             notes.append("query text cut to \(cut.unicodeScalars.count) of \(text.unicodeScalars.count) characters (search.maxQueryChars is \(maxQueryChars))")
         }
-        let maxTerms = config.int("search.maxKeywordTerms")
+        let maxTerms = settings.search.maxKeywordTerms
         let terms = KeywordTerms(query: req.text ?? "", maxTerms: maxTerms)
         var degraded: String?
         var queryVector = req.vector
@@ -79,7 +79,7 @@ extension KindredService {
         }
         try ctx.checkCancelled()
         let allowed = req.filters.isEmpty ? nil : try withReader { try $0.filteredRowids(owner: req.owner, filters: req.filters) }
-        let pool = max(req.limit, config.int("search.candidatePool"))
+        let pool = max(req.limit, settings.search.candidatePool)
         var ranked: [(Int64, Double)]
         switch mode {
         case .semantic:
@@ -92,12 +92,12 @@ extension KindredService {
             // Score fusion adds a non-negative bonus to the cosine, so a record outside both the
             // semantic top `limit` and the keyword pool cannot reach the fused top `limit`: the
             // semantic side needs only `limit` exact rows. Rank fusion needs the whole pool.
-            let rrf = config.string("search.fusion") == "rrf"
+            let rrf = settings.search.fusion == "rrf"
             let semantic = try semanticHits(previous, owner: req.owner, query: queryVector!, k: rrf ? pool : req.limit, allowed: allowed)
             try ctx.checkCancelled()
             let keyword = try keywordHits(owner: req.owner, terms: terms, filters: req.filters, allowed: allowed, limit: pool)
             if rrf {
-                ranked = Array(ReciprocalRankFusion.fuse([semantic.map(\.rowid), keyword.map(\.rowid)], k: Double(config.int("search.rrfK"))).prefix(req.limit))
+                ranked = Array(ReciprocalRankFusion.fuse([semantic.map(\.rowid), keyword.map(\.rowid)], k: Double(settings.search.rrfK)).prefix(req.limit))
             } else {
                 ranked = try fuseScores(owner: req.owner, semantic: semantic.map { ($0.rowid, Double($0.score)) }, keyword: keyword, terms: terms.terms,
                                         query: queryVector!, limit: req.limit, previous: previous)
@@ -118,7 +118,7 @@ extension KindredService {
     func results(_ ranked: [(Int64, Double)], owner: String, mode: SearchMode, words: [String], degraded: String?, notes: [String] = []) throws(ResponseError) -> JSONValue {
         var notes = notes
         let rows = try withReader { try $0.records(rowids: ranked.map(\.0)) }
-        let maxChars = config.int("passages.maxChars"), highlightChars = config.int("search.highlightChars")
+        let maxChars = settings.passages.maxChars, highlightChars = settings.search.highlightChars
         // What the query's words match, worked out once for every hit.
         let passagePrefixes = Passages.prefixes(of: words), highlightPrefixes = TermCoverage.prefixes(of: words)
         var out: [JSONValue] = []
@@ -178,7 +178,7 @@ extension KindredService {
         var cosines: [Int64: Double] = [:]
         for (rowid, score) in zip(others, scores) { if let score { cosines[rowid] = Double(score) } }
         let fused = ScoreFusion.fuse(semantic: semantic, keyword: keyword.map { ($0.rowid, $0.score) }, coverage: coverage,
-                                     weight: config.double("search.keywordWeight"), scale: fusionScale(owner: owner, previous: previous)) { cosines[$0] }
+                                     weight: settings.search.keywordWeight, scale: fusionScale(owner: owner, previous: previous)) { cosines[$0] }
         return fused.prefix(limit).map { ($0.rowid, $0.score) }
     }
 }

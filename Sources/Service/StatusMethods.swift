@@ -12,7 +12,7 @@ extension KindredService {
              try store.rebuildRemaining(indexVersion: version, everything: false))
         }
         let indexed = readIndex { idx in owner.map { idx.count(owner: $0) } ?? idx.count }
-        var embedderInfo: JSONObject = ["available": .bool(embedder != nil), "provider": .string(config.string("embedder.provider"))]
+        var embedderInfo: JSONObject = ["available": .bool(embedder != nil), "provider": .string(settings.embedder.provider)]
         if let embedderProblem { embedderInfo["problem"] = .string(embedderProblem) }
         var result: JSONObject = [
             "owner": .from(owner),

@@ -454,38 +454,19 @@ public protocol StoredElsewhere {}
 
 /// The k largest values offered so far; `kth` is the smallest of them (−∞ until k were offered).
 struct LowerBounds {
-    let k: Int
-    private var heap: [Float] = []
-    init(k: Int) {
-        self.k = k
-        heap.reserveCapacity(k)
+    /// A value, larger first.
+    struct Bound: BestFirst {
+        var value: Float
+        @inline(__always)
+        static func better(_ a: Bound, _ b: Bound) -> Bool { a.value > b.value }
     }
 
-    var kth: Float { heap.count < k ? -.infinity : heap[0] }
+    private var heap: BoundedHeap<Bound>
+    init(k: Int) { heap = BoundedHeap(k: k) }
 
-    mutating func offer(_ v: Float) {
-        if heap.count < k {
-            heap.append(v)
-            var c = heap.count - 1
-            while c > 0 {
-                let p = (c - 1) / 2
-                if heap[p] > heap[c] { heap.swapAt(p, c); c = p } else { break }
-            }
-        } else if v > heap[0] {
-            heap[0] = v
-            var p = 0
-            let n = heap.count
-            while true {
-                let l = 2 * p + 1, r = l + 1
-                var s = p
-                if l < n, heap[l] < heap[s] { s = l }
-                if r < n, heap[r] < heap[s] { s = r }
-                if s == p { break }
-                heap.swapAt(p, s)
-                p = s
-            }
-        }
-    }
+    var kth: Float { heap.isFull ? heap.worst?.value ?? .infinity : -.infinity }
+
+    mutating func offer(_ v: Float) { heap.offer(Bound(value: v)) }
 }
 
 extension Optional where Wrapped == [Bool] {

@@ -306,12 +306,14 @@ enum GroupingCommand {
         let clock = ContinuousClock()
         var built = PatternState()
         var build: Duration?
+        // What each refresh derived, handed to the next with the state it returned, as the service does.
+        var cache = EngineCache()
         let stateFile = args.value("state")
         if let given = try stateFile.flatMap(loadState) {
             built = given
         } else {
             build = try clock.measure {
-                built = try PatternEngine.refresh(state: built, occurrences: occ, constraints: Constraints(), config: cfg).state
+                built = try PatternEngine.refresh(state: built, occurrences: occ, constraints: Constraints(), config: cfg, cache: &cache).state
             }
             if let stateFile { try saveState(built, to: stateFile) }
         }
@@ -329,7 +331,7 @@ enum GroupingCommand {
             let start = clock.now
             // (Told what changed, as the service is by its store's change log.)
             current = try PatternEngine.refresh(state: consume current, occurrences: occ, changes: OccurrenceChanges([o.id]),
-                                                constraints: Constraints(), config: cfg).state
+                                                constraints: Constraints(), config: cfg, cache: &cache).state
             times.append(seconds(clock.now - start) * 1000)
             if current.pending[o.id] == nil { joined += 1 }
         }

@@ -44,7 +44,7 @@ enum EmbedCommand {
             Output.err("kindred embed: \(problem ?? "no embedder")")
             return ExitCode.failure
         }
-        let batch = try args.int("batch") ?? config.int("embedder.batchSize")
+        let batch = try args.int("batch") ?? Settings(config).embedder.batchSize
         var start = 0
         while start < texts.count {
             let end = min(texts.count, start + max(1, batch))

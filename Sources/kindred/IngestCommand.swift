@@ -39,7 +39,7 @@ enum IngestCommand {
         var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
         // A final newline ends the last line; it does not start another one.
         if lines.last?.isEmpty == true { lines.removeLast() }
-        let batchSize = max(1, service.config.int("ingest.batchSize"))
+        let batchSize = max(1, service.settings.ingest.batchSize)
         let bar = ProgressBar(title: "ingest", total: lines.count)
         var batch: [JSONValue] = []
         var batchIDs = Set<String>()

@@ -49,7 +49,7 @@ enum MCPCommand {
         let server = MCPServer(
             info: .init(name: "kindred", version: KindredService.version, instructions: KindredService.mcpInstructions),
             tools: service.mcpTools(owner: owner), sink: FileDescriptorSink(fd: protocolFD),
-            maxMessageBytes: service.config.int("rpc.maxMessageBytes"))
+            maxMessageBytes: service.settings.rpc.maxMessageBytes)
         service.startBackgroundEmbedding { message in Output.err("kindred mcp: \(message)") }
         return server.run(read: Stdio.reader())
     }

@@ -41,7 +41,7 @@ enum ServeCommand {
         let sink = FileDescriptorSink(fd: protocolFD)
         let holder = ServerHolder()
         let server = Server(
-            options: Server.Options(framing: framing, maxMessageBytes: service.config.int("rpc.maxMessageBytes"),
+            options: Server.Options(framing: framing, maxMessageBytes: service.settings.rpc.maxMessageBytes,
                                     durability: try service.groupCommit()),
             sink: sink,
             initialize: { _, _ in service.initializeResult(methods: holder.methods) },

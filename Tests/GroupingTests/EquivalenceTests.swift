@@ -64,6 +64,9 @@ struct History {
     var occ: [Int64: Occurrence] = [:]
     var corrections: [Correction] = []
     var real = PatternState()
+    /// The real engine's cache, handed to every refresh as the service does (corrections, undos and
+    /// removals change the state between refreshes: the cache must notice).
+    var cache = EngineCache()
     /// The real engine's pending marks as a store keeps them: only the changed ones written.
     var stored: [Int64: PendingMark] = [:]
     /// The occurrence ids the real engine's last call was given, and how many refreshes ran.
@@ -140,7 +143,7 @@ struct History {
     mutating func refresh(_ context: String) throws {
         let c = constraints
         let changes = changes()
-        let outcome = try PatternEngine.refresh(state: real, occurrences: occ, changes: changes, constraints: c, config: config)
+        let outcome = try PatternEngine.refresh(state: real, occurrences: occ, changes: changes, constraints: c, config: config, cache: &cache)
         created += outcome.stats.groupsCreated
         keep(outcome, context)
         ref.refresh(occ, c)
@@ -241,7 +244,7 @@ struct History {
             try refresh(here)
             // Idempotent: a second refresh changes nothing.
             let again = try PatternEngine.refresh(state: real, occurrences: occ, changes: OccurrenceChanges([]), constraints: constraints,
-                                                  config: config)
+                                                  config: config, cache: &cache)
             #expect(again.state == real && again.changedGroups.isEmpty && again.changedPending.isEmpty,
                     "\(here): second refresh changed the state")
         }

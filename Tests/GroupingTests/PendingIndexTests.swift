@@ -158,8 +158,10 @@ import Testing
             occ[o.id] = o
         }
         var corrections: [Correction] = []
-        var a = try Fixture.refresh(PatternState(), occ, config: indexConfig).state
-        var b = try Fixture.refresh(PatternState(), occ, config: everyConfig).state
+        // Each side keeps its engine's cache from one refresh to the next, as the service does.
+        var cacheA = EngineCache(), cacheB = EngineCache()
+        var a = try PatternEngine.refresh(state: PatternState(), occurrences: occ, constraints: Constraints(), config: indexConfig, cache: &cacheA).state
+        var b = try PatternEngine.refresh(state: PatternState(), occurrences: occ, constraints: Constraints(), config: everyConfig, cache: &cacheB).state
         #expect(a == b)
         #expect(a.pending.count >= 8, "enough pending occurrences for the index to be used")
         let extra = SyntheticData.history(seed: seed &+ 50, records: 30, perRecord: 1, clusters: 10, dimension: 32, spread: 0.7,
@@ -181,8 +183,8 @@ import Testing
             }
             if step % 7 == 6, let gone = a.sortedGroups.first(where: { $0.members.count >= 3 })?.members.first?.occurrenceID { occ[gone] = nil }
             let constraints = Constraints.derive(from: corrections, occurrences: occ)
-            a = try PatternEngine.refresh(state: consume a, occurrences: occ, constraints: constraints, config: indexConfig).state
-            b = try PatternEngine.refresh(state: consume b, occurrences: occ, constraints: constraints, config: everyConfig).state
+            a = try PatternEngine.refresh(state: consume a, occurrences: occ, constraints: constraints, config: indexConfig, cache: &cacheA).state
+            b = try PatternEngine.refresh(state: consume b, occurrences: occ, constraints: constraints, config: everyConfig, cache: &cacheB).state
             #expect(a == b, "step \(step)")
         }
     }

@@ -21,7 +21,7 @@ final class RecordingEmbedder: TextEmbedder {
     private func forms(_ settings: [String: String], model: String, provider: String = "openai") throws -> EmbeddingForms {
         var c = Config()
         for (k, v) in settings { try c.set(k, text: v) }
-        return try EmbeddingPresets.forms(c, model: model, provider: provider)
+        return try EmbeddingPresets.forms(Settings(c).embedder, model: model, provider: provider)
     }
 
     @Test(arguments: ["multilingual-e5-small", "intfloat/e5-base-v2", "E5-large", "multilingual-e5-small-q4"])

@@ -7,17 +7,34 @@ import Testing
 /// configuration's `patterns.*` defaults, so the table of defaults is one.
 @Suite struct PatternConfigTests {
     @Test func theEngineDefaultsAreTheConfigurationDefaults() {
-        #expect(PatternConfig(Config()).grouping == GroupingConfig())
-        #expect(PatternConfig(Config()).passageOccurrences)
+        #expect(PatternConfig(Settings().patterns).grouping == GroupingConfig())
+        #expect(PatternConfig(Settings().patterns).passageOccurrences)
     }
 
     @Test func aConfiguredThresholdReachesTheEngine() throws {
         var config = Config()
         try config.set("patterns.tauRep", .double(0.5))
         try config.set("patterns.calibratedBackground", .double(1.5))
-        let grouping = PatternConfig(config).grouping
+        let grouping = PatternConfig(Settings(config).patterns).grouping
         #expect(grouping.tauRep == 0.5)
         #expect(grouping.calibratedBackground == nil)
         #expect(grouping != GroupingConfig())
+    }
+
+    /// Every `patterns.*` threshold of the table of defaults reaches the engine: moving it moves
+    /// the engine's configuration (the judge's, the themes' and the passages' keys are the service's).
+    @Test func everyEngineKeyReachesTheEngine() throws {
+        let serviceOnly: Set<String> = ["patterns.themes", "patterns.passageOccurrences"]
+        let keys = Config.defaults.filter { $0.key.hasPrefix("patterns.") && !$0.key.hasPrefix("patterns.judge") && !serviceOnly.contains($0.key) }
+        #expect(keys.count >= 20)
+        for d in keys {
+            var config = Config()
+            switch d.value {
+            case .int(let i): try config.set(d.key, .int(i + 1))
+            case .double(let x): try config.set(d.key, .double(x + 0.05))
+            default: Issue.record("\(d.key): not a number")
+            }
+            #expect(PatternConfig(Settings(config).patterns).grouping != GroupingConfig(), "\(d.key) does not reach the engine")
+        }
     }
 }

@@ -33,14 +33,14 @@ func bruteForce(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<I
 /// index re-scores with (so near-ties are compared bit for bit), ties by lower rowid.
 func exactReference(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<Int64>? = nil, exclude: Int64? = nil) -> [ScoredRow] {
     let qn = Vectors.normalized(q)
-    var top = TopK(k: k)
+    var scored: [ScoredRow] = []
     var one: Float = 0
     for (id, v) in rows where (allowed?.contains(id) ?? true) && id != exclude {
         let u = Vectors.normalized(v)
         kindred_dots_f32(qn, u, 1, qn.count, &one)
-        top.offer(ScoredRow(rowid: id, score: one))
+        scored.append(ScoredRow(rowid: id, score: one))
     }
-    return top.sorted()
+    return Array(scored.sorted(by: ScoredRow.better).prefix(k))
 }
 
 /// Rows held apart from the index, as the service's SQLite rows are; `dropped` rows read as gone.

@@ -50,7 +50,7 @@ struct AssignContext {
         dimension = ws.dimension
         touchStart = ws.touchLog.count
         watermark = ws.state.checked[scope]
-        if var t = ws.tagIndexes.removeValue(forKey: scope) ?? ws.engineCache?.tagIndexes.removeValue(forKey: scope) {
+        if var t = ws.tagIndexes.removeValue(forKey: scope) {
             t.update(ws.touchLog, ws.state, ws.occurrences)
             tagIndex = t
         }
@@ -78,7 +78,7 @@ struct AssignContext {
         if lastProfile?.id == gid { lastProfile = nil }
         profiles.removeValue(forKey: gid)
         noProfile.remove(gid)
-        if let j = Self.position(of: gid, in: live) {
+        if let j = live.sortedPosition(of: gid) {
             let u = ScopeGroups.unit(ws.state.groups[gid]!, ws.occurrences, d: dimension)
             if ownMatrix { centroids.setRow(j, u) } else { overrides[j] = u }
             rowChangedAt[j] = ws.touchLog.count
@@ -98,13 +98,6 @@ struct AssignContext {
     func exactScore(_ x: UnsafePointer<Float>, _ j: Int) -> Float {
         if let u = overrides[j] { return u.withUnsafeBufferPointer { Vectors.dot(x, $0.baseAddress!, count: dimension) } }
         return centroids.storage.withUnsafeBufferPointer { Vectors.dot(x, $0.baseAddress! + j * dimension, count: dimension) }
-    }
-
-    /// Index of `gid` in the ascending `ids`, if present.
-    static func position(of gid: Int64, in ids: [Int64]) -> Int? {
-        var lo = 0, hi = ids.count
-        while lo < hi { let mid = (lo + hi) / 2; if ids[mid] < gid { lo = mid + 1 } else { hi = mid } }
-        return lo < ids.count && ids[lo] == gid ? lo : nil
     }
 
     mutating func tags(_ ws: Workspace) -> [String: Set<Int64>] {
@@ -151,8 +144,7 @@ struct AssignContext {
                 changeLog = zip(changedAtStart, order).map { (at: $0, gid: $1) }.sorted { $0.at != $1.at ? $0.at < $1.at : $0.gid < $1.gid }
             }
             let changeLog = changeLog!
-            var lo = 0, hi = changeLog.count
-            while lo < hi { let mid = (lo + hi) / 2; if changeLog[mid].at > version { hi = mid } else { lo = mid + 1 } }
+            let lo = SortedPosition.first(in: changeLog.count) { changeLog[$0].at > version }
             for e in changeLog[lo...] { out.insert(e.gid); if out.count > limit { return nil } }
         }
         for e in ws.touchLog[touchStart...] where e.at > version {

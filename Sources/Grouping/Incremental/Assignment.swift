@@ -61,7 +61,7 @@ extension Workspace {
                 // A group changed in this pass: from here on every occurrence of the work is
                 // re-checked as it comes (and written), not only those reached at the start.
                 let last = list[n - 1]
-                list = Array(list[..<n]) + work[Self.firstIndex(after: last, in: work)...]
+                list = Array(list[..<n]) + work[work.firstPosition(above: last)...]
                 everyOne = true
                 n -= 1
                 continue
@@ -141,7 +141,7 @@ extension Workspace {
             ctx.ensureCentroids()
             if block.row(of: oid) == nil {
                 var ids = [oid]
-                var k = Self.firstIndex(after: oid, in: needFull)
+                var k = needFull.firstPosition(above: oid)
                 while ids.count < config.blockSize && k < needFull.count {
                     if state.pending.index(forKey: needFull[k]) != nil { ids.append(needFull[k]) }
                     k += 1
@@ -150,13 +150,6 @@ extension Workspace {
             }
         }
         return evaluate(occurrences[oid]!, ctx: &ctx, d: d, scored: block.row(of: oid).map { (block, $0) })
-    }
-
-    /// The first position in the ascending `xs` holding a value above `x`.
-    static func firstIndex<T: Comparable>(after x: T, in xs: [T]) -> Int {
-        var lo = 0, hi = xs.count
-        while lo < hi { let mid = (lo + hi) / 2; if xs[mid] <= x { lo = mid + 1 } else { hi = mid } }
-        return lo
     }
 
     /// Keeps what `ctx` computed (all current: changed groups were invalidated in it) for later passes.

@@ -1,14 +1,18 @@
-import Foundation
-
-/// What a refresh derived from the groups of the state it returned, kept for the next refresh of
-/// that same state: per scope, the group lists and unit centroids (`ScopeGroups`), the pending
-/// marks as columns with their vectors (`PendingIndex`) and the tag groups (`TagIndex`). Not persisted
-/// and not part of the state's value. It is valid only while the state is exactly as the refresh
-/// returned it: any edit of the state's groups or pending marks (by anyone) drops the state's
-/// claim to it, and a refresh that takes it over makes every other copy's claim void.
-public final class EngineCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var token: UInt64 = 0
+/// What a refresh derived from the state it returned, for the next refresh of that same state:
+/// per scope, the group lists and unit centroids (`ScopeGroups`), the pending marks as columns with
+/// their vectors (`PendingIndex`) and the tag groups (`TagIndex`); the occurrence → group index;
+/// the groups' profiles; the ids each background level was measured on. Not persisted and no part
+/// of `PatternState`: the caller owns it and hands it to `PatternEngine.refresh(…, cache:)` with
+/// the state (an empty `EngineCache()` the first time, or whenever nothing is kept).
+///
+/// Hand it in only with the state the refresh that filled it returned, or with that state as
+/// `correct`, `undo`, `removeOccurrences` or `setLabel` left it; after editing the state's groups or
+/// pending marks by hand, `reset()` it. As a safety net a refresh keeps the state's counters
+/// (`groupsVersion`, `nextGroupID`, `settledAt`, the numbers of groups, pending marks, watermarks
+/// and levels) and drops everything when the state handed in differs in one of them: any membership
+/// change bumps `groupsVersion`, so an older copy of the state or one a correction changed is
+/// caught. Using it never changes a decision (`EngineCacheTests`).
+public struct EngineCache {
     var scopes: [Scope: ScopeGroups] = [:]
     var pendingIndexes: [Scope: PendingIndex] = [:]
     var tagIndexes: [Scope: TagIndex] = [:]
@@ -19,32 +23,48 @@ public final class EngineCache: @unchecked Sendable {
     var profiles: [Int64: GroupProfile] = [:]
     /// Per scope, the occurrences its background level was measured on (see `Background.swift`).
     var backgrounds: [Scope: BackgroundBasis] = [:]
+    /// The vector dimension of the occurrences it was derived from.
     var dimension = 0
+    /// The counters of the state it was filled for (nil: empty).
+    var filledFor: Counters?
 
-    nonisolated(unsafe) private static var counter: UInt64 = 0
-    private static let counterLock = NSLock()
+    public init() {}
 
-    init() {}
+    /// Forgets everything (the next refresh derives it all again).
+    public mutating func reset() { self = EngineCache() }
 
-    /// Takes the cache over for one refresh when `token` is its current one (the caller's state is
-    /// the one it was made for); afterwards no state holds a valid claim until `issue`.
-    func claim(_ token: UInt64) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard token != 0, token == self.token else { return false }
-        self.token = 0
-        return true
+    /// Whether nothing is kept.
+    public var isEmpty: Bool { filledFor == nil }
+
+    /// The contents when they were filled for `state` with vectors of `dimension`, leaving this
+    /// cache empty either way (the refresh fills it again for the state it returns).
+    mutating func take(for state: PatternState, dimension: Int) -> EngineCache? {
+        var taken = EngineCache()
+        swap(&taken, &self)
+        guard taken.filledFor == Counters(state), taken.dimension == dimension else { return nil }
+        return taken
     }
 
-    /// A new claim for the state a refresh is about to return.
-    func issue() -> UInt64 {
-        Self.counterLock.lock()
-        Self.counter += 1
-        let t = Self.counter
-        Self.counterLock.unlock()
-        lock.lock()
-        token = t
-        lock.unlock()
-        return t
+    /// What identifies a state among the states the engine returns: any call that changes a
+    /// membership bumps `groupsVersion`; one that adds or removes a pending mark, a watermark or a
+    /// level changes a count.
+    struct Counters: Equatable {
+        var groupsVersion: Int
+        var nextGroupID: Int64
+        var settledAt: Int?
+        var groups: Int
+        var pending: Int
+        var checked: Int
+        var levels: Int
+
+        init(_ s: PatternState) {
+            groupsVersion = s.groupsVersion
+            nextGroupID = s.nextGroupID
+            settledAt = s.settledAt
+            groups = s.groups.count
+            pending = s.pending.count
+            checked = s.checked.count
+            levels = s.levels.count
+        }
     }
 }

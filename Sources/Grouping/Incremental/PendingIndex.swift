@@ -110,9 +110,7 @@ struct PendingIndex {
 
     /// Where `id` is or would go in `order`.
     private func place(of id: Int64) -> Int {
-        var lo = 0, hi = order.count
-        while lo < hi { let mid = (lo + hi) / 2; if ids[order[mid]] < id { lo = mid + 1 } else { hi = mid } }
-        return lo
+        SortedPosition.first(in: order.count) { ids[order[$0]] >= id }
     }
 
     private func row(of id: Int64) -> Int? {

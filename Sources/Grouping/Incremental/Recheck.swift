@@ -38,7 +38,7 @@ extension Workspace {
               let changedGroups = ctx.changedMemoised(since: since, self, limit: Self.certificateLimit) else { return .full }
         var affected = false
         for gid in changedGroups {
-            if binarySearch(cert.candidates, gid) {
+            if cert.candidates.sortedPosition(of: gid) != nil {
                 if !stillIneligible(gid, cert, since: since, &ctx, vector: vector, occurrence) { affected = true }
                 continue
             }
@@ -98,7 +98,7 @@ extension Workspace {
         guard occ.tags.isEmpty, let kq = cert.kthScore, cert.kthGroup != nil, cert.candidates.count == k else { return nil }
         var pool: [(id: Int64, q: Int)] = []
         pool.reserveCapacity(k + changed.count)
-        for gid in cert.candidates where !binarySearch(changed, gid) {
+        for gid in cert.candidates where changed.sortedPosition(of: gid) == nil {
             guard let p = ctx.profile(gid, self) else { return nil }
             pool.append((gid, config.quantise(Vectors.dot(occ.vector, p.unitSum))))
         }

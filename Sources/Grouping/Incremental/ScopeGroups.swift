@@ -71,8 +71,7 @@ struct ScopeGroups {
 
     /// Where `x` is or would go in the ascending `xs`.
     static func search(_ x: Int64, in xs: [Int64]) -> (Int, Bool) {
-        var lo = 0, hi = xs.count
-        while lo < hi { let mid = (lo + hi) / 2; if xs[mid] < x { lo = mid + 1 } else { hi = mid } }
-        return (lo, lo < xs.count && xs[lo] == x)
+        let i = xs.insertionPoint(of: x)
+        return (i, i < xs.count && xs[i] == x)
     }
 }
