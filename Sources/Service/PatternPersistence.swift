@@ -66,13 +66,20 @@ extension PatternConfig {
         g.recurringThreshold = p.recurringThreshold
         g.relatedThreshold = p.relatedThreshold
         g.minComparisonDenominator = p.minComparisonDenominator
-        self.init(grouping: g, passageOccurrences: p.passageOccurrences)
+        var t = ThemeConfig()
+        t.repFraction = Float(p.themeRepFraction)
+        t.supFraction = Float(p.themeSupFraction)
+        t.seedFraction = Float(p.themeSeedFraction)
+        t.examples = max(1, p.themeExamples)
+        self.init(grouping: g, themes: t, passageOccurrences: p.passageOccurrences)
     }
 }
 
 /// The pattern settings of the configuration.
 struct PatternConfig: Sendable {
     var grouping: GroupingConfig
+    /// The theme rule's thresholds (`patterns.theme*`).
+    var themes: ThemeConfig
     var passageOccurrences: Bool
 }
 

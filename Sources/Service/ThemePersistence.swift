@@ -29,7 +29,7 @@ struct OwnerThemes {
 }
 
 extension KindredService {
-    var themeConfig: ThemeConfig { ThemeConfig() }
+    var themeConfig: ThemeConfig { patternConfig.themes }
 
     func loadThemes(_ store: RecordStore, owner: String) throws -> OwnerThemes {
         var state = ThemeState()

@@ -8,6 +8,7 @@ import Testing
 @Suite struct PatternConfigTests {
     @Test func theEngineDefaultsAreTheConfigurationDefaults() {
         #expect(PatternConfig(Settings().patterns).grouping == GroupingConfig())
+        #expect(PatternConfig(Settings().patterns).themes == ThemeConfig())
         #expect(PatternConfig(Settings().patterns).passageOccurrences)
     }
 
@@ -25,7 +26,9 @@ import Testing
     /// the engine's configuration (the judge's, the themes' and the passages' keys are the service's).
     @Test func everyEngineKeyReachesTheEngine() throws {
         let serviceOnly: Set<String> = ["patterns.themes", "patterns.passageOccurrences"]
-        let keys = Config.defaults.filter { $0.key.hasPrefix("patterns.") && !$0.key.hasPrefix("patterns.judge") && !serviceOnly.contains($0.key) }
+        let keys = Config.defaults.filter {
+            $0.key.hasPrefix("patterns.") && !$0.key.hasPrefix("patterns.judge") && !$0.key.hasPrefix("patterns.theme") && !serviceOnly.contains($0.key)
+        }
         #expect(keys.count >= 20)
         for d in keys {
             var config = Config()
@@ -35,6 +38,23 @@ import Testing
             default: Issue.record("\(d.key): not a number")
             }
             #expect(PatternConfig(Settings(config).patterns).grouping != GroupingConfig(), "\(d.key) does not reach the engine")
+        }
+    }
+
+    /// Every theme threshold (`patterns.theme…`, besides the switch) reaches the theme rule.
+    @Test func everyThemeKeyReachesTheThemeRule() throws {
+        let keys = Config.defaults.filter { $0.key.hasPrefix("patterns.theme") && $0.key != "patterns.themes" }
+        #expect(keys.count == 4)
+        for d in keys {
+            var config = Config()
+            switch d.value {
+            case .int(let i): try config.set(d.key, .int(i + 1))
+            case .double(let x): try config.set(d.key, .double(x + 0.05))
+            default: Issue.record("\(d.key): not a number")
+            }
+            let p = PatternConfig(Settings(config).patterns)
+            #expect(p.themes != ThemeConfig(), "\(d.key) does not reach the theme rule")
+            #expect(p.grouping == GroupingConfig(), "\(d.key) moves the group rule")
         }
     }
 }

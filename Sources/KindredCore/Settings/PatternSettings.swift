@@ -2,6 +2,10 @@
 /// `GroupingConfig`), findings, themes and the evidence judge.
 public struct PatternSettings: Sendable, Equatable, Decodable {
     public var themes: Bool
+    public var themeRepFraction: Double
+    public var themeSupFraction: Double
+    public var themeSeedFraction: Double
+    public var themeExamples: Int
     public var passageOccurrences: Bool
     public var tauRep: Double
     public var tauSup: Double
