@@ -6,6 +6,7 @@ a node loses no acknowledged write; owners stay apart across shards exactly as i
 """
 
 import sqlite3
+import threading
 import time
 
 import pytest
@@ -134,7 +135,9 @@ def test_node_and_cluster_commands_refuse_bad_arguments(tmp_path):
         (["node", "--nats", "nats://127.0.0.1:9", "--data", str(tmp_path), "--name", "a b"], "--name must be"),
         (["node", "--nats", "nats://127.0.0.1:9", "--data", str(tmp_path), "--name", "a", "--shards", "0"], "--shards must be"),
         (["cluster", "status"], "--nats URL is required"),
-        (["cluster", "drain", "--nats", "nats://127.0.0.1:9"], "expected the subcommand status"),
+        (["cluster", "move", "--nats", "nats://127.0.0.1:9"], "expected the subcommand status or drain"),
+        (["cluster", "drain", "--nats", "nats://127.0.0.1:9"], "drain needs one NODE"),
+        (["cluster", "drain", "a b", "--nats", "nats://127.0.0.1:9"], "NODE must be"),
         (["serve", "--cluster", "nats://127.0.0.1:9", "--timeout-ms", "5"], "--timeout-ms must be"),
     ]:
         r = run_cli(*args)
@@ -268,3 +271,93 @@ def test_a_node_restarted_after_kill_9_resumes_its_shards_from_its_files(cluster
 
 def resumed_sequence(line):
     return int(line.rsplit("applied up to ", 1)[1].rstrip(")"))
+
+
+def write_while(r, owner, going, acked, answers):
+    """Upserts records one per request while `going` is set; the ids acknowledged go to `acked`,
+    every other answer (only the retryable -32060 is allowed) to `answers`."""
+    i = 0
+    while going.is_set():
+        resp = r.call("records/upsert", {"owner": owner, "records": [{"id": f"w{i}", "revision": 1, "text": f"entry {i} of {owner}"}]}, timeout=60)
+        if "result" in resp:
+            acked.append(f"w{i}")
+        else:
+            answers.append(resp["error"])
+        i += 1
+
+
+def read_while(r, owners, going, failures):
+    """Reads each owner's first record over and over while `going` is set; any error is a failure."""
+    while going.is_set():
+        for owner in owners:
+            resp = r.call("records/get", {"owner": owner, "id": "w0"}, timeout=60)
+            if "result" not in resp:
+                failures.append(resp["error"])
+
+
+def test_a_drained_node_hands_every_shard_over_while_two_clients_write(cluster):
+    nats, node, router = cluster
+    a, b = node("a"), node("b")
+    status = wait_all_led(nats.urls, [a, b])
+    on_a = [s["shard"] for s in status["shards"] if s["leader"] == "a"]
+    # Two owners on two different shards of the node to drain.
+    owners = []
+    for i in range(1000):
+        o = f"person-{i}"
+        if shard_of(o) in on_a and shard_of(o) not in map(shard_of, owners):
+            owners.append(o)
+        if len(owners) == 2:
+            break
+    writers = [router() for _ in owners]
+    reader = router()
+    err = run_cli("cluster", "drain", "zed", "--nats", nats.urls)
+    assert err.returncode == 1 and "NODE" in err.stderr and "no node named 'zed'" in err.stderr, err.stderr
+
+    going = threading.Event()
+    going.set()
+    acked = {o: [] for o in owners}
+    answers, read_failures = [], []
+    threads = [threading.Thread(target=write_while, args=(w, o, going, acked[o], answers)) for w, o in zip(writers, owners)]
+    for t in threads:
+        t.start()
+    while min(len(v) for v in acked.values()) < 10:
+        assert all(t.is_alive() for t in threads), answers
+        time.sleep(0.1)
+    readers = threading.Thread(target=read_while, args=(reader, owners, going, read_failures))
+    readers.start()
+    before = {o: len(acked[o]) for o in owners}
+    drain = run_cli("cluster", "drain", "a", "--nats", nats.urls, timeout=180)
+    during = {o: len(acked[o]) - before[o] for o in owners}
+    # Writes go on after the move, to the new leader.
+    after = {o: len(acked[o]) for o in owners}
+    while min(len(acked[o]) - after[o] for o in owners) < 5:
+        assert all(t.is_alive() for t in threads), answers
+        time.sleep(0.1)
+    going.clear()
+    for t in threads + [readers]:
+        t.join(timeout=120)
+    assert drain.returncode == 0, drain.stderr + a.log()
+    moves = drain.stdout.splitlines()
+    assert sorted(int(line.split(":")[0].split()[1]) for line in moves[:-1]) == on_a, moves
+    assert all(" a → b, applied up to " in line for line in moves[:-1]) and moves[-1] == f"node a drained: {len(on_a)} shards moved to b", moves
+    assert all(n > 0 for n in during.values()), f"no write acknowledged while the shards moved: {during}"
+    assert all(e["code"] == SHARD_UNAVAILABLE and e["data"]["retryable"] for e in answers), answers
+    assert read_failures == [], read_failures
+
+    # Every acknowledged write is readable from the new leader, which applied the whole log.
+    status = cluster_status(nats.urls)
+    assert [s["leader"] for s in status["shards"]] == ["b"] * SHARDS
+    assert all(s["lag"] == 0 for s in status["shards"]), status
+    for o in owners:
+        assert all_present(reader, o, acked[o]) == []
+        assert reader.result("index/status", {"owner": o})["records"] >= len(acked[o])
+    assert {n["name"]: n["drained"] for n in status["nodes"]} == {"a": True, "b": False}
+    # The drained node takes no shard back to even the spread while it keeps running...
+    time.sleep(3)
+    assert [s["leader"] for s in cluster_status(nats.urls)["shards"]] == ["b"] * SHARDS
+    assert run_cli("cluster", "status", "--nats", nats.urls).stdout.splitlines()[-2].endswith(", drained")
+    # ...and takes its share again once it starts again.
+    a.stop()
+    a.start()
+    wait_all_led(nats.urls, [a, b])
+    assert {n["name"]: n["drained"] for n in cluster_status(nats.urls)["nodes"]} == {"a": False, "b": False}

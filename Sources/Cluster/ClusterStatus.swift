@@ -2,7 +2,7 @@ public import KindredCore
 
 /// What `kindred cluster status` reports: every shard with its leader, the last sequence of its
 /// write log, the sequence its leader has applied and the difference (lag); every node with the
-/// age of its last heartbeat.
+/// age of its last heartbeat and whether it is drained.
 public enum ClusterStatus {
     public static func read(_ connection: NATSConnection) throws -> JSONValue {
         let map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: nil))
@@ -14,8 +14,7 @@ public enum ClusterStatus {
             row["leader"] = .from(leader)
             let last = try connection.lastSequence(stream: ClusterLayout.writeStream, subject: ClusterLayout.writeSubject(shard))
             row["logSequence"] = .int(Int64(last))
-            if leader != nil, let answer = try? connection.request(ClusterLayout.requestSubject(shard), Wire.request(NodeMethods.shardStatus, nil), timeoutMs: 2000),
-               let status = try? Wire.decodeAnswer(answer), let applied = status["applied"]?.intValue {
+            if leader != nil, let applied = probe(connection, shard: shard, timeoutMs: 2000)?["applied"]?.intValue {
                 row["applied"] = .int(applied)
                 row["lag"] = .int(Int64(last) - applied)
             } else {
@@ -24,7 +23,19 @@ public enum ClusterStatus {
             }
             rows.append(.object(row))
         }
-        let nodes: [JSONValue] = try map.nodes().map { ["name": .string($0.name), "heartbeatAgeMs": $0.ageMs.map { .int($0) } ?? .null] }
+        let drained = try map.drained()
+        let nodes: [JSONValue] = try map.nodes().map {
+            ["name": .string($0.name), "heartbeatAgeMs": $0.ageMs.map { .int($0) } ?? .null, "drained": .bool(drained.contains($0.name))]
+        }
         return ["shards": .array(rows), "nodes": .array(nodes)]
+    }
+
+    /// The answer of the node serving the shard now (`{shard, node, applied}`), or nil when none
+    /// answers within `timeoutMs`.
+    static func probe(_ connection: NATSConnection, shard: Int, timeoutMs: Int64) -> JSONValue? {
+        guard let answer = try? connection.request(ClusterLayout.requestSubject(shard), Wire.request(NodeMethods.shardStatus, nil), timeoutMs: timeoutMs) else {
+            return nil
+        }
+        return try? Wire.decodeAnswer(answer)
     }
 }

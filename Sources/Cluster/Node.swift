@@ -41,6 +41,8 @@ public final class Node: @unchecked Sendable {
         let subscription: Subscription
     }
     private let led = Mutex<[Int: Led]>([:])
+    /// While drained: the shard last handed over, to whom and when (milliseconds since 1970).
+    let handing = Mutex<(shard: Int, taker: String, atMs: Int64)?>(nil)
     private let stopping = Atomic<Bool>(false)
 
     public init(connection: NATSConnection, options: Options, makeService: @escaping @Sendable (String) throws -> KindredService,
@@ -57,6 +59,7 @@ public final class Node: @unchecked Sendable {
         log = try WriteLog(connection, replicas: replicas)
         shardCount = try map.shardCount(creating: options.shards)
         try map.join(node: options.name)
+        try map.undrain(node: options.name)
     }
 
     /// The shards this node leads now, in order.
@@ -84,18 +87,24 @@ public final class Node: @unchecked Sendable {
 
     public func stop() { stopping.store(true, ordering: .relaxed) }
 
-    /// One round: give up shards the map gave to another node; hand back shards until the spread
-    /// is even (each node leads `shards / live` or one more); claim free shards and those of silent
-    /// nodes while this node leads fewer than that, or no more than any other live node.
+    /// One round: give up shards the map gave to another node; when drained, hand the others over
+    /// (`handOver`); else hand back shards until the spread over the live nodes that are not drained
+    /// is even (each leads `shards / live` or one more); claim free shards and those of silent nodes
+    /// while this node leads fewer than that, or no more than any other live node.
     func tick() throws {
         let nodes = try map.nodes()
-        var live = Set(nodes.filter { ($0.ageMs ?? .max) < Int64(options.failoverMs) }.map(\.name))
-        live.insert(options.name)
+        var alive = Set(nodes.filter { ($0.ageMs ?? .max) < Int64(options.failoverMs) }.map(\.name))
+        alive.insert(options.name)
+        let drained = try map.drained()
         let entries = try (0..<shardCount).map { try map.leader(of: $0) }
         for shard in ledShards where entries[shard]?.value != options.name {
             say("shard \(shard): led by another node now; giving it up")
             drop(shard)
         }
+        if drained.contains(options.name) {
+            return try handOver(entries, to: alive.subtracting(drained))
+        }
+        let live = alive.subtracting(drained)
         // The map's word is final: a shard it gives this node (after a restart) is served.
         for shard in 0..<shardCount where entries[shard]?.value == options.name && led.withLock({ $0[shard] == nil }) {
             try lead(shard)
@@ -126,7 +135,7 @@ public final class Node: @unchecked Sendable {
             if let entry = entries[shard], !entry.value.isEmpty {
                 if entry.value == options.name {
                     taken = true
-                } else if !live.contains(entry.value) {
+                } else if !alive.contains(entry.value) {
                     taken = try map.take(shard, node: options.name, revision: entry.revision)
                     if taken { say("shard \(shard): taken over from \(entry.value), silent for \(options.failoverMs) ms or more") }
                 }
@@ -144,17 +153,19 @@ public final class Node: @unchecked Sendable {
         let path = "\(options.dataDirectory)/shard-\(shard).sqlite"
         let host = try ShardHost(shard: shard, service: try makeService(path), log: log)
         let subscription = try connection.subscribe(ClusterLayout.requestSubject(shard)) { [self] data, reply in
-            let answer = Wire.answer(handle(host, data))
+            let answer = Wire.answer(host.serve { handle(host, data) })
             if let reply { try? connection.publish(reply, answer) }
         }
         led.withLock { $0[shard] = Led(host: host, subscription: subscription) }
         say("shard \(shard): leading (applied up to \(host.appliedSequence))")
     }
 
+    /// Stops serving the shard: closes its store after the request in progress, then answers the
+    /// requests already received with the retryable `shardUnavailable` (the router asks again).
     func drop(_ shard: Int) {
         guard let l = led.withLock({ $0.removeValue(forKey: shard) }) else { return }
-        l.subscription.cancel()
         l.host.close()
+        l.subscription.drain(timeoutMs: 2000)
     }
 
     /// Answers one request for a shard this node leads.

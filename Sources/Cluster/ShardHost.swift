@@ -15,6 +15,9 @@ final class ShardHost: @unchecked Sendable {
     /// The stream sequence of the last write of this shard applied to `service`.
     private let applied: Atomic<UInt64>
 
+    /// False once closed. Held while a request is answered, so that closing waits for it.
+    private let open = Mutex(true)
+
     var appliedSequence: UInt64 { applied.load(ordering: .acquiring) }
 
     /// Opens the shard's store and applies what the log holds beyond what the store has.
@@ -58,5 +61,19 @@ final class ShardHost: @unchecked Sendable {
         return outcome
     }
 
-    func close() { service.close() }
+    /// Answers one request with `body`, or once the host is closed (its node gave the shard up)
+    /// with the retryable `shardUnavailable`.
+    func serve(_ body: () -> Result<JSONValue, ResponseError>) -> Result<JSONValue, ResponseError> {
+        open.withLock { isOpen in
+            isOpen ? body() : .failure(.shardUnavailable(shard, "its node gave it up; the next leader answers it"))
+        }
+    }
+
+    /// Closes the store after the request in progress; requests after it are refused.
+    func close() {
+        open.withLock { isOpen in
+            if isOpen { service.close() }
+            isOpen = false
+        }
+    }
 }

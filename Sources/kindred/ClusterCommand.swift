@@ -4,24 +4,38 @@ import KindredCore
 
 enum ClusterCommand {
     static let help = """
-        kindred cluster — look at a Kindred cluster on NATS JetStream
+        kindred cluster — look after a Kindred cluster on NATS JetStream
 
         USAGE: kindred cluster status --nats URL[,URL...] [--json]
+               kindred cluster drain NODE --nats URL[,URL...]
 
         status lists every shard with the node leading it, the last sequence of its write log, the
         sequence that node has applied and the lag between them, then every node with the age of its
-        last heartbeat. See docs/scale-out.md.
+        last heartbeat and whether it is drained.
+
+        drain moves every shard of NODE to the other live nodes, one at a time, and prints a line per
+        shard once its new leader serves it; NODE then takes no shards until it starts again. Reads
+        and writes go on meanwhile (the router asks again while a shard moves). See docs/scale-out.md.
         """
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, valued: ["nats"], flags: ["help", "json"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
-        guard args.positionals == ["status"] else {
-            throw Arguments.UsageError(description: "expected the subcommand status, got '\(args.positionals.joined(separator: " "))'")
+        guard let command = args.positionals.first, ["status", "drain"].contains(command) else {
+            throw Arguments.UsageError(description: "expected the subcommand status or drain, got '\(args.positionals.joined(separator: " "))'")
+        }
+        if command == "drain" {
+            guard args.positionals.count == 2 else { throw Arguments.UsageError(description: "drain needs one NODE, the name of the node to drain") }
+            guard ClusterLayout.isValidNodeName(args.positionals[1]) else {
+                throw Arguments.UsageError(description: "NODE must be 1 to 64 letters, digits, '-' or '_', got '\(args.positionals[1])'")
+            }
+        } else if args.positionals.count > 1 {
+            throw Arguments.UsageError(description: "unexpected argument '\(args.positionals[1])'")
         }
         guard let urls = args.value("nats") else { throw Arguments.UsageError(description: "--nats URL is required") }
-        let connection = try NATSConnection(urls: urls, name: "kindred-cluster-status")
+        let connection = try NATSConnection(urls: urls, name: "kindred-cluster-\(command)")
         defer { connection.close() }
+        if command == "drain" { return try drain(connection, node: args.positionals[1]) }
         let status = try ClusterStatus.read(connection)
         if args.has("json") { Output.json(status); return ExitCode.ok }
         Output.out("shard  leader            log  applied  lag")
@@ -35,8 +49,16 @@ enum ClusterCommand {
         }
         for node in status["nodes"]?.arrayValue ?? [] {
             let age = node["heartbeatAgeMs"]?.intValue.map { "last heartbeat \($0) ms ago" } ?? "no heartbeat"
-            Output.out("node \(node["name"]?.stringValue ?? "?"): \(age)")
+            Output.out("node \(node["name"]?.stringValue ?? "?"): \(age)" + (node["drained"]?.boolValue == true ? ", drained" : ""))
         }
+        return ExitCode.ok
+    }
+
+    /// Drains the node, a line per shard moved; a node silent for 5 s is not taken as a taker.
+    static func drain(_ connection: NATSConnection, node: String) throws -> Int32 {
+        let moved = try ClusterDrain.run(connection, node: node, liveMs: 5000, waitMs: 600_000) { Output.out($0) }
+        let takers = Set(moved.map(\.node)).sorted()
+        Output.out("node \(node) drained: \(moved.count) shards moved" + (takers.isEmpty ? "" : " to \(takers.joined(separator: ", "))"))
         return ExitCode.ok
     }
 
