@@ -84,11 +84,12 @@ class NatsCluster:
 class Node:
     """One `kindred node` process."""
 
-    def __init__(self, tmp, urls, name, shards=16, failover_ms=2000, env=None):
+    def __init__(self, tmp, urls, name, shards=16, failover_ms=2000, env=None, config=None):
+        """With `config` (a file's path) the node reads its cluster.* keys from it instead of flags."""
         self.tmp = pathlib.Path(tmp)
         self.name = name
-        self.args = [BIN, "node", "--nats", urls, "--data", str(self.tmp / f"node-{name}"), "--name", name,
-                     "--shards", str(shards), "--failover-ms", str(failover_ms)]
+        self.args = [BIN, "node", "--nats", urls, "--data", str(self.tmp / f"node-{name}"), "--name", name]
+        self.args += ["--config", str(config)] if config else ["--shards", str(shards), "--failover-ms", str(failover_ms)]
         self.env = env
         self.start()
 

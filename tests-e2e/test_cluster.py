@@ -5,6 +5,8 @@ Writes are acknowledged only once the replicated write log holds them, so killin
 a node loses no acknowledged write; owners stay apart across shards exactly as in one process.
 """
 
+import json
+import os
 import sqlite3
 import threading
 import time
@@ -142,14 +144,31 @@ def test_node_and_cluster_commands_refuse_bad_arguments(tmp_path):
     ]:
         r = run_cli(*args)
         assert r.returncode == 2 and says in r.stderr, (args, r.returncode, r.stderr)
+    # cluster.* keys are checked wherever they are set: out of range or unknown, the key is named.
+    bad = tmp_path / "bad.json"
+    for doc, says in [({"cluster": {"failoverMs": 10}}, "cluster.failoverMs: expected at least 500"),
+                      ({"cluster": {"shards": 0}}, "cluster.shards: expected an integer from 1 to 4096"),
+                      ({"cluster": {"shard": 16}}, "cluster.shard: unknown configuration key")]:
+        bad.write_text(json.dumps(doc))
+        for args in (["node", "--nats", "nats://127.0.0.1:9", "--data", str(tmp_path), "--name", "a", "--config", str(bad)],
+                     ["cluster", "drain", "a", "--nats", "nats://127.0.0.1:9", "--config", str(bad)]):
+            r = run_cli(*args)
+            assert r.returncode == 2 and says in r.stderr, (args, doc, r.stderr)
+    r = run_cli("serve", "--cluster", "nats://127.0.0.1:9", "--set", "cluster.timeoutMs=5")
+    assert r.returncode == 2 and "cluster.timeoutMs: expected at least 100" in r.stderr, r.stderr
+    r = run_cli("serve", "--cluster", "nats://127.0.0.1:9", env={**os.environ, "KINDRED_CLUSTER_RETRY_MS": "-1"})
+    assert r.returncode == 2 and "cluster.retryMs: expected 0 or more" in r.stderr, r.stderr
     # No NATS server there: a failure naming what could not be reached.
     r = run_cli("cluster", "status", "--nats", "nats://127.0.0.1:9")
     assert r.returncode == 1 and "nats://127.0.0.1:9" in r.stderr, r.stderr
 
 
-def test_initialize_reports_the_cluster_and_the_nodes_model(cluster):
+def test_initialize_reports_the_cluster_and_the_nodes_model(cluster, tmp_path):
     nats, node, router = cluster
-    a = node("a")
+    # The shard count from the configuration file (cluster.shards), not a flag.
+    config = tmp_path / "kindred.json"
+    config.write_text(json.dumps({"cluster": {"shards": SHARDS, "failoverMs": 2000}}))
+    a = node("a", config=config)
     wait_all_led(nats.urls, [a])
     r = router()
     # `router()` initialized it; a second client sees the same answer shape.

@@ -7,7 +7,7 @@ enum ClusterCommand {
         kindred cluster — look after a Kindred cluster on NATS JetStream
 
         USAGE: kindred cluster status --nats URL[,URL...] [--json]
-               kindred cluster drain NODE --nats URL[,URL...]
+               kindred cluster drain NODE --nats URL[,URL...] [--config PATH] [--set key=value]...
 
         status lists every shard with the node leading it, the last sequence of its write log, the
         sequence that node has applied and the lag between them, then every node with the age of its
@@ -15,11 +15,12 @@ enum ClusterCommand {
 
         drain moves every shard of NODE to the other live nodes, one at a time, and prints a line per
         shard once its new leader serves it; NODE then takes no shards until it starts again. Reads
-        and writes go on meanwhile (the router asks again while a shard moves). See docs/scale-out.md.
+        and writes go on meanwhile (the router asks again while a shard moves). Only nodes heard from
+        within cluster.failoverMs (docs/configuration.md) take shards. See docs/scale-out.md.
         """
 
     static func run(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, valued: ["nats"], flags: ["help", "json"])
+        let args = try Arguments(argv, valued: ["nats", "config", "set"], flags: ["help", "json"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         guard let command = args.positionals.first, ["status", "drain"].contains(command) else {
             throw Arguments.UsageError(description: "expected the subcommand status or drain, got '\(args.positionals.joined(separator: " "))'")
@@ -33,9 +34,10 @@ enum ClusterCommand {
             throw Arguments.UsageError(description: "unexpected argument '\(args.positionals[1])'")
         }
         guard let urls = args.value("nats") else { throw Arguments.UsageError(description: "--nats URL is required") }
+        let settings = try ClusterSettings(try ServiceFactory.config(args))
         let connection = try NATSConnection(urls: urls, name: "kindred-cluster-\(command)")
         defer { connection.close() }
-        if command == "drain" { return try drain(connection, node: args.positionals[1]) }
+        if command == "drain" { return try drain(connection, node: args.positionals[1], liveMs: Int64(settings.failoverMs)) }
         let status = try ClusterStatus.read(connection)
         if args.has("json") { Output.json(status); return ExitCode.ok }
         Output.out("shard  leader            log  applied  lag")
@@ -54,9 +56,9 @@ enum ClusterCommand {
         return ExitCode.ok
     }
 
-    /// Drains the node, a line per shard moved; a node silent for 5 s is not taken as a taker.
-    static func drain(_ connection: NATSConnection, node: String) throws -> Int32 {
-        let moved = try ClusterDrain.run(connection, node: node, liveMs: 5000, waitMs: 600_000) { Output.out($0) }
+    /// Drains the node, a line per shard moved; a node silent for `liveMs` is not taken as a taker.
+    static func drain(_ connection: NATSConnection, node: String, liveMs: Int64) throws -> Int32 {
+        let moved = try ClusterDrain.run(connection, node: node, liveMs: liveMs, waitMs: 600_000) { Output.out($0) }
         let takers = Set(moved.map(\.node)).sorted()
         Output.out("node \(node) drained: \(moved.count) shards moved" + (takers.isEmpty ? "" : " to \(takers.joined(separator: ", "))"))
         return ExitCode.ok
