@@ -14,7 +14,7 @@ import time
 import pytest
 
 from cluster_support import NatsCluster, Node, Router, cluster_status, wait_all_led
-from conftest import INVALID_PARAMS, NOT_FOUND, run_cli
+from conftest import INVALID_PARAMS, NOT_FOUND, REPO, Server, run_cli
 
 SHARDS = 16
 SHARD_UNAVAILABLE = -32060
@@ -137,7 +137,8 @@ def test_node_and_cluster_commands_refuse_bad_arguments(tmp_path):
         (["node", "--nats", "nats://127.0.0.1:9", "--data", str(tmp_path), "--name", "a b"], "--name must be"),
         (["node", "--nats", "nats://127.0.0.1:9", "--data", str(tmp_path), "--name", "a", "--shards", "0"], "--shards must be"),
         (["cluster", "status"], "--nats URL is required"),
-        (["cluster", "move", "--nats", "nats://127.0.0.1:9"], "expected the subcommand status or drain"),
+        (["cluster", "move", "--nats", "nats://127.0.0.1:9"], "expected the subcommand status, drain or refresh"),
+        (["cluster", "refresh", "--nats", "nats://127.0.0.1:9", "--parallel", "0"], "--parallel must be"),
         (["cluster", "drain", "--nats", "nats://127.0.0.1:9"], "drain needs one NODE"),
         (["cluster", "drain", "a b", "--nats", "nats://127.0.0.1:9"], "NODE must be"),
         (["serve", "--cluster", "nats://127.0.0.1:9", "--timeout-ms", "5"], "--timeout-ms must be"),
@@ -380,3 +381,51 @@ def test_a_drained_node_hands_every_shard_over_while_two_clients_write(cluster):
     a.start()
     wait_all_led(nats.urls, [a, b])
     assert {n["name"]: n["drained"] for n in cluster_status(nats.urls)["nodes"]} == {"a": False, "b": False}
+
+
+def without_store_ids(value):
+    """A finding as the owner sees it, without the ids a store numbers across all its owners."""
+    if isinstance(value, dict):
+        return {k: without_store_ids(v) for k, v in value.items() if k not in ("groupId", "occurrenceId", "themeId")}
+    if isinstance(value, list):
+        return [without_store_ids(v) for v in value]
+    return value
+
+
+def test_cluster_refresh_gives_every_owner_the_findings_of_one_process(cluster, tmp_path):
+    nats, node, router = cluster
+    a, b = node("a"), node("b")
+    status = wait_all_led(nats.urls, [a, b])
+    r = router()
+    owners = owners_on_two_nodes(status, count=4)
+    journal = [json.loads(line) for line in (REPO / "datasets" / "journal" / "records.jsonl").read_text().splitlines()]
+    records = {o: journal[k * 40:(k + 1) * 40] for k, o in enumerate(owners)}
+    single = Server(tmp_path / "single.sqlite", tmp_path)
+    single.initialize()
+    for o in owners:
+        for s in (r, single):
+            s.result("records/upsert", {"owner": o, "records": records[o], "waitForIndex": True}, timeout=120)
+
+    refresh = run_cli("cluster", "refresh", "--nats", nats.urls, "--parallel", "3", timeout=300)
+    assert refresh.returncode == 0, refresh.stderr
+    lines = refresh.stdout.splitlines()
+    # A line per shard as it ends, in any order, then the totals.
+    assert sorted(int(line.split(":")[0].split()[1]) for line in lines[:-1]) == list(range(SHARDS)), lines
+    owners_by_shard = {}
+    for o in owners:
+        owners_by_shard[shard_of(o)] = owners_by_shard.get(shard_of(o), 0) + 1
+    for line in lines[:-1]:
+        shard = int(line.split(":")[0].split()[1])
+        assert f": {owners_by_shard.get(shard, 0)} owners, " in line, line
+    assert lines[-1].startswith(f"refreshed {len(owners)} owners on {SHARDS} of {SHARDS} shards: "), lines[-1]
+
+    one = single.result("patterns/refresh", {}, timeout=300)
+    assert one["owners"] == len(owners)
+    found = 0
+    for o in owners:
+        want = single.result("patterns/findings", {"owner": o, "includeRelated": True})
+        got = r.result("patterns/findings", {"owner": o, "includeRelated": True})
+        assert without_store_ids(got) == without_store_ids(want), o
+        found += len(got["findings"])
+    assert found > 0, "no owner has a finding: the comparison would hold for nothing"
+    assert single.shutdown_and_exit() == 0

@@ -8,6 +8,7 @@ enum ClusterCommand {
 
         USAGE: kindred cluster status --nats URL[,URL...] [--json]
                kindred cluster drain NODE --nats URL[,URL...] [--config PATH] [--set key=value]...
+               kindred cluster refresh --nats URL[,URL...] [--parallel N] [--timeout-ms MS] [--json]
 
         status lists every shard with the node leading it, the last sequence of its write log, the
         sequence that node has applied and the lag between them, then every node with the age of its
@@ -16,14 +17,19 @@ enum ClusterCommand {
         drain moves every shard of NODE to the other live nodes, one at a time, and prints a line per
         shard once its new leader serves it; NODE then takes no shards until it starts again. Reads
         and writes go on meanwhile (the router asks again while a shard moves). Only nodes heard from
-        within cluster.failoverMs (docs/configuration.md) take shards. See docs/scale-out.md.
+        within cluster.failoverMs (docs/configuration.md) take shards.
+
+        refresh runs a pattern refresh of every owner on every shard, --parallel shards at a time
+        (default 4), and prints a line per shard as it ends, then the totals (--json: every shard's
+        result). --timeout-ms is the longest wait for one shard (default 600000). Exit code 1 when a
+        shard's refresh failed. See docs/scale-out.md.
         """
 
     static func run(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, valued: ["nats", "config", "set"], flags: ["help", "json"])
+        let args = try Arguments(argv, valued: ["nats", "config", "set", "parallel", "timeout-ms"], flags: ["help", "json"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
-        guard let command = args.positionals.first, ["status", "drain"].contains(command) else {
-            throw Arguments.UsageError(description: "expected the subcommand status or drain, got '\(args.positionals.joined(separator: " "))'")
+        guard let command = args.positionals.first, ["status", "drain", "refresh"].contains(command) else {
+            throw Arguments.UsageError(description: "expected the subcommand status, drain or refresh, got '\(args.positionals.joined(separator: " "))'")
         }
         if command == "drain" {
             guard args.positionals.count == 2 else { throw Arguments.UsageError(description: "drain needs one NODE, the name of the node to drain") }
@@ -34,10 +40,12 @@ enum ClusterCommand {
             throw Arguments.UsageError(description: "unexpected argument '\(args.positionals[1])'")
         }
         guard let urls = args.value("nats") else { throw Arguments.UsageError(description: "--nats URL is required") }
+        if command == "refresh" { try ClusterRefreshCommand.check(args) }
         let settings = try ClusterSettings(try ServiceFactory.config(args))
         let connection = try NATSConnection(urls: urls, name: "kindred-cluster-\(command)")
         defer { connection.close() }
         if command == "drain" { return try drain(connection, node: args.positionals[1], liveMs: Int64(settings.failoverMs)) }
+        if command == "refresh" { return try ClusterRefreshCommand.run(connection, args, retryMs: settings.retryMs) }
         let status = try ClusterStatus.read(connection)
         if args.has("json") { Output.json(status); return ExitCode.ok }
         Output.out("shard  leader            log  applied  lag")
