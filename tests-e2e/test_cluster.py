@@ -429,3 +429,51 @@ def test_cluster_refresh_gives_every_owner_the_findings_of_one_process(cluster, 
         found += len(got["findings"])
     assert found > 0, "no owner has a finding: the comparison would hold for nothing"
     assert single.shutdown_and_exit() == 0
+
+
+def test_mcp_on_the_cluster_acts_for_its_owner_through_the_owners_shard(cluster, tmp_path):
+    import os
+
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    from conftest import BIN
+
+    nats, node, router = cluster
+    a, b = node("a"), node("b")
+    status = wait_all_led(nats.urls, [a, b])
+    r = router()
+    leaders = {s["shard"]: s["leader"] for s in status["shards"]}
+    owners = [next(f"person-{i}" for i in range(1000) if leaders[shard_of(f"person-{i}")] == n) for n in ("a", "b")]
+    for k, owner in enumerate(owners):
+        upsert(r, owner, [{"id": f"e{j}", "revision": 1, "text": f"zq{k}x {t}"}
+                          for j, t in enumerate(["missed the last train home again", "baked bread with my sister"])])
+    r2 = run_cli("mcp", "--cluster", nats.urls, "--db", str(tmp_path / "x.sqlite"), "--owner", owners[0])
+    assert r2.returncode == 2 and "--cluster and --db exclude each other" in r2.stderr, r2.stderr
+    env = {k: os.environ[k] for k in ("KINDRED_MODEL_DIR", "OPENBLAS_CORETYPE", "XDG_DATA_HOME", "PATH") if k in os.environ}
+
+    async def session(k, owner):
+        params = StdioServerParameters(command=BIN, args=["mcp", "--cluster", nats.urls, "--owner", owner], env=env)
+        async with Client(params, mode="legacy") as client:
+            hits = (await client.call_tool("search", {"text": "train journey home", "limit": 5})).structured_content
+            assert [h["id"] for h in hits["results"]][0] == "e0" and len(hits["results"]) == 2
+            got = (await client.call_tool("get_record", {"id": "e1"})).structured_content
+            assert got["record"]["text"] == f"zq{k}x baked bread with my sister"
+            # The other owner's marker is not found: the tools reach this owner's records only.
+            other = (await client.call_tool("search", {"text": f"zq{1 - k}x", "mode": "keyword"})).structured_content
+            assert other["results"] == []
+            bad = await client.call_tool("findings", {"owner": owners[1 - k]})
+            assert bad.is_error and "`owner`" in bad.content[0].text
+            # A write goes through the shard's log like any other.
+            refreshed = await client.call_tool("refresh_patterns", {})
+            assert not refreshed.is_error and refreshed.structured_content["owners"] == 1
+            assert (await client.call_tool("index_status")).structured_content["records"] == 2
+
+    before = cluster_status(nats.urls)
+    for k, owner in enumerate(owners):
+        anyio.run(session, k, owner)
+    status = cluster_status(nats.urls)
+    for owner in owners:
+        row, was = status["shards"][shard_of(owner)], before["shards"][shard_of(owner)]
+        # The refresh is in the shard's log (stream sequences count every shard's writes) and applied.
+        assert row["applied"] == row["logSequence"] > was["logSequence"], (row, was)
