@@ -126,7 +126,11 @@ def test_router_answers_every_owner_from_its_shard_and_keeps_owners_apart(cluste
     text = run_cli("cluster", "status", "--nats", nats.urls)
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
-    assert lines[0].split() == ["shard", "leader", "log", "applied", "lag"] and len(lines) == 1 + SHARDS + 2
+    assert lines[0].split() == ["shard", "leader", "log", "applied", "lag", "standbys", "(lag)"] and len(lines) == 1 + SHARDS + 2
+    # Each shard's standby copy is on the other node.
+    for line in lines[1:1 + SHARDS]:
+        leader, standby = line.split()[1], line.split()[5]
+        assert {leader, standby} == {"a", "b"}, line
     assert lines[-2].startswith("node a: last heartbeat") and lines[-1].startswith("node b: last heartbeat")
 
 
@@ -195,6 +199,18 @@ def write_until(r, owner, start, count, acked, deadline_s=90):
             assert resp["error"]["data"]["retryable"] is True
 
 
+def wait_standby_current(urls, shard, node, timeout=60):
+    """Waits until `node`'s standby copy of `shard` has applied the shard's whole log; returns the row."""
+    deadline = time.monotonic() + timeout
+    row = None
+    while time.monotonic() < deadline:
+        row = cluster_status(urls)["shards"][shard]
+        if row["standbys"] == [{"node": node, "applied": row["logSequence"], "lag": 0}]:
+            return row
+        time.sleep(0.3)
+    raise AssertionError(f"no current standby copy of shard {shard} on {node} after {timeout}s: {row}")
+
+
 def all_present(r, owner, ids):
     missing = []
     for i in ids:
@@ -231,6 +247,8 @@ def test_kill_9_of_a_node_moves_its_shards_and_loses_no_acknowledged_write(clust
     owner = next(f"person-{i}" for i in range(100) if status["shards"][shard_of(f"person-{i}")]["leader"] == "a")
     acked = []
     write_until(r, owner, 0, 15, acked)
+    # b keeps a standby copy of a's shards and applies their logs as they grow.
+    before = wait_standby_current(nats.urls, shard_of(owner), "b")
     a.kill()
     killed = time.monotonic()
     # The first request after the kill waits for the move (the router retries a shard no node serves).
@@ -248,6 +266,9 @@ def test_kill_9_of_a_node_moves_its_shards_and_loses_no_acknowledged_write(clust
     assert row["applied"] == row["logSequence"] and row["lag"] == 0
     # Failover (2 s of silence) plus the replay of the shard's log, well inside the bound.
     assert recovered < 2 + 2 + 10, recovered
+    # b took the shard from its standby copy: it applied only the log's tail.
+    taken = [line for line in b.log().splitlines() if f"shard {shard_of(owner)}: leading (from its standby copy at " in line]
+    assert taken and int(taken[-1].split("copy at ")[1].split(",")[0]) >= before["logSequence"], b.log()
 
 
 def test_a_joining_node_gets_shards_and_moved_owners_keep_their_records(cluster):

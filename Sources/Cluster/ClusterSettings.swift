@@ -7,6 +7,8 @@ public struct ClusterSettings: Sendable, Equatable {
     public var shards: Int
     /// A node silent this long is taken as gone: others take its shards.
     public var failoverMs: Int
+    /// Other nodes keeping a copy of each shard, applying its log as it grows.
+    public var standbys: Int
     /// How long a router awaits a node's answer before answering `shardUnavailable`.
     public var timeoutMs: Int64
     /// How long a router asks again for a shard no node serves (it is starting or moving).
@@ -14,6 +16,7 @@ public struct ClusterSettings: Sendable, Equatable {
 
     public static let shardRange = 1...4096
     public static let leastFailoverMs = 500
+    public static let standbyRange = 0...8
     public static let leastTimeoutMs: Int64 = 100
 
     public init(_ config: Config) throws(ConfigError) {
@@ -24,6 +27,10 @@ public struct ClusterSettings: Sendable, Equatable {
         failoverMs = config.int("cluster.failoverMs")
         guard failoverMs >= Self.leastFailoverMs else {
             throw ConfigError(key: "cluster.failoverMs", reason: "expected at least \(Self.leastFailoverMs) (milliseconds), got \(failoverMs)")
+        }
+        standbys = config.int("cluster.standbys")
+        guard Self.standbyRange.contains(standbys) else {
+            throw ConfigError(key: "cluster.standbys", reason: "expected an integer from 0 to 8, got \(standbys)")
         }
         timeoutMs = Int64(config.int("cluster.timeoutMs"))
         guard timeoutMs >= Self.leastTimeoutMs else {

@@ -11,7 +11,7 @@ enum ClusterCommand {
                kindred cluster refresh --nats URL[,URL...] [--parallel N] [--timeout-ms MS] [--json]
 
         status lists every shard with the node leading it, the last sequence of its write log, the
-        sequence that node has applied and the lag between them, then every node with the age of its
+        sequence that node has applied and the lag between them, its standby copies with their lag, then every node with the age of its
         last heartbeat and whether it is drained.
 
         drain moves every shard of NODE to the other live nodes, one at a time, and prints a line per
@@ -48,13 +48,13 @@ enum ClusterCommand {
         if command == "refresh" { return try ClusterRefreshCommand.run(connection, args, retryMs: settings.retryMs) }
         let status = try ClusterStatus.read(connection)
         if args.has("json") { Output.json(status); return ExitCode.ok }
-        Output.out("shard  leader            log  applied  lag")
+        Output.out("shard  leader            log  applied  lag  standbys (lag)")
         for row in status["shards"]?.arrayValue ?? [] {
             let leader = row["leader"]?.stringValue ?? "-"
             let applied = row["applied"]?.intValue.map(String.init) ?? "-"
             let lag = row["lag"]?.intValue.map(String.init) ?? "-"
             let line = pad(String(row["shard"]?.intValue ?? 0), 5) + "  " + pad(leader, 16) + " " + pad(String(row["logSequence"]?.intValue ?? 0), 4, right: true)
-                + "  " + pad(applied, 7, right: true) + "  " + pad(lag, 3, right: true)
+                + "  " + pad(applied, 7, right: true) + "  " + pad(lag, 3, right: true) + "  " + standbys(row)
             Output.out(line)
         }
         for node in status["nodes"]?.arrayValue ?? [] {
@@ -70,6 +70,12 @@ enum ClusterCommand {
         let takers = Set(moved.map(\.node)).sorted()
         Output.out("node \(node) drained: \(moved.count) shards moved" + (takers.isEmpty ? "" : " to \(takers.joined(separator: ", "))"))
         return ExitCode.ok
+    }
+
+    /// `b (0), c (2)`, or `-` when the shard has no standby copy.
+    static func standbys(_ row: JSONValue) -> String {
+        let copies = (row["standbys"]?.arrayValue ?? []).map { "\($0["node"]?.stringValue ?? "?") (\($0["lag"]?.intValue ?? 0))" }
+        return copies.isEmpty ? "-" : copies.joined(separator: ", ")
     }
 
     static func pad(_ s: String, _ width: Int, right: Bool = false) -> String {

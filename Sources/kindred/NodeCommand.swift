@@ -41,6 +41,7 @@ enum NodeCommand {
         var options = Node.Options(name: name, dataDirectory: data)
         options.shards = settings.shards
         options.failoverMs = settings.failoverMs
+        options.standbys = settings.standbys
         if let s = args.value("shards") {
             guard let n = Int(s), (1...4096).contains(n) else { throw Arguments.UsageError(description: "--shards must be an integer from 1 to 4096, got '\(s)'") }
             options.shards = n
