@@ -4,6 +4,7 @@
 #   bash bench/cluster/run.sh [throughput.py args]      e.g. --writes 300 --searches 300 --clients 2
 #   bash bench/cluster/run.sh chaos [chaos.py args]     e.g. --minutes 10
 #   bash bench/cluster/run.sh standbys [standbys.py args] e.g. --writes 400 --rounds 2
+#   bash bench/cluster/run.sh replay [replay.py args]     e.g. --writes 600 --rounds 2
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$here/../.."
@@ -15,8 +16,9 @@ if [ "${1:-}" = chaos ]; then
     shift
     exec "$py" "$here/chaos.py" "$@"
 fi
-if [ "${1:-}" = standbys ]; then
+if [ "${1:-}" = standbys ] || [ "${1:-}" = replay ]; then
+    script="$1.py"
     shift
-    exec "$py" "$here/standbys.py" "$@"
+    exec "$py" "$here/$script" "$@"
 fi
 exec "$py" "$here/throughput.py" "$@"
