@@ -3,6 +3,7 @@ ports with their own store directories, `kindred node` processes and `kindred se
 routers, all real processes. bench/cluster uses it too.
 """
 
+import contextlib
 import json
 import os
 import pathlib
@@ -137,6 +138,21 @@ class Router(Server):
         self._next_id = 1
         self._reader = threading.Thread(target=self._read_loop, daemon=True)
         self._reader.start()
+
+
+@contextlib.contextmanager
+def running_cluster(tmp, names, **node_args):
+    """Three clustered nats-servers and a node for each name (`Node` arguments), all stopped on the
+    way out: (nats, nodes)."""
+    nats = NatsCluster(tmp)
+    nodes = []
+    try:
+        nodes.extend(Node(tmp, nats.urls, name, **node_args) for name in names)
+        yield nats, nodes
+    finally:
+        for n in nodes:
+            n.stop()
+        nats.stop()
 
 
 def cluster_status(urls, timeout=30):

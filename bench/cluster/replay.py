@@ -15,7 +15,7 @@ import tempfile
 import time
 
 from throughput import WORDS, replay
-from cluster_support import NatsCluster, Node, Router, wait_all_led  # noqa: E402
+from cluster_support import Router, running_cluster, wait_all_led  # noqa: E402
 
 
 def entry(i, with_vector, rng):
@@ -30,27 +30,19 @@ def entry(i, with_vector, rng):
 
 def run(with_vector, writes):
     rng = random.Random(7)
-    with tempfile.TemporaryDirectory() as tmp:
-        nats = NatsCluster(tmp)
-        nodes = [Node(tmp, nats.urls, "n0", shards=16)]
-        try:
-            wait_all_led(nats.urls, nodes, timeout=120)
-            r = Router(tmp, nats.urls)
-            r.initialize()
-            size = 0
-            for i in range(writes):
-                params = entry(i, with_vector, rng)
-                size += len(json.dumps({"method": "records/upsert", "params": params}, separators=(",", ":")))
-                r.result("records/upsert", params, timeout=120)
-            r.shutdown_and_exit()
-            out = replay(tmp, nats, nodes, writes)
-            out.update({"vectors_in_log": with_vector, "bytes_per_entry": size // writes})
-            return out
-        finally:
-            for n in nodes:
-                n.stop()
-            nats.stop()
-
+    with tempfile.TemporaryDirectory() as tmp, running_cluster(tmp, ["n0"], shards=16) as (nats, nodes):
+        wait_all_led(nats.urls, nodes, timeout=120)
+        r = Router(tmp, nats.urls)
+        r.initialize()
+        size = 0
+        for i in range(writes):
+            params = entry(i, with_vector, rng)
+            size += len(json.dumps({"method": "records/upsert", "params": params}, separators=(",", ":")))
+            r.result("records/upsert", params, timeout=120)
+        r.shutdown_and_exit()
+        out = replay(tmp, nats, nodes, writes)
+        out.update({"vectors_in_log": with_vector, "bytes_per_entry": size // writes})
+        return out
 
 def main():
     ap = argparse.ArgumentParser()

@@ -13,7 +13,7 @@ import tempfile
 import time
 
 from throughput import HERE, WORDS  # noqa: F401  (sets the import path)
-from cluster_support import NatsCluster, Node, Router, cluster_status, wait_all_led  # noqa: E402
+from cluster_support import Router, cluster_status, running_cluster, wait_all_led  # noqa: E402
 
 
 def write(r, writes):
@@ -37,29 +37,21 @@ def standbys_current(urls, timeout=900):
 
 def run(standbys, writes, failover_ms):
     env = {**os.environ, "KINDRED_CLUSTER_STANDBYS": str(standbys)}
-    with tempfile.TemporaryDirectory() as tmp:
-        nats = NatsCluster(tmp)
-        nodes = [Node(tmp, nats.urls, f"n{i}", shards=16, failover_ms=failover_ms, env=env) for i in range(2)]
-        try:
-            wait_all_led(nats.urls, nodes, timeout=120)
-            r = Router(tmp, nats.urls)
-            r.initialize()
-            took = write(r, writes)
-            out = {"standbys": standbys, "writes_per_s": round(writes / took, 1)}
-            if standbys:
-                out["standby_catch_up_s"] = round(standbys_current(nats.urls), 2)
-            r.shutdown_and_exit()
-            nodes[0].kill()
-            t = time.monotonic()
-            wait_all_led(nats.urls, [nodes[1]], timeout=900)
-            out["failover_s"] = round(time.monotonic() - t, 2)
-            out["log_entries"] = writes
-            return out
-        finally:
-            for n in nodes:
-                n.stop()
-            nats.stop()
-
+    with tempfile.TemporaryDirectory() as tmp, running_cluster(tmp, ["n0", "n1"], shards=16, failover_ms=failover_ms, env=env) as (nats, nodes):
+        wait_all_led(nats.urls, nodes, timeout=120)
+        r = Router(tmp, nats.urls)
+        r.initialize()
+        took = write(r, writes)
+        out = {"standbys": standbys, "writes_per_s": round(writes / took, 1)}
+        if standbys:
+            out["standby_catch_up_s"] = round(standbys_current(nats.urls), 2)
+        r.shutdown_and_exit()
+        nodes[0].kill()
+        t = time.monotonic()
+        wait_all_led(nats.urls, [nodes[1]], timeout=900)
+        out["failover_s"] = round(time.monotonic() - t, 2)
+        out["log_entries"] = writes
+        return out
 
 def main():
     ap = argparse.ArgumentParser()
