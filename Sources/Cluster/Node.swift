@@ -170,27 +170,38 @@ public final class Node: @unchecked Sendable {
     }
 
     /// Opens the shard's store (or takes this node's standby copy), applies the log's tail and
-    /// starts answering its subject.
+    /// starts answering its subject. Holds `opening` throughout, so the standby loop never opens a
+    /// second copy of a shard on its way to leading.
     func lead(_ shard: Int) throws {
-        let (host, standby) = try opening.withLock { () throws -> (ShardHost, UInt64?) in
-            if let h = standing.withLock({ $0.removeValue(forKey: shard) }) { return (h, h.appliedSequence) }
-            return (try openHost(shard), nil)
+        try opening.withLock {
+            let standby = standing.withLock { $0.removeValue(forKey: shard) }
+            let copyAt = standby?.appliedSequence
+            let host = try standby ?? openHost(shard)
+            let subscription: Subscription
+            do {
+                try host.catchUpBetweenRequests()
+                subscription = try connection.subscribe(ClusterLayout.requestSubject(shard)) { [self] data, reply in
+                    let answer = Wire.answer(host.serve { handle(host, data) })
+                    if let reply { try? connection.publish(reply, answer) }
+                }
+            } catch {
+                host.close()
+                throw error
+            }
+            led.withLock { $0[shard] = Led(host: host, subscription: subscription) }
+            say("shard \(shard): leading (" + (copyAt.map { "from its standby copy at \($0), " } ?? "") + "applied up to \(host.appliedSequence))")
         }
-        do { try host.catchUpBetweenRequests() } catch { host.close(); throw error }
-        let subscription = try connection.subscribe(ClusterLayout.requestSubject(shard)) { [self] data, reply in
-            let answer = Wire.answer(host.serve { handle(host, data) })
-            if let reply { try? connection.publish(reply, answer) }
-        }
-        led.withLock { $0[shard] = Led(host: host, subscription: subscription) }
-        say("shard \(shard): leading (" + (standby.map { "from its standby copy at \($0), " } ?? "") + "applied up to \(host.appliedSequence))")
     }
 
     /// Stops serving the shard: closes its store after the request in progress, then answers the
     /// requests already received with the retryable `shardUnavailable` (the router asks again).
     func drop(_ shard: Int) {
-        guard let l = led.withLock({ $0.removeValue(forKey: shard) }) else { return }
-        l.host.close()
-        l.subscription.drain(timeoutMs: 2000)
+        let dropped = opening.withLock { () -> Led? in
+            guard let l = led.withLock({ $0.removeValue(forKey: shard) }) else { return nil }
+            l.host.close()
+            return l
+        }
+        dropped?.subscription.drain(timeoutMs: 2000)
     }
 
     /// Answers one request for a shard this node leads.
