@@ -8,9 +8,10 @@ public enum ClusterStatus {
         let map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: nil))
         let shards = try map.shardCount(creating: nil)
         let members = try map.nodes()
-        // Each node answering tells its standby copies and the sequence each has applied.
+        // Each node heard from lately tells its standby copies and the sequence each has applied
+        // (members stay listed after they stop: a drained node, a machine gone).
         var copies: [Int: [(node: String, applied: Int64)]] = [:]
-        for node in members where node.ageMs != nil {
+        for node in members where (node.ageMs ?? .max) < 30_000 {
             guard let answer = try? connection.request(ClusterLayout.nodeSubject(node.name), [], timeoutMs: 1000),
                   let status = try? Wire.decodeAnswer(answer) else { continue }
             for copy in status["standbys"]?.arrayValue ?? [] {
