@@ -8,16 +8,16 @@ enum ClusterCommand {
 
         USAGE: kindred cluster status --nats URL[,URL...] [--json]
                kindred cluster drain NODE --nats URL[,URL...] [--config PATH] [--set key=value]...
-               kindred cluster refresh --nats URL[,URL...] [--parallel N] [--timeout-ms MS] [--json]
+               kindred cluster refresh --nats URL[,URL...] [--parallel N] [--timeout-ms MS] [--json] [--config PATH]
 
         status lists every shard with the node leading it, the last sequence of its write log, the
-        sequence that node has applied and the lag between them, its standby copies with their lag, then every node with the age of its
-        last heartbeat and whether it is drained.
+        sequence that node has applied and the lag between them, its standby copies with their lag,
+        then every node with the age of its last heartbeat and whether it is drained.
 
-        drain moves every shard of NODE to the other live nodes, one at a time, and prints a line per
-        shard once its new leader serves it; NODE then takes no shards until it starts again. Reads
-        and writes go on meanwhile (the router asks again while a shard moves). Only nodes heard from
-        within cluster.failoverMs (docs/configuration.md) take shards.
+        drain moves every shard of NODE to its standby copy (or another live node), one at a time,
+        and prints a line per shard once its new leader serves it; NODE then takes no shards until it
+        starts again. Reads and writes go on meanwhile (the router asks again while a shard moves).
+        Only nodes heard from within cluster.failoverMs (docs/configuration.md) take shards.
 
         refresh runs a pattern refresh of every owner on every shard, --parallel shards at a time
         (default 4), and prints a line per shard as it ends, then the totals (--json: every shard's
