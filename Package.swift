@@ -78,6 +78,6 @@ let package = Package(
         .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore", "KindredKit", "Grouping", "MCP"]),
         .testTarget(name: "KindredKitTests", dependencies: ["KindredKit"]),
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "KindredCore"]),
-        .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
+        .testTarget(name: "ClusterTests", dependencies: ["Cluster", "KindredCore"]),
     ]
 )

@@ -3,6 +3,7 @@ ports with their own store directories, `kindred node` processes and `kindred se
 routers, all real processes. bench/cluster uses it too.
 """
 
+import contextlib
 import json
 import os
 import pathlib
@@ -84,11 +85,12 @@ class NatsCluster:
 class Node:
     """One `kindred node` process."""
 
-    def __init__(self, tmp, urls, name, shards=16, failover_ms=2000, env=None):
+    def __init__(self, tmp, urls, name, shards=16, failover_ms=2000, env=None, config=None):
+        """With `config` (a file's path) the node reads its cluster.* keys from it instead of flags."""
         self.tmp = pathlib.Path(tmp)
         self.name = name
-        self.args = [BIN, "node", "--nats", urls, "--data", str(self.tmp / f"node-{name}"), "--name", name,
-                     "--shards", str(shards), "--failover-ms", str(failover_ms)]
+        self.args = [BIN, "node", "--nats", urls, "--data", str(self.tmp / f"node-{name}"), "--name", name]
+        self.args += ["--config", str(config)] if config else ["--shards", str(shards), "--failover-ms", str(failover_ms)]
         self.env = env
         self.start()
 
@@ -136,6 +138,21 @@ class Router(Server):
         self._next_id = 1
         self._reader = threading.Thread(target=self._read_loop, daemon=True)
         self._reader.start()
+
+
+@contextlib.contextmanager
+def running_cluster(tmp, names, **node_args):
+    """Three clustered nats-servers and a node for each name (`Node` arguments), all stopped on the
+    way out: (nats, nodes)."""
+    nats = NatsCluster(tmp)
+    nodes = []
+    try:
+        nodes.extend(Node(tmp, nats.urls, name, **node_args) for name in names)
+        yield nats, nodes
+    finally:
+        for n in nodes:
+            n.stop()
+        nats.stop()
 
 
 def cluster_status(urls, timeout=30):

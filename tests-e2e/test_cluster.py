@@ -5,13 +5,16 @@ Writes are acknowledged only once the replicated write log holds them, so killin
 a node loses no acknowledged write; owners stay apart across shards exactly as in one process.
 """
 
+import json
+import os
 import sqlite3
+import threading
 import time
 
 import pytest
 
 from cluster_support import NatsCluster, Node, Router, cluster_status, wait_all_led
-from conftest import INVALID_PARAMS, NOT_FOUND, run_cli
+from conftest import INVALID_PARAMS, NOT_FOUND, REPO, Server, run_cli
 
 SHARDS = 16
 SHARD_UNAVAILABLE = -32060
@@ -123,7 +126,11 @@ def test_router_answers_every_owner_from_its_shard_and_keeps_owners_apart(cluste
     text = run_cli("cluster", "status", "--nats", nats.urls)
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
-    assert lines[0].split() == ["shard", "leader", "log", "applied", "lag"] and len(lines) == 1 + SHARDS + 2
+    assert lines[0].split() == ["shard", "leader", "log", "applied", "lag", "standbys", "(lag)"] and len(lines) == 1 + SHARDS + 2
+    # Each shard's standby copy is on the other node.
+    for line in lines[1:1 + SHARDS]:
+        leader, standby = line.split()[1], line.split()[5]
+        assert {leader, standby} == {"a", "b"}, line
     assert lines[-2].startswith("node a: last heartbeat") and lines[-1].startswith("node b: last heartbeat")
 
 
@@ -134,19 +141,39 @@ def test_node_and_cluster_commands_refuse_bad_arguments(tmp_path):
         (["node", "--nats", "nats://127.0.0.1:9", "--data", str(tmp_path), "--name", "a b"], "--name must be"),
         (["node", "--nats", "nats://127.0.0.1:9", "--data", str(tmp_path), "--name", "a", "--shards", "0"], "--shards must be"),
         (["cluster", "status"], "--nats URL is required"),
-        (["cluster", "drain", "--nats", "nats://127.0.0.1:9"], "expected the subcommand status"),
+        (["cluster", "move", "--nats", "nats://127.0.0.1:9"], "expected the subcommand status, drain or refresh"),
+        (["cluster", "refresh", "--nats", "nats://127.0.0.1:9", "--parallel", "0"], "--parallel must be"),
+        (["cluster", "drain", "--nats", "nats://127.0.0.1:9"], "drain needs one NODE"),
+        (["cluster", "drain", "a b", "--nats", "nats://127.0.0.1:9"], "NODE must be"),
         (["serve", "--cluster", "nats://127.0.0.1:9", "--timeout-ms", "5"], "--timeout-ms must be"),
     ]:
         r = run_cli(*args)
         assert r.returncode == 2 and says in r.stderr, (args, r.returncode, r.stderr)
+    # cluster.* keys are checked wherever they are set: out of range or unknown, the key is named.
+    bad = tmp_path / "bad.json"
+    for doc, says in [({"cluster": {"failoverMs": 10}}, "cluster.failoverMs: expected at least 500"),
+                      ({"cluster": {"shards": 0}}, "cluster.shards: expected an integer from 1 to 4096"),
+                      ({"cluster": {"shard": 16}}, "cluster.shard: unknown configuration key")]:
+        bad.write_text(json.dumps(doc))
+        for args in (["node", "--nats", "nats://127.0.0.1:9", "--data", str(tmp_path), "--name", "a", "--config", str(bad)],
+                     ["cluster", "drain", "a", "--nats", "nats://127.0.0.1:9", "--config", str(bad)]):
+            r = run_cli(*args)
+            assert r.returncode == 2 and says in r.stderr, (args, doc, r.stderr)
+    r = run_cli("serve", "--cluster", "nats://127.0.0.1:9", "--set", "cluster.timeoutMs=5")
+    assert r.returncode == 2 and "cluster.timeoutMs: expected at least 100" in r.stderr, r.stderr
+    r = run_cli("serve", "--cluster", "nats://127.0.0.1:9", env={**os.environ, "KINDRED_CLUSTER_RETRY_MS": "-1"})
+    assert r.returncode == 2 and "cluster.retryMs: expected 0 or more" in r.stderr, r.stderr
     # No NATS server there: a failure naming what could not be reached.
     r = run_cli("cluster", "status", "--nats", "nats://127.0.0.1:9")
     assert r.returncode == 1 and "nats://127.0.0.1:9" in r.stderr, r.stderr
 
 
-def test_initialize_reports_the_cluster_and_the_nodes_model(cluster):
+def test_initialize_reports_the_cluster_and_the_nodes_model(cluster, tmp_path):
     nats, node, router = cluster
-    a = node("a")
+    # The shard count from the configuration file (cluster.shards), not a flag.
+    config = tmp_path / "kindred.json"
+    config.write_text(json.dumps({"cluster": {"shards": SHARDS, "failoverMs": 2000}}))
+    a = node("a", config=config)
     wait_all_led(nats.urls, [a])
     r = router()
     # `router()` initialized it; a second client sees the same answer shape.
@@ -170,6 +197,18 @@ def write_until(r, owner, start, count, acked, deadline_s=90):
         else:
             assert resp["error"]["code"] == SHARD_UNAVAILABLE, resp
             assert resp["error"]["data"]["retryable"] is True
+
+
+def wait_standby_current(urls, shard, node, timeout=60):
+    """Waits until `node`'s standby copy of `shard` has applied the shard's whole log; returns the row."""
+    deadline = time.monotonic() + timeout
+    row = None
+    while time.monotonic() < deadline:
+        row = cluster_status(urls)["shards"][shard]
+        if row["standbys"] == [{"node": node, "applied": row["logSequence"], "lag": 0}]:
+            return row
+        time.sleep(0.3)
+    raise AssertionError(f"no current standby copy of shard {shard} on {node} after {timeout}s: {row}")
 
 
 def all_present(r, owner, ids):
@@ -208,6 +247,8 @@ def test_kill_9_of_a_node_moves_its_shards_and_loses_no_acknowledged_write(clust
     owner = next(f"person-{i}" for i in range(100) if status["shards"][shard_of(f"person-{i}")]["leader"] == "a")
     acked = []
     write_until(r, owner, 0, 15, acked)
+    # b keeps a standby copy of a's shards and applies their logs as they grow.
+    before = wait_standby_current(nats.urls, shard_of(owner), "b")
     a.kill()
     killed = time.monotonic()
     # The first request after the kill waits for the move (the router retries a shard no node serves).
@@ -225,6 +266,9 @@ def test_kill_9_of_a_node_moves_its_shards_and_loses_no_acknowledged_write(clust
     assert row["applied"] == row["logSequence"] and row["lag"] == 0
     # Failover (2 s of silence) plus the replay of the shard's log, well inside the bound.
     assert recovered < 2 + 2 + 10, recovered
+    # b took the shard from its standby copy: it applied only the log's tail.
+    taken = [line for line in b.log().splitlines() if f"shard {shard_of(owner)}: leading (from its standby copy at " in line]
+    assert taken and int(taken[-1].split("copy at ")[1].split(",")[0]) >= before["logSequence"], b.log()
 
 
 def test_a_joining_node_gets_shards_and_moved_owners_keep_their_records(cluster):
@@ -268,3 +312,189 @@ def test_a_node_restarted_after_kill_9_resumes_its_shards_from_its_files(cluster
 
 def resumed_sequence(line):
     return int(line.rsplit("applied up to ", 1)[1].rstrip(")"))
+
+
+def write_while(r, owner, going, acked, answers):
+    """Upserts records one per request while `going` is set; the ids acknowledged go to `acked`,
+    every other answer (only the retryable -32060 is allowed) to `answers`."""
+    i = 0
+    while going.is_set():
+        resp = r.call("records/upsert", {"owner": owner, "records": [{"id": f"w{i}", "revision": 1, "text": f"entry {i} of {owner}"}]}, timeout=60)
+        if "result" in resp:
+            acked.append(f"w{i}")
+        else:
+            answers.append(resp["error"])
+        i += 1
+
+
+def read_while(r, owners, going, failures):
+    """Reads each owner's first record over and over while `going` is set; any error is a failure."""
+    while going.is_set():
+        for owner in owners:
+            resp = r.call("records/get", {"owner": owner, "id": "w0"}, timeout=60)
+            if "result" not in resp:
+                failures.append(resp["error"])
+
+
+def test_a_drained_node_hands_every_shard_over_while_two_clients_write(cluster):
+    nats, node, router = cluster
+    a, b = node("a"), node("b")
+    status = wait_all_led(nats.urls, [a, b])
+    on_a = [s["shard"] for s in status["shards"] if s["leader"] == "a"]
+    # Two owners on two different shards of the node to drain.
+    owners = []
+    for i in range(1000):
+        o = f"person-{i}"
+        if shard_of(o) in on_a and shard_of(o) not in map(shard_of, owners):
+            owners.append(o)
+        if len(owners) == 2:
+            break
+    writers = [router() for _ in owners]
+    reader = router()
+    err = run_cli("cluster", "drain", "zed", "--nats", nats.urls)
+    assert err.returncode == 1 and "NODE" in err.stderr and "no node named 'zed'" in err.stderr, err.stderr
+
+    going = threading.Event()
+    going.set()
+    acked = {o: [] for o in owners}
+    answers, read_failures = [], []
+    threads = [threading.Thread(target=write_while, args=(w, o, going, acked[o], answers)) for w, o in zip(writers, owners)]
+    for t in threads:
+        t.start()
+    while min(len(v) for v in acked.values()) < 10:
+        assert all(t.is_alive() for t in threads), answers
+        time.sleep(0.1)
+    readers = threading.Thread(target=read_while, args=(reader, owners, going, read_failures))
+    readers.start()
+    before = {o: len(acked[o]) for o in owners}
+    drain = run_cli("cluster", "drain", "a", "--nats", nats.urls, timeout=180)
+    during = {o: len(acked[o]) - before[o] for o in owners}
+    # Writes go on after the move, to the new leader.
+    after = {o: len(acked[o]) for o in owners}
+    while min(len(acked[o]) - after[o] for o in owners) < 5:
+        assert all(t.is_alive() for t in threads), answers
+        time.sleep(0.1)
+    going.clear()
+    for t in threads + [readers]:
+        t.join(timeout=120)
+    assert drain.returncode == 0, drain.stderr + a.log()
+    moves = drain.stdout.splitlines()
+    assert sorted(int(line.split(":")[0].split()[1]) for line in moves[:-1]) == on_a, moves
+    assert all(" a → b, applied up to " in line for line in moves[:-1]) and moves[-1] == f"node a drained: {len(on_a)} shards moved to b", moves
+    assert all(n > 0 for n in during.values()), f"no write acknowledged while the shards moved: {during}"
+    assert all(e["code"] == SHARD_UNAVAILABLE and e["data"]["retryable"] for e in answers), answers
+    assert read_failures == [], read_failures
+
+    # Every acknowledged write is readable from the new leader, which applied the whole log.
+    status = cluster_status(nats.urls)
+    assert [s["leader"] for s in status["shards"]] == ["b"] * SHARDS
+    assert all(s["lag"] == 0 for s in status["shards"]), status
+    for o in owners:
+        assert all_present(reader, o, acked[o]) == []
+        assert reader.result("index/status", {"owner": o})["records"] >= len(acked[o])
+    assert {n["name"]: n["drained"] for n in status["nodes"]} == {"a": True, "b": False}
+    # The drained node takes no shard back to even the spread while it keeps running...
+    time.sleep(3)
+    assert [s["leader"] for s in cluster_status(nats.urls)["shards"]] == ["b"] * SHARDS
+    assert run_cli("cluster", "status", "--nats", nats.urls).stdout.splitlines()[-2].endswith(", drained")
+    # ...and takes its share again once it starts again.
+    a.stop()
+    a.start()
+    wait_all_led(nats.urls, [a, b])
+    assert {n["name"]: n["drained"] for n in cluster_status(nats.urls)["nodes"]} == {"a": False, "b": False}
+
+
+def without_store_ids(value):
+    """A finding as the owner sees it, without the ids a store numbers across all its owners."""
+    if isinstance(value, dict):
+        return {k: without_store_ids(v) for k, v in value.items() if k not in ("groupId", "occurrenceId", "themeId")}
+    if isinstance(value, list):
+        return [without_store_ids(v) for v in value]
+    return value
+
+
+def test_cluster_refresh_gives_every_owner_the_findings_of_one_process(cluster, tmp_path):
+    nats, node, router = cluster
+    a, b = node("a"), node("b")
+    status = wait_all_led(nats.urls, [a, b])
+    r = router()
+    owners = owners_on_two_nodes(status, count=4)
+    journal = [json.loads(line) for line in (REPO / "datasets" / "journal" / "records.jsonl").read_text().splitlines()]
+    records = {o: journal[k * 40:(k + 1) * 40] for k, o in enumerate(owners)}
+    single = Server(tmp_path / "single.sqlite", tmp_path)
+    single.initialize()
+    for o in owners:
+        for s in (r, single):
+            s.result("records/upsert", {"owner": o, "records": records[o], "waitForIndex": True}, timeout=120)
+
+    refresh = run_cli("cluster", "refresh", "--nats", nats.urls, "--parallel", "3", timeout=300)
+    assert refresh.returncode == 0, refresh.stderr
+    lines = refresh.stdout.splitlines()
+    # A line per shard as it ends, in any order, then the totals.
+    assert sorted(int(line.split(":")[0].split()[1]) for line in lines[:-1]) == list(range(SHARDS)), lines
+    owners_by_shard = {}
+    for o in owners:
+        owners_by_shard[shard_of(o)] = owners_by_shard.get(shard_of(o), 0) + 1
+    for line in lines[:-1]:
+        shard = int(line.split(":")[0].split()[1])
+        assert f": {owners_by_shard.get(shard, 0)} owners, " in line, line
+    assert lines[-1].startswith(f"refreshed {len(owners)} owners on {SHARDS} of {SHARDS} shards: "), lines[-1]
+
+    one = single.result("patterns/refresh", {}, timeout=300)
+    assert one["owners"] == len(owners)
+    found = 0
+    for o in owners:
+        want = single.result("patterns/findings", {"owner": o, "includeRelated": True})
+        got = r.result("patterns/findings", {"owner": o, "includeRelated": True})
+        assert without_store_ids(got) == without_store_ids(want), o
+        found += len(got["findings"])
+    assert found > 0, "no owner has a finding: the comparison would hold for nothing"
+    assert single.shutdown_and_exit() == 0
+
+
+def test_mcp_on_the_cluster_acts_for_its_owner_through_the_owners_shard(cluster, tmp_path):
+    import os
+
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    from conftest import BIN
+
+    nats, node, router = cluster
+    a, b = node("a"), node("b")
+    status = wait_all_led(nats.urls, [a, b])
+    r = router()
+    leaders = {s["shard"]: s["leader"] for s in status["shards"]}
+    owners = [next(f"person-{i}" for i in range(1000) if leaders[shard_of(f"person-{i}")] == n) for n in ("a", "b")]
+    for k, owner in enumerate(owners):
+        upsert(r, owner, [{"id": f"e{j}", "revision": 1, "text": f"zq{k}x {t}"}
+                          for j, t in enumerate(["missed the last train home again", "baked bread with my sister"])])
+    r2 = run_cli("mcp", "--cluster", nats.urls, "--db", str(tmp_path / "x.sqlite"), "--owner", owners[0])
+    assert r2.returncode == 2 and "--cluster and --db exclude each other" in r2.stderr, r2.stderr
+    env = {k: os.environ[k] for k in ("KINDRED_MODEL_DIR", "OPENBLAS_CORETYPE", "XDG_DATA_HOME", "PATH") if k in os.environ}
+
+    async def session(k, owner):
+        params = StdioServerParameters(command=BIN, args=["mcp", "--cluster", nats.urls, "--owner", owner], env=env)
+        async with Client(params, mode="legacy") as client:
+            hits = (await client.call_tool("search", {"text": "train journey home", "limit": 5})).structured_content
+            assert [h["id"] for h in hits["results"]][0] == "e0" and len(hits["results"]) == 2
+            got = (await client.call_tool("get_record", {"id": "e1"})).structured_content
+            assert got["record"]["text"] == f"zq{k}x baked bread with my sister"
+            # The other owner's marker is not found: the tools reach this owner's records only.
+            other = (await client.call_tool("search", {"text": f"zq{1 - k}x", "mode": "keyword"})).structured_content
+            assert other["results"] == []
+            bad = await client.call_tool("findings", {"owner": owners[1 - k]})
+            assert bad.is_error and "`owner`" in bad.content[0].text
+            # A write goes through the shard's log like any other.
+            refreshed = await client.call_tool("refresh_patterns", {})
+            assert not refreshed.is_error and refreshed.structured_content["owners"] == 1
+            assert (await client.call_tool("index_status")).structured_content["records"] == 2
+
+    before = cluster_status(nats.urls)
+    for k, owner in enumerate(owners):
+        anyio.run(session, k, owner)
+    status = cluster_status(nats.urls)
+    for owner in owners:
+        row, was = status["shards"][shard_of(owner)], before["shards"][shard_of(owner)]
+        # The refresh is in the shard's log (stream sequences count every shard's writes) and applied.
+        assert row["applied"] == row["logSequence"] > was["logSequence"], (row, was)

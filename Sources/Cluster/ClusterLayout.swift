@@ -13,6 +13,9 @@ public enum ClusterLayout {
     /// Where requests for a shard are sent; only the node leading the shard listens.
     public static func requestSubject(_ shard: Int) -> String { "kindred.shard.\(shard)" }
 
+    /// Where a node answers what it holds besides the shards it leads (its standby copies).
+    public static func nodeSubject(_ name: String) -> String { "kindred.node.\(name)" }
+
     /// A node name is a key part in the bucket: letters, digits, `-` and `_`, 1 to 64 of them.
     public static func isValidNodeName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64

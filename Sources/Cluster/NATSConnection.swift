@@ -108,6 +108,11 @@ public final class Subscription: @unchecked Sendable {
     let sub: OpaquePointer
     init(_ sub: OpaquePointer) { self.sub = sub }
     public func cancel() { _ = natsSubscription_Unsubscribe(sub) }
+    /// Stops taking messages, delivers those already received and waits up to `timeoutMs` for that.
+    public func drain(timeoutMs: Int64) {
+        guard natsSubscription_Drain(sub) == NATS_OK else { return cancel() }
+        _ = natsSubscription_WaitForDrainCompletion(sub, timeoutMs)
+    }
     deinit { natsSubscription_Destroy(sub) }
 }
 

@@ -20,6 +20,8 @@ public final class Node: @unchecked Sendable {
         public var heartbeatMs: Int = 1000
         /// A node silent this long is taken as gone: others take its shards.
         public var failoverMs: Int = 5000
+        /// Other nodes keeping a copy of each shard, applying its log as it grows.
+        public var standbys: Int = 1
         /// Wait before the first claim, so that nodes started together share the shards.
         public var joinWaitMs: Int = 1500
         public init(name: String, dataDirectory: String) {
@@ -41,6 +43,14 @@ public final class Node: @unchecked Sendable {
         let subscription: Subscription
     }
     private let led = Mutex<[Int: Led]>([:])
+    /// The standby copies this node keeps, and the shards it should keep (set by `tick`).
+    let standing = Mutex<[Int: ShardHost]>([:])
+    let wantedStandbys = Mutex<Set<Int>>([])
+    /// Held while a shard's store is opened or moves from standby to leading, so that a node never
+    /// opens one shard's file twice.
+    let opening = NSLock()
+    /// While drained: the shard last handed over, to whom and when (milliseconds since 1970).
+    let handing = Mutex<(shard: Int, taker: String, atMs: Int64)?>(nil)
     private let stopping = Atomic<Bool>(false)
 
     public init(connection: NATSConnection, options: Options, makeService: @escaping @Sendable (String) throws -> KindredService,
@@ -57,6 +67,7 @@ public final class Node: @unchecked Sendable {
         log = try WriteLog(connection, replicas: replicas)
         shardCount = try map.shardCount(creating: options.shards)
         try map.join(node: options.name)
+        try map.undrain(node: options.name)
     }
 
     /// The shards this node leads now, in order.
@@ -73,33 +84,50 @@ public final class Node: @unchecked Sendable {
             }
         }
         beats.start()
+        let standbys = Thread { [self] in keepStandbys() }
+        standbys.start()
+        let statusSubscription = try? connection.subscribe(ClusterLayout.nodeSubject(options.name)) { [self] _, reply in
+            if let reply { try? connection.publish(reply, Wire.answer(.success(standbyStatus()))) }
+        }
         usleep(UInt32(options.joinWaitMs) * 1000)
         while !stopping.load(ordering: .relaxed) {
             do { try tick() } catch { say("cluster: \(error)") }
             usleep(UInt32(options.heartbeatMs) * 1000)
         }
+        statusSubscription?.cancel()
         let all = led.withLock { s -> [Led] in defer { s = [:] }; return Array(s.values) }
         for l in all { l.subscription.cancel(); l.host.close() }
+        for h in standing.withLock({ s -> [ShardHost] in defer { s = [:] }; return Array(s.values) }) { h.close() }
     }
 
     public func stop() { stopping.store(true, ordering: .relaxed) }
+    var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
-    /// One round: give up shards the map gave to another node; hand back shards until the spread
-    /// is even (each node leads `shards / live` or one more); claim free shards and those of silent
-    /// nodes while this node leads fewer than that, or no more than any other live node.
+    /// One round: give up shards the map gave to another node; when drained, hand the others over
+    /// (`handOver`); else hand back shards until the spread over the live nodes that are not drained
+    /// is even (each leads `shards / live` or one more); claim free shards and those of silent nodes
+    /// while this node leads fewer than that, or no more than any other live node.
     func tick() throws {
         let nodes = try map.nodes()
-        var live = Set(nodes.filter { ($0.ageMs ?? .max) < Int64(options.failoverMs) }.map(\.name))
-        live.insert(options.name)
+        var alive = Set(nodes.filter { ($0.ageMs ?? .max) < Int64(options.failoverMs) }.map(\.name))
+        alive.insert(options.name)
+        let drained = try map.drained()
         let entries = try (0..<shardCount).map { try map.leader(of: $0) }
         for shard in ledShards where entries[shard]?.value != options.name {
             say("shard \(shard): led by another node now; giving it up")
             drop(shard)
         }
+        if drained.contains(options.name) {
+            wantedStandbys.withLock { $0 = [] }
+            return try handOver(entries, to: alive.subtracting(drained))
+        }
+        let live = alive.subtracting(drained)
         // The map's word is final: a shard it gives this node (after a restart) is served.
         for shard in 0..<shardCount where entries[shard]?.value == options.name && led.withLock({ $0[shard] == nil }) {
             try lead(shard)
         }
+        planStandbys(entries, live: live)
+        let ages = Dictionary(nodes.map { ($0.name, $0.ageMs ?? .max) }, uniquingKeysWith: { a, _ in a })
         let low = shardCount / live.count
         let high = (shardCount + live.count - 1) / live.count
         var counts: [String: Int] = [:]
@@ -126,7 +154,9 @@ public final class Node: @unchecked Sendable {
             if let entry = entries[shard], !entry.value.isEmpty {
                 if entry.value == options.name {
                     taken = true
-                } else if !live.contains(entry.value) {
+                } else if !alive.contains(entry.value) {
+                    // The shard's standbys take it first; the others after twice the silence.
+                    if waitsForStandby(shard, leader: entry.value, live: live, silentMs: ages[entry.value] ?? .max) { continue }
                     taken = try map.take(shard, node: options.name, revision: entry.revision)
                     if taken { say("shard \(shard): taken over from \(entry.value), silent for \(options.failoverMs) ms or more") }
                 }
@@ -139,22 +169,39 @@ public final class Node: @unchecked Sendable {
         }
     }
 
-    /// Opens the shard's store, applies the log's tail and starts answering its subject.
+    /// Opens the shard's store (or takes this node's standby copy), applies the log's tail and
+    /// starts answering its subject. Holds `opening` throughout, so the standby loop never opens a
+    /// second copy of a shard on its way to leading.
     func lead(_ shard: Int) throws {
-        let path = "\(options.dataDirectory)/shard-\(shard).sqlite"
-        let host = try ShardHost(shard: shard, service: try makeService(path), log: log)
-        let subscription = try connection.subscribe(ClusterLayout.requestSubject(shard)) { [self] data, reply in
-            let answer = Wire.answer(handle(host, data))
-            if let reply { try? connection.publish(reply, answer) }
+        try opening.withLock {
+            let standby = standing.withLock { $0.removeValue(forKey: shard) }
+            let copyAt = standby?.appliedSequence
+            let host = try standby ?? openHost(shard)
+            let subscription: Subscription
+            do {
+                try host.catchUpBetweenRequests()
+                subscription = try connection.subscribe(ClusterLayout.requestSubject(shard)) { [self] data, reply in
+                    let answer = Wire.answer(host.serve { handle(host, data) })
+                    if let reply { try? connection.publish(reply, answer) }
+                }
+            } catch {
+                host.close()
+                throw error
+            }
+            led.withLock { $0[shard] = Led(host: host, subscription: subscription) }
+            say("shard \(shard): leading (" + (copyAt.map { "from its standby copy at \($0), " } ?? "") + "applied up to \(host.appliedSequence))")
         }
-        led.withLock { $0[shard] = Led(host: host, subscription: subscription) }
-        say("shard \(shard): leading (applied up to \(host.appliedSequence))")
     }
 
+    /// Stops serving the shard: closes its store after the request in progress, then answers the
+    /// requests already received with the retryable `shardUnavailable` (the router asks again).
     func drop(_ shard: Int) {
-        guard let l = led.withLock({ $0.removeValue(forKey: shard) }) else { return }
-        l.subscription.cancel()
-        l.host.close()
+        let dropped = opening.withLock { () -> Led? in
+            guard let l = led.withLock({ $0.removeValue(forKey: shard) }) else { return nil }
+            l.host.close()
+            return l
+        }
+        dropped?.subscription.drain(timeoutMs: 2000)
     }
 
     /// Answers one request for a shard this node leads.

@@ -61,7 +61,8 @@ public final class Router: Sendable {
         return ShardHash.shard(owner: name, shards: shardCount)
     }
 
-    func forward(_ method: String, _ params: JSONValue?) throws(ResponseError) -> JSONValue {
+    /// Answers one request from the node leading its owner's shard.
+    public func forward(_ method: String, _ params: JSONValue?) throws(ResponseError) -> JSONValue {
         try send(try shard(of: method, params), Wire.request(method, params))
     }
 

@@ -6,8 +6,9 @@ import KindredCore
 import Service
 import Synchronization
 
-/// One shard on the node that leads it: its store (a `KindredService` on its own SQLite file) and
-/// the last log sequence that store has applied. Requests reach it one at a time, in arrival order.
+/// One shard on a node that leads it or keeps its standby copy: its store (a `KindredService` on its
+/// own SQLite file) and the last log sequence that store has applied. Requests reach it one at a
+/// time, in arrival order; a standby only applies the log.
 final class ShardHost: @unchecked Sendable {
     let shard: Int
     let service: KindredService
@@ -15,16 +16,23 @@ final class ShardHost: @unchecked Sendable {
     /// The stream sequence of the last write of this shard applied to `service`.
     private let applied: Atomic<UInt64>
 
+    /// False once closed. Held while a request is answered, so that closing waits for it.
+    private let open = Mutex(true)
+
     var appliedSequence: UInt64 { applied.load(ordering: .acquiring) }
 
-    /// Opens the shard's store and applies what the log holds beyond what the store has.
+    /// Opens the shard's store at the sequence it holds; `catchUp` applies the rest of the log.
     init(shard: Int, service: KindredService, log: WriteLog) throws {
         self.shard = shard
         self.service = service
         self.log = log
         try service.prepareAppliedSequence()
         applied = Atomic(UInt64(max(0, try service.appliedSequence())))
-        try catchUp()
+    }
+
+    /// `catchUp` between requests (a standby's rounds, a leader's start); nothing once closed.
+    func catchUpBetweenRequests() throws {
+        try open.withLock { isOpen throws in if isOpen { try catchUp() } }
     }
 
     /// Applies the shard's writes after `appliedSequence`, up to the log's last one.
@@ -58,5 +66,19 @@ final class ShardHost: @unchecked Sendable {
         return outcome
     }
 
-    func close() { service.close() }
+    /// Answers one request with `body`, or once the host is closed (its node gave the shard up)
+    /// with the retryable `shardUnavailable`.
+    func serve(_ body: () -> Result<JSONValue, ResponseError>) -> Result<JSONValue, ResponseError> {
+        open.withLock { isOpen in
+            isOpen ? body() : .failure(.shardUnavailable(shard, "its node gave it up; the next leader answers it"))
+        }
+    }
+
+    /// Closes the store after the request in progress; requests after it are refused.
+    func close() {
+        open.withLock { isOpen in
+            if isOpen { service.close() }
+            isOpen = false
+        }
+    }
 }

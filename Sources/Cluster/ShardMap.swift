@@ -5,8 +5,8 @@ import Glibc
 
 /// The cluster's shared state in its key-value bucket: the shard count (fixed when the first node
 /// creates the cluster), which node leads each shard (`shards.N`, changed only by revision-checked
-/// writes), the member nodes (`members`) and each node's last heartbeat (`nodes.NAME`,
-/// milliseconds since 1970).
+/// writes), the member nodes (`members`), the drained ones (`drained`) and each node's last
+/// heartbeat (`nodes.NAME`, milliseconds since 1970).
 public final class ShardMap: Sendable {
     let kv: KeyValue
 
@@ -48,25 +48,42 @@ public final class ShardMap: Sendable {
 
     /// Adds the node to the cluster's member list (`members`, names joined by commas), by
     /// revision-checked writes; a no-op when it is already there.
-    public func join(node: String) throws {
+    public func join(node: String) throws { try edit("members") { $0.insert(node).inserted } }
+
+    /// Marks the node drained (`drained`, names joined by commas): it hands its shards to the other
+    /// live nodes and takes none until it starts again.
+    public func drain(node: String) throws { try edit("drained") { $0.insert(node).inserted } }
+
+    /// Clears the node's drain mark (a node that starts serves again).
+    public func undrain(node: String) throws { try edit("drained") { $0.remove(node) != nil } }
+
+    /// The nodes marked drained.
+    public func drained() throws -> Set<String> { Self.names(try kv.get("drained")?.value) }
+
+    /// Applies `change` to the set of names under `key` by revision-checked writes until one holds;
+    /// writes nothing when `change` returns false.
+    private func edit(_ key: String, _ change: (inout Set<String>) -> Bool) throws {
         while true {
-            guard let entry = try kv.get("members") else {
-                if try kv.create("members", node) != nil { return }
-                continue
+            let entry = try kv.get(key)
+            var names = Self.names(entry?.value)
+            guard change(&names) else { return }
+            let value = names.sorted().joined(separator: ",")
+            if let entry {
+                if try kv.update(key, value, revision: entry.revision) != nil { return }
+            } else if try kv.create(key, value) != nil {
+                return
             }
-            var names = entry.value.split(separator: ",").map(String.init)
-            if names.contains(node) { return }
-            names.append(node)
-            if try kv.update("members", names.sorted().joined(separator: ","), revision: entry.revision) != nil { return }
         }
     }
+
+    static func names(_ list: String?) -> Set<String> { Set((list ?? "").split(separator: ",").map(String.init)) }
 
     /// Every member node with the age of its last heartbeat in milliseconds (nil when it has sent
     /// none), by name. (Listing the bucket's keys would create a consumer each time: members are
     /// one key instead.)
     public func nodes() throws -> [(name: String, ageMs: Int64?)] {
         let now = Self.nowMs()
-        let names = (try kv.get("members")?.value ?? "").split(separator: ",").map(String.init).sorted()
+        let names = Self.names(try kv.get("members")?.value).sorted()
         return try names.map { name in
             let at = try kv.get("nodes.\(name)").flatMap { Int64($0.value) }
             return (name, at.map { max(0, now - $0) })

@@ -82,6 +82,11 @@ public struct Config: Sendable, Equatable {
         ("patterns.judgeModel", "", "Model id for patterns.judge = openai."),
         ("patterns.judgeApiKey", "", "API key for patterns.judge = openai, sent only in the Authorization header; never logged or reported. Prefer KINDRED_PATTERNS_JUDGE_API_KEY."),
         ("patterns.minComparisonDenominator", 5, "Period comparisons are suppressed when either period has fewer eligible records."),
+        ("cluster.shards", 64, "Shard count of a new cluster, recorded by the first node that starts (1 to 4096); fixed once the cluster exists. kindred node --shards overrides it."),
+        ("cluster.failoverMs", 5000, "A node whose heartbeat is older than this (at least 500 ms) is taken as gone: the other nodes take its shards, and cluster drain does not count it as a taker. kindred node --failover-ms overrides it."),
+        ("cluster.standbys", 1, "Nodes besides the leader that keep a copy of each shard, applying its log as it grows (0 to 8), so that a failover or a drain hands the shard to a node that only applies the log's tail; each copy costs the shard's disk and the model's time for each write once more."),
+        ("cluster.timeoutMs", 30000, "Longest a router (serve --cluster) waits for a node's answer (at least 100 ms); then the request is answered -32060, retryable. serve --timeout-ms overrides it."),
+        ("cluster.retryMs", 10000, "How long a router asks again, backing off, for a shard no node serves (it is starting or moving) before it answers -32060; 0 answers at once."),
     ]
 
     public init() {

@@ -19,9 +19,9 @@ enum NodeCommand {
           --nats URL[,URL...]  NATS servers of one cluster with JetStream (nats://127.0.0.1:4222)
           --data DIR           where this node keeps its shards' files (created if missing)
           --name NAME          this node's name in the cluster (letters, digits, '-', '_'); keep it across restarts
-          --shards N           shard count of a new cluster (default 64; fixed once the cluster exists)
-          --failover-ms MS     silence after which a node's shards are taken over (default 5000)
-          --config PATH        JSON configuration file, as for `kindred serve`
+          --shards N           shard count of a new cluster (cluster.shards, 64; fixed once the cluster exists)
+          --failover-ms MS     silence after which a node's shards are taken over (cluster.failoverMs, 5000)
+          --config PATH        JSON configuration file, as for `kindred serve` (cluster.* keys: docs/configuration.md)
           --set key=value      override one configuration key
           --help               show this help
         """
@@ -36,7 +36,12 @@ enum NodeCommand {
         guard ClusterLayout.isValidNodeName(name) else {
             throw Arguments.UsageError(description: "--name must be 1 to 64 letters, digits, '-' or '_', got '\(name)'")
         }
+        let config = try ServiceFactory.config(args)
+        let settings = try ClusterSettings(config)
         var options = Node.Options(name: name, dataDirectory: data)
+        options.shards = settings.shards
+        options.failoverMs = settings.failoverMs
+        options.standbys = settings.standbys
         if let s = args.value("shards") {
             guard let n = Int(s), (1...4096).contains(n) else { throw Arguments.UsageError(description: "--shards must be an integer from 1 to 4096, got '\(s)'") }
             options.shards = n
@@ -46,7 +51,6 @@ enum NodeCommand {
             options.failoverMs = n
         }
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        let config = try ServiceFactory.config(args)
         EmbedderSetup.configureThreads(config)
         let (embedder, problem) = EmbedderSetup.make(config)
         let connection = try NATSConnection(urls: urls, name: "kindred-node-\(name)")

@@ -9,7 +9,7 @@ enum ServeCommand {
         kindred serve — speak JSON-RPC 2.0 over stdio
 
         USAGE: kindred serve --db PATH [--config PATH] [--framing auto|lsp|ndjson] [--set key=value]...
-               kindred serve --cluster URL[,URL...] [--framing auto|lsp|ndjson] [--timeout-ms MS]
+               kindred serve --cluster URL[,URL...] [--config PATH] [--framing auto|lsp|ndjson] [--timeout-ms MS]
 
         Framing is detected from the first byte unless --framing forces it: '{' or '[' means
         newline-delimited JSON, anything else LSP Content-Length headers. Logs go to stderr and as
@@ -19,7 +19,7 @@ enum ServeCommand {
           --db PATH          SQLite file (created if missing); KINDRED_DB also works
           --cluster URL      instead of --db: route each request to the cluster node holding its owner's
                              shard, over these NATS servers (docs/scale-out.md)
-          --timeout-ms MS    with --cluster: longest wait for a node's answer (default 30000)
+          --timeout-ms MS    with --cluster: longest wait for a node's answer (cluster.timeoutMs, 30000)
           --config PATH      JSON configuration file (see config/kindred.json); KINDRED_CONFIG also works
           --framing MODE     auto (default), lsp or ndjson
           --set key=value    override one configuration key

@@ -9,8 +9,14 @@ import Service
 enum ServiceCall {
     /// `options` maps a parameter path (`mode`, `filters.from`) to the option that gave it (`--mode`).
     static func call(_ service: KindredService, _ method: String, _ params: JSONObject, options: [String: String]) throws -> JSONValue {
+        try call({ method, params throws(ResponseError) in try service.call(method, params) }, method, params, options: options)
+    }
+
+    /// The same, answered by `send` (a cluster's router).
+    static func call(_ send: (String, JSONValue) throws(ResponseError) -> JSONValue, _ method: String, _ params: JSONObject,
+                     options: [String: String]) throws -> JSONValue {
         do {
-            return try service.call(method, .object(params))
+            return try send(method, .object(params))
         } catch let e where e.code == .invalidParams || (e.code == .limitExceeded && e.data?["field"] != nil) {
             let field = e.data?["field"]?.stringValue ?? ""
             let reason = e.data?["reason"]?.stringValue ?? e.message

@@ -18,7 +18,7 @@ let usage = """
       tombstones purge the tombstones of deleted records older than a date
       embed      print embeddings of texts, one JSON array per line
       node       host shards of a cluster on NATS JetStream (docs/scale-out.md)
-      cluster    status of a cluster
+      cluster    status, drain and fleet-wide pattern refresh of a cluster
       help       show this help, or `kindred help COMMAND`
 
     Run `kindred COMMAND --help` for a command's options.

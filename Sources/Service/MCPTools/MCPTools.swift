@@ -1,5 +1,5 @@
-import KindredCore
-import JSONRPC
+public import KindredCore
+public import JSONRPC
 public import MCP
 
 /// The service's methods as MCP tools for one owner: each tool is a service method with the owner
@@ -16,17 +16,26 @@ extension KindredService {
         or a psychological claim. Quote evidence excerpts exactly as given.
         """
 
-    /// The tools, bound to `owner`.
+    /// The tools, bound to `owner`, answered by this service.
     public func mcpTools(owner: String) -> [Tool] {
+        Self.mcpTools(owner: owner) { [self] method, params, ctx throws(ResponseError) in try call(method, params, context: ctx) }
+    }
+
+    /// The tools, bound to `owner`, each answered by `call` with the method's params: a service in
+    /// this process, or a cluster's router that sends them to the owner's shard.
+    public static func mcpTools(owner: String, call: @escaping MethodCall) -> [Tool] {
         MCPToolCatalog.specs.map { spec in
             Tool(name: spec.name, title: spec.title, description: spec.description, inputSchema: spec.input,
-                 outputSchema: spec.output, readOnly: Self.route(spec.method)?.kind == .read) { [self] arguments, ctx in
-                runTool(spec, arguments: arguments, owner: owner, ctx)
+                 outputSchema: spec.output, readOnly: route(spec.method)?.kind == .read) { arguments, ctx in
+                runTool(spec, arguments: arguments, owner: owner, ctx, call)
             }
         }
     }
 
-    func runTool(_ spec: MCPToolSpec, arguments: JSONObject, owner: String, _ ctx: RequestContext) -> ToolResult {
+    /// A method answered somewhere: its name, its params, the request's context.
+    public typealias MethodCall = @Sendable (_ method: String, _ params: JSONValue, _ context: RequestContext) throws(ResponseError) -> JSONValue
+
+    static func runTool(_ spec: MCPToolSpec, arguments: JSONObject, owner: String, _ ctx: RequestContext, _ call: MethodCall) -> ToolResult {
         let names = spec.argumentNames
         for key in arguments.makeIterator().map(\.key) where !names.contains(key) {
             let list = names.isEmpty ? "none" : names.joined(separator: ", ")
@@ -40,7 +49,7 @@ extension KindredService {
         var params = spec.params(arguments)
         params["owner"] = .string(owner)
         do throws(ResponseError) {
-            return .success(try call(spec.method, .object(params), context: ctx))
+            return .success(try call(spec.method, .object(params), ctx))
         } catch {
             return Self.toolFailure(error, spec: spec)
         }
