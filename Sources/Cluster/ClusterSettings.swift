@@ -20,23 +20,24 @@ public struct ClusterSettings: Sendable, Equatable {
     public static let leastTimeoutMs: Int64 = 100
 
     public init(_ config: Config) throws(ConfigError) {
-        shards = config.int("cluster.shards")
+        let keys = Settings(config).cluster
+        shards = keys.shards
         guard Self.shardRange.contains(shards) else {
             throw ConfigError(key: "cluster.shards", reason: "expected an integer from 1 to 4096, got \(shards)")
         }
-        failoverMs = config.int("cluster.failoverMs")
+        failoverMs = keys.failoverMs
         guard failoverMs >= Self.leastFailoverMs else {
             throw ConfigError(key: "cluster.failoverMs", reason: "expected at least \(Self.leastFailoverMs) (milliseconds), got \(failoverMs)")
         }
-        standbys = config.int("cluster.standbys")
+        standbys = keys.standbys
         guard Self.standbyRange.contains(standbys) else {
             throw ConfigError(key: "cluster.standbys", reason: "expected an integer from 0 to 8, got \(standbys)")
         }
-        timeoutMs = Int64(config.int("cluster.timeoutMs"))
+        timeoutMs = Int64(keys.timeoutMs)
         guard timeoutMs >= Self.leastTimeoutMs else {
             throw ConfigError(key: "cluster.timeoutMs", reason: "expected at least \(Self.leastTimeoutMs) (milliseconds), got \(timeoutMs)")
         }
-        retryMs = Int64(config.int("cluster.retryMs"))
+        retryMs = Int64(keys.retryMs)
         guard retryMs >= 0 else {
             throw ConfigError(key: "cluster.retryMs", reason: "expected 0 or more (milliseconds), got \(retryMs)")
         }

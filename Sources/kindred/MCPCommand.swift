@@ -75,7 +75,7 @@ enum MCPCommand {
         let server = MCPServer(
             info: .init(name: "kindred", version: KindredService.version, instructions: KindredService.mcpInstructions),
             tools: KindredService.mcpTools(owner: owner) { method, params, _ throws(ResponseError) in try router.forward(method, params) },
-            sink: FileDescriptorSink(fd: protocolFD), maxMessageBytes: config.int("rpc.maxMessageBytes"))
+            sink: FileDescriptorSink(fd: protocolFD), maxMessageBytes: Settings(config).rpc.maxMessageBytes)
         return server.run(read: Stdio.reader())
     }
 }

@@ -28,7 +28,7 @@ import Testing
                 ("rpc", s.rpc == defaults.rpc), ("search", s.search == defaults.search), ("records", s.records == defaults.records),
                 ("passages", s.passages == defaults.passages), ("index", s.index == defaults.index), ("embedder", s.embedder == defaults.embedder),
                 ("usage", s.usage == defaults.usage), ("blas", s.blas == defaults.blas), ("ingest", s.ingest == defaults.ingest),
-                ("patterns", s.patterns == defaults.patterns),
+                ("patterns", s.patterns == defaults.patterns), ("cluster", s.cluster == defaults.cluster),
             ]
             #expect(areas.contains { $0.name == area }, "\(d.key): no settings area for \(area)")
             for a in areas where a.name != area { #expect(a.same, "\(d.key) moved \(a.name)") }

@@ -13,6 +13,7 @@ public struct Settings: Sendable, Equatable, Decodable {
     public var blas: BLASSettings
     public var ingest: IngestSettings
     public var patterns: PatternSettings
+    public var cluster: ClusterKeys
 
     /// Every value of a `Config` has its key's type (`Config.set` checks it), so decoding fails
     /// only when a settings property names no key: a mistake `SettingsTests` catches.
@@ -26,6 +27,15 @@ public struct Settings: Sendable, Equatable, Decodable {
 
     /// The built-in defaults.
     public init() { self.init(Config()) }
+}
+
+/// `cluster.*` as configured; the Cluster module checks their ranges (`ClusterSettings`).
+public struct ClusterKeys: Sendable, Equatable, Decodable {
+    public var shards: Int
+    public var failoverMs: Int
+    public var standbys: Int
+    public var timeoutMs: Int
+    public var retryMs: Int
 }
 
 /// `rpc.*`: the JSON-RPC transport.
