@@ -22,6 +22,17 @@ import Testing
         #expect(grouping != GroupingConfig())
     }
 
+    /// The settings with the numeric key `d` moved off its default.
+    static func moved(_ d: (key: String, value: JSONValue, doc: String)) throws -> Settings {
+        var config = Config()
+        switch d.value {
+        case .int(let i): try config.set(d.key, .int(i + 1))
+        case .double(let x): try config.set(d.key, .double(x + 0.05))
+        default: Issue.record("\(d.key): not a number")
+        }
+        return Settings(config)
+    }
+
     /// Every `patterns.*` threshold of the table of defaults reaches the engine: moving it moves
     /// the engine's configuration (the judge's, the themes' and the passages' keys are the service's).
     @Test func everyEngineKeyReachesTheEngine() throws {
@@ -31,13 +42,7 @@ import Testing
         }
         #expect(keys.count >= 20)
         for d in keys {
-            var config = Config()
-            switch d.value {
-            case .int(let i): try config.set(d.key, .int(i + 1))
-            case .double(let x): try config.set(d.key, .double(x + 0.05))
-            default: Issue.record("\(d.key): not a number")
-            }
-            #expect(PatternConfig(Settings(config).patterns).grouping != GroupingConfig(), "\(d.key) does not reach the engine")
+            #expect(PatternConfig(try Self.moved(d).patterns).grouping != GroupingConfig(), "\(d.key) does not reach the engine")
         }
     }
 
@@ -46,13 +51,7 @@ import Testing
         let keys = Config.defaults.filter { $0.key.hasPrefix("patterns.theme") && $0.key != "patterns.themes" }
         #expect(keys.count == 4)
         for d in keys {
-            var config = Config()
-            switch d.value {
-            case .int(let i): try config.set(d.key, .int(i + 1))
-            case .double(let x): try config.set(d.key, .double(x + 0.05))
-            default: Issue.record("\(d.key): not a number")
-            }
-            let p = PatternConfig(Settings(config).patterns)
+            let p = PatternConfig(try Self.moved(d).patterns)
             #expect(p.themes != ThemeConfig(), "\(d.key) does not reach the theme rule")
             #expect(p.grouping == GroupingConfig(), "\(d.key) moves the group rule")
         }
