@@ -1,0 +1,175 @@
+#include "kernels.h"
+#include <string.h>
+
+// Dense products of the encoder in int8: weights quantised per output channel once at load,
+// activations per row before each product, products summed exactly in int32 and rescaled to float32.
+// The rescale is written the same way (two products and a sum, never fused) in the vector path and in
+// the reference, so both give the same bits.
+#pragma STDC FP_CONTRACT OFF
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define KINDRED_X86 1
+#endif
+
+// Byte of code p of channel j in the packed weights: groups of 16 channels; in a group, step p / 4
+// holds 64 bytes, channel (j % 16)'s four codes at byte 4 · (j % 16) — one 64-byte load feeds the
+// sixteen channels of a vpdpbusd.
+static inline size_t packed_offset(size_t j, size_t kp, size_t p) {
+    return (j / 16) * 16 * kp + (p / 4) * 64 + (j % 16) * 4 + (p % 4);
+}
+
+// x rounded to the nearest integer, ties to even, for |x| < 2^22 (see int8.c).
+static inline float round_even(float x) {
+    const float big = 12582912.0f;
+    return (x + big) - big;
+}
+
+// The largest |x[p]| for p < k (from the bits: for finite floats without sign, integer order is float order).
+static float max_abs(const float *x, size_t k) {
+    uint32_t maxbits = 0;
+    for (size_t p = 0; p < k; p++) {
+        uint32_t b;
+        memcpy(&b, x + p, 4);
+        b &= 0x7FFFFFFFu;
+        maxbits = b > maxbits ? b : maxbits;
+    }
+    float m;
+    memcpy(&m, &maxbits, 4);
+    return m;
+}
+
+// Codes of x[0..<k] in [−127, 127] with x ≈ scale · code; returns the scale (0 for a zero row).
+static float quantize(const float *x, size_t k, int8_t *code) {
+    float m = max_abs(x, k);
+    if (!(m > 0)) {
+        memset(code, 0, k);
+        return 0;
+    }
+    float inv = 127.0f / m;
+    for (size_t p = 0; p < k; p++) {
+        float r = round_even(x[p] * inv);
+        code[p] = (int8_t)(r > 127 ? 127 : (r < -127 ? -127 : r));
+    }
+    return m / 127.0f;
+}
+
+void kindred_gemm_i8_pack(const float *w, size_t n, size_t k, int8_t *packed, float *scale, int32_t *sum) {
+    size_t kp = kindred_gemm_i8_padded(k), np = kindred_gemm_i8_padded_channels(n);
+    memset(packed, 0, np * kp);
+    int8_t row[kp];
+    for (size_t j = 0; j < np; j++) {
+        if (j >= n) { scale[j] = 0; sum[j] = 0; continue; }
+        scale[j] = quantize(w + j * k, k, row);
+        int32_t s = 0;
+        for (size_t p = 0; p < k; p++) {
+            packed[packed_offset(j, kp, p)] = row[p];
+            s += row[p];
+        }
+        sum[j] = s;
+    }
+}
+
+void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t k, uint8_t *u, float *scale) {
+    size_t kp = kindred_gemm_i8_padded(k);
+    int8_t row[kp];
+    for (size_t i = 0; i < m; i++) {
+        scale[i] = quantize(x + i * ldx, k, row);
+        uint8_t *ui = u + i * kp;
+        for (size_t p = 0; p < k; p++) ui[p] = (uint8_t)(row[p] + 128);
+        for (size_t p = k; p < kp; p++) ui[p] = 128;
+    }
+}
+
+void kindred_gemm_i8_reference(const uint8_t *u, const float *uscale, size_t m, const int8_t *packed, const float *wscale,
+                               const int32_t *wsum, size_t n, size_t kp, float *y, size_t ldy) {
+    for (size_t i = 0; i < m; i++) {
+        for (size_t j = 0; j < n; j++) {
+            int32_t dot = 0;
+            for (size_t p = 0; p < kp; p++) dot += (int32_t)u[i * kp + p] * (int32_t)packed[packed_offset(j, kp, p)];
+            float s = uscale[i] * wscale[j];
+            y[i * ldy + j] += (float)(dot - 128 * wsum[j]) * s;
+        }
+    }
+}
+
+#ifdef KINDRED_X86
+static int have_vnni(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+    }
+    return cached;
+}
+
+#define VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+
+// R rows of u against G groups of 16 channels (G ≤ 4, R ≤ 4): R · G accumulators of 16 lanes; at each
+// step of 4 codes, G loads of weights and R broadcasts of four activation bytes. Then the rescale into
+// y, masked to the n − j0 channels that exist.
+VNNI static inline __attribute__((always_inline)) void block(const uint8_t *u, const float *uscale, size_t R, const int8_t *w,
+                                                             const float *wscale, const int32_t *wsum, size_t G, size_t kp,
+                                                             size_t live, float *y, size_t ldy) {
+    __m512i acc[4][4];
+    for (size_t r = 0; r < R; r++)
+        for (size_t g = 0; g < G; g++) acc[r][g] = _mm512_setzero_si512();
+    size_t gs = 16 * kp;
+    for (size_t t = 0; t < kp / 4; t++) {
+        __m512i wv[4];
+        for (size_t g = 0; g < G; g++) wv[g] = _mm512_loadu_si512(w + g * gs + t * 64);
+        for (size_t r = 0; r < R; r++) {
+            uint32_t four;
+            memcpy(&four, u + r * kp + t * 4, 4);
+            __m512i a = _mm512_set1_epi32((int)four);
+            for (size_t g = 0; g < G; g++) acc[r][g] = _mm512_dpbusd_epi32(acc[r][g], a, wv[g]);
+        }
+    }
+    for (size_t g = 0; g < G; g++) {
+        size_t lanes = live > 16 * g ? live - 16 * g : 0;
+        if (lanes == 0) break;
+        __mmask16 mask = lanes >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << lanes) - 1);
+        __m512 ws = _mm512_maskz_loadu_ps(mask, wscale + 16 * g);
+        __m512i offset = _mm512_slli_epi32(_mm512_maskz_loadu_epi32(mask, wsum + 16 * g), 7);
+        for (size_t r = 0; r < R; r++) {
+            float *yr = y + r * ldy + 16 * g;
+            __m512 s = _mm512_mul_ps(_mm512_set1_ps(uscale[r]), ws);
+            __m512 d = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[r][g], offset));
+            _mm512_mask_storeu_ps(yr, mask, _mm512_add_ps(_mm512_maskz_loadu_ps(mask, yr), _mm512_mul_ps(d, s)));
+        }
+    }
+}
+
+// Blocks of 64 channels (their weights stay in L1 for k = 384) against every row, four rows at a time.
+VNNI static void gemm_i8_vnni(const uint8_t *u, const float *uscale, size_t m, const int8_t *packed, const float *wscale,
+                              const int32_t *wsum, size_t n, size_t kp, float *y, size_t ldy) {
+    size_t groups = (n + 15) / 16;
+    for (size_t g0 = 0; g0 < groups; g0 += 4) {
+        size_t G = groups - g0 < 4 ? groups - g0 : 4, j0 = 16 * g0, live = n - j0;
+        const int8_t *w = packed + g0 * 16 * kp;
+        size_t i = 0;
+        if (G == 4) {
+            for (; i + 4 <= m; i += 4) block(u + i * kp, uscale + i, 4, w, wscale + j0, wsum + j0, 4, kp, live, y + i * ldy + j0, ldy);
+            for (; i < m; i++) block(u + i * kp, uscale + i, 1, w, wscale + j0, wsum + j0, 4, kp, live, y + i * ldy + j0, ldy);
+        } else {
+            for (; i < m; i++) block(u + i * kp, uscale + i, 1, w, wscale + j0, wsum + j0, G, kp, live, y + i * ldy + j0, ldy);
+        }
+    }
+}
+#endif
+
+void kindred_gemm_i8(const uint8_t *u, const float *uscale, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
+                     size_t n, size_t kp, float *y, size_t ldy) {
+#ifdef KINDRED_X86
+    if (have_vnni()) { gemm_i8_vnni(u, uscale, m, packed, wscale, wsum, n, kp, y, ldy); return; }
+#endif
+    kindred_gemm_i8_reference(u, uscale, m, packed, wscale, wsum, n, kp, y, ldy);
+}
+
+int kindred_gemm_i8_vectorized(void) {
+#ifdef KINDRED_X86
+    return have_vnni();
+#else
+    return 0;
+#endif
+}
