@@ -70,19 +70,56 @@ void kindred_gemm_i8_pack(const float *w, size_t n, size_t k, int8_t *packed, fl
     }
 }
 
-void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t k, uint8_t *u, float *scale) {
-    size_t kp = kindred_gemm_i8_padded(k);
+size_t kindred_gemm_i8_outlier_capacity(size_t k) { return k / 9 + 1; }
+
+void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t k, uint8_t *u, float *scale, int32_t *outliers,
+                                   float *outlier_values, int32_t *outlier_count) {
+    size_t kp = kindred_gemm_i8_padded(k), cap = kindred_gemm_i8_outlier_capacity(k);
     int8_t row[kp];
+    float rest[k];
     for (size_t i = 0; i < m; i++) {
-        scale[i] = quantize(x + i * ldx, k, row);
+        const float *xi = x + i * ldx;
+        // |x[p]| > 3 · rms(x) taken out, as x[p]² · k > 9 · Σ x²; fewer than k / 9 can be.
+        float ss = 0;
+        for (size_t p = 0; p < k; p++) ss += xi[p] * xi[p];
+        float limit = 9.0f * ss;
+        int32_t count = 0;
+        int32_t *oi = outliers + i * cap;
+        float *ov = outlier_values + i * cap;
+        for (size_t p = 0; p < k; p++) {
+            float v = xi[p];
+            if (v * v * (float)k > limit && (size_t)count < cap) {
+                oi[count] = (int32_t)p;
+                ov[count] = v;
+                count++;
+                rest[p] = 0;
+            } else {
+                rest[p] = v;
+            }
+        }
+        outlier_count[i] = count;
+        scale[i] = quantize(rest, k, row);
         uint8_t *ui = u + i * kp;
         for (size_t p = 0; p < k; p++) ui[p] = (uint8_t)(row[p] + 128);
         for (size_t p = k; p < kp; p++) ui[p] = 128;
     }
 }
 
-void kindred_gemm_i8_reference(const uint8_t *u, const float *uscale, size_t m, const int8_t *packed, const float *wscale,
-                               const int32_t *wsum, size_t n, size_t kp, float *y, size_t ldy) {
+// y[i, 0..<n] += Σ over row i's outliers (ascending) of value · wt[column, 0..<n], in float32.
+static void add_outliers(const int32_t *outliers, const float *outlier_values, const int32_t *outlier_count, size_t m, size_t cap,
+                         const float *wt, size_t ldwt, size_t n, float *y, size_t ldy) {
+    for (size_t i = 0; i < m; i++) {
+        float *yi = y + i * ldy;
+        for (int32_t o = 0; o < outlier_count[i]; o++) {
+            float v = outlier_values[i * cap + (size_t)o];
+            const float *w = wt + (size_t)outliers[i * cap + (size_t)o] * ldwt;
+            for (size_t j = 0; j < n; j++) yi[j] += v * w[j];
+        }
+    }
+}
+
+static void gemm_i8_plain(const uint8_t *u, const float *uscale, size_t m, const int8_t *packed, const float *wscale,
+                          const int32_t *wsum, size_t n, size_t kp, float *y, size_t ldy) {
     for (size_t i = 0; i < m; i++) {
         for (size_t j = 0; j < n; j++) {
             int32_t dot = 0;
@@ -91,6 +128,12 @@ void kindred_gemm_i8_reference(const uint8_t *u, const float *uscale, size_t m, 
             y[i * ldy + j] += (float)(dot - 128 * wsum[j]) * s;
         }
     }
+}
+
+void kindred_gemm_i8_reference(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
+                               const float *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy) {
+    gemm_i8_plain(rows->codes, rows->scale, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), y, ldy);
+    add_outliers(rows->outliers, rows->outlier_values, rows->outlier_count, m, kindred_gemm_i8_outlier_capacity(k), wt, ldwt, n, y, ldy);
 }
 
 #ifdef KINDRED_X86
@@ -158,12 +201,16 @@ VNNI static void gemm_i8_vnni(const uint8_t *u, const float *uscale, size_t m, c
 }
 #endif
 
-void kindred_gemm_i8(const uint8_t *u, const float *uscale, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
-                     size_t n, size_t kp, float *y, size_t ldy) {
+void kindred_gemm_i8(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
+                     const float *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy) {
 #ifdef KINDRED_X86
-    if (have_vnni()) { gemm_i8_vnni(u, uscale, m, packed, wscale, wsum, n, kp, y, ldy); return; }
+    if (have_vnni()) {
+        gemm_i8_vnni(rows->codes, rows->scale, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), y, ldy);
+        add_outliers(rows->outliers, rows->outlier_values, rows->outlier_count, m, kindred_gemm_i8_outlier_capacity(k), wt, ldwt, n, y, ldy);
+        return;
+    }
 #endif
-    kindred_gemm_i8_reference(u, uscale, m, packed, wscale, wsum, n, kp, y, ldy);
+    kindred_gemm_i8_reference(rows, m, packed, wscale, wsum, wt, ldwt, n, k, y, ldy);
 }
 
 int kindred_gemm_i8_vectorized(void) {

@@ -61,9 +61,7 @@ struct BertEncoder: Sendable {
         let context = FloatBuffer(count: n * h), scratch = FloatBuffer(count: n * h)
         let innerBuf = FloatBuffer(count: n * inner)
         // int8: each dense layer's input rows quantised (bytes padded to a multiple of 4) and their scales.
-        let codes = ByteBuffer(count: quantized == nil ? 0 : n * kindred_gemm_i8_padded(max(h, inner)))
-        let codeScales = FloatBuffer(count: quantized == nil ? 0 : n)
-        let q8 = Int8Input(codes: codes.pointer, scales: codeScales.pointer, workers: workers)
+        let q8 = Int8Input(rows: QuantizedRows(rows: quantized == nil ? 0 : n, maxInputs: max(h, inner)), workers: workers)
         let scores = (0..<workers).map { _ in FloatBuffer(count: longest * longest) }
         // One head's keys transposed (d × T) per worker, so Q·Kᵀ runs as a product with long rows.
         let keys = (0..<workers).map { _ in FloatBuffer(count: d * longest) }
@@ -165,8 +163,7 @@ struct BertEncoder: Sendable {
 
     /// Where an int8 dense layer quantises its input rows, and the threads that share a long input.
     struct Int8Input: @unchecked Sendable {
-        let codes: UnsafeMutablePointer<UInt8>
-        let scales: UnsafeMutablePointer<Float>
+        let rows: QuantizedRows
         let workers: Int
     }
 
@@ -202,25 +199,24 @@ struct BertEncoder: Sendable {
     /// quantising and multiplying its own rows. Every output is the same whichever thread computes it.
     private func denseInt8(_ x: UnsafePointer<Float>, _ q: QuantizedDense, _ y: UnsafeMutablePointer<Float>,
                            rows: Int, short: Bool, _ q8: Int8Input) {
-        let kp = q.paddedInputs, outputs = q.outputs
+        let outputs = q.outputs, all = 0..<rows, buffer = q8.rows
         if short {
-            q.quantize(x, rows: rows, into: q8.codes, q8.scales)
+            q.quantize(x, rows: all, into: buffer)
             let parts = shortInputThreads > 1 ? min(2 * shortInputThreads, outputs / Self.partColumns) : 1
             if parts <= 1 {
-                q.apply(q8.codes, q8.scales, rows: rows, into: y, columns: 0..<outputs)
+                q.apply(buffer, rows: all, into: y, columns: 0..<outputs)
                 return
             }
             let per = ((outputs + parts - 1) / parts + 15) & ~15
             nonisolated(unsafe) let ys = y
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 let first = part * per, end = min(first + per, outputs)
-                if first < end { q.apply(q8.codes, q8.scales, rows: rows, into: ys, columns: first..<end) }
+                if first < end { q.apply(buffer, rows: all, into: ys, columns: first..<end) }
             }
         } else {
             Parallel.chunks(rows, workers: q8.workers) { r in
-                let u = q8.codes + r.lowerBound * kp, s = q8.scales + r.lowerBound
-                q.quantize(x + r.lowerBound * q.inputs, rows: r.count, into: u, s)
-                q.apply(u, s, rows: r.count, into: y + r.lowerBound * outputs, columns: 0..<outputs)
+                q.quantize(x, rows: r, into: buffer)
+                q.apply(buffer, rows: r, into: y, columns: 0..<outputs)
             }
         }
     }

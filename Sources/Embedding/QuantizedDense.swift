@@ -10,55 +10,74 @@ public enum Precision: String, Sendable, CaseIterable {
     case int8
 }
 
-/// Byte storage for quantised codes; freed with the last reference.
-final class ByteBuffer: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<UInt8>
+/// Storage of one type owned by the encoder (quantised codes and their side arrays); freed with the last reference.
+final class Storage<Element>: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<Element>
     init(count: Int) { pointer = .allocate(capacity: max(count, 1)) }
     deinit { pointer.deallocate() }
 }
 
-/// One linear layer's weights `[outputs × inputs]` quantised per output channel (see `kindred_gemm_i8_pack`).
+/// One linear layer's weights `[outputs × inputs]` quantised per output channel (see `kindred_gemm_i8_pack`),
+/// with the float weights transposed (`[inputs × outputs]`) for the rows' outliers.
 struct QuantizedDense: @unchecked Sendable {
     let outputs: Int, inputs: Int
-    /// Bytes per quantised row (inputs rounded up to 4).
-    let paddedInputs: Int
-    let codes: ByteBuffer
-    let scale: FloatBuffer
-    let sums: [Int32]
+    let codes: Storage<Int8>
+    let scale: Storage<Float>
+    let sums: Storage<Int32>
+    let transposed: Storage<Float>
 
     init(_ w: UnsafePointer<Float>, outputs: Int, inputs: Int) {
         self.outputs = outputs
         self.inputs = inputs
-        let kp = kindred_gemm_i8_padded(inputs), channels = kindred_gemm_i8_padded_channels(outputs)
-        paddedInputs = kp
-        codes = ByteBuffer(count: channels * kp)
-        scale = FloatBuffer(count: channels)
-        var sums = [Int32](repeating: 0, count: channels)
-        let (c, s) = (codes.pointer, scale.pointer)
-        sums.withUnsafeMutableBufferPointer { buf in
-            c.withMemoryRebound(to: Int8.self, capacity: channels * kp) {
-                kindred_gemm_i8_pack(w, outputs, inputs, $0, s, buf.baseAddress!)
-            }
+        let channels = kindred_gemm_i8_padded_channels(outputs)
+        codes = Storage(count: channels * kindred_gemm_i8_padded(inputs))
+        scale = Storage(count: channels)
+        sums = Storage(count: channels)
+        kindred_gemm_i8_pack(w, outputs, inputs, codes.pointer, scale.pointer, sums.pointer)
+        transposed = Storage(count: inputs * outputs)
+        for j in 0..<outputs {
+            for p in 0..<inputs { transposed.pointer[p * outputs + j] = w[j * inputs + p] }
         }
-        self.sums = sums
     }
 
-    /// y[rows × outputs] += x · Wᵀ for channels `columns` (a range starting at a multiple of 16), from
-    /// rows already quantised into `u` / `uscale` (see `quantize`).
-    func apply(_ u: UnsafePointer<UInt8>, _ uscale: UnsafePointer<Float>, rows: Int, into y: UnsafeMutablePointer<Float>,
-               columns: Range<Int>) {
+    /// y[rows × outputs] += x · Wᵀ for the channels `columns` (a range starting at a multiple of 16), from
+    /// rows `first ..< first + count` of `q`, quantised from this layer's input.
+    func apply(_ q: QuantizedRows, rows: Range<Int>, into y: UnsafeMutablePointer<Float>, columns: Range<Int>) {
+        var r = q.rows(rows.lowerBound, inputs: inputs)
         let first = columns.lowerBound
-        sums.withUnsafeBufferPointer { s in
-            UnsafeRawPointer(codes.pointer + first * paddedInputs).withMemoryRebound(to: Int8.self, capacity: 1) { c in
-                kindred_gemm_i8(u, uscale, rows, c, scale.pointer + first, s.baseAddress! + first, columns.count, paddedInputs,
-                                y + first, outputs)
-            }
-        }
+        kindred_gemm_i8(&r, rows.count, codes.pointer + first * kindred_gemm_i8_padded(inputs), scale.pointer + first, sums.pointer + first,
+                        transposed.pointer + first, outputs, columns.count, inputs, y + rows.lowerBound * outputs + first, outputs)
     }
 
-    /// Quantises rows of x (`inputs` floats each, stride `inputs`) into u and uscale.
-    func quantize(_ x: UnsafePointer<Float>, rows: Int, into u: UnsafeMutablePointer<UInt8>, _ uscale: UnsafeMutablePointer<Float>) {
-        kindred_gemm_i8_quantize_rows(x, inputs, rows, inputs, u, uscale)
+    /// Quantises rows `rows` of x (`inputs` floats each) into the same rows of `q`.
+    func quantize(_ x: UnsafePointer<Float>, rows: Range<Int>, into q: QuantizedRows) {
+        let r = q.rows(rows.lowerBound, inputs: inputs)
+        kindred_gemm_i8_quantize_rows(x + rows.lowerBound * inputs, inputs, rows.count, inputs, UnsafeMutablePointer(mutating: r.codes),
+                                      UnsafeMutablePointer(mutating: r.scale), UnsafeMutablePointer(mutating: r.outliers),
+                                      UnsafeMutablePointer(mutating: r.outlier_values), UnsafeMutablePointer(mutating: r.outlier_count))
+    }
+}
+
+/// A dense layer's input rows quantised (`kindred_gemm_i8_quantize_rows`), for inputs of up to
+/// `maxInputs` values; each dense layer of a pass overwrites them.
+final class QuantizedRows: @unchecked Sendable {
+    let codes: Storage<UInt8>, scale: Storage<Float>, outliers: Storage<Int32>, values: Storage<Float>, counts: Storage<Int32>
+
+    init(rows: Int, maxInputs: Int) {
+        let cap = kindred_gemm_i8_outlier_capacity(maxInputs)
+        codes = Storage(count: rows * kindred_gemm_i8_padded(maxInputs))
+        scale = Storage(count: rows)
+        outliers = Storage(count: rows * cap)
+        values = Storage(count: rows * cap)
+        counts = Storage(count: rows)
+    }
+
+    /// Row `first` onwards, laid out for inputs of `inputs` values.
+    func rows(_ first: Int, inputs: Int) -> kindred_i8_rows {
+        let cap = kindred_gemm_i8_outlier_capacity(inputs)
+        return kindred_i8_rows(codes: codes.pointer + first * kindred_gemm_i8_padded(inputs), scale: scale.pointer + first,
+                               outliers: outliers.pointer + first * cap, outlier_values: values.pointer + first * cap,
+                               outlier_count: counts.pointer + first)
     }
 }
 
