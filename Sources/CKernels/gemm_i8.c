@@ -72,17 +72,25 @@ void kindred_gemm_i8_pack(const float *w, size_t n, size_t k, int8_t *packed, fl
 
 size_t kindred_gemm_i8_outlier_capacity(size_t k) { return k / 9 + 1; }
 
-void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t k, uint8_t *u, float *scale, int32_t *outliers,
-                                   float *outlier_values, int32_t *outlier_count) {
+// Σ x[p]² in 16 lanes (lane l sums the p ≡ l mod 16 in order), then the lanes in order: the order the
+// AVX-512 path keeps, so both give the same bits.
+static float sum_squares(const float *x, size_t k) {
+    float lanes[16] = {0};
+    for (size_t p = 0; p < k; p++) lanes[p % 16] += x[p] * x[p];
+    float s = 0;
+    for (int l = 0; l < 16; l++) s += lanes[l];
+    return s;
+}
+
+static void quantize_rows_plain(const float *x, size_t ldx, size_t m, size_t k, uint8_t *u, float *scale, int32_t *outliers,
+                                float *outlier_values, int32_t *outlier_count) {
     size_t kp = kindred_gemm_i8_padded(k), cap = kindred_gemm_i8_outlier_capacity(k);
     int8_t row[kp];
     float rest[k];
     for (size_t i = 0; i < m; i++) {
         const float *xi = x + i * ldx;
         // |x[p]| > 3 · rms(x) taken out, as x[p]² · k > 9 · Σ x²; fewer than k / 9 can be.
-        float ss = 0;
-        for (size_t p = 0; p < k; p++) ss += xi[p] * xi[p];
-        float limit = 9.0f * ss;
+        float limit = 9.0f * sum_squares(xi, k);
         int32_t count = 0;
         int32_t *oi = outliers + i * cap;
         float *ov = outlier_values + i * cap;
@@ -106,7 +114,7 @@ void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t 
 }
 
 // y[i, 0..<n] += Σ over row i's outliers (ascending) of value · wt[column, 0..<n], in float32.
-static void add_outliers(const int32_t *outliers, const float *outlier_values, const int32_t *outlier_count, size_t m, size_t cap,
+static void add_outliers_plain(const int32_t *outliers, const float *outlier_values, const int32_t *outlier_count, size_t m, size_t cap,
                          const float *wt, size_t ldwt, size_t n, float *y, size_t ldy) {
     for (size_t i = 0; i < m; i++) {
         float *yi = y + i * ldy;
@@ -133,7 +141,7 @@ static void gemm_i8_plain(const uint8_t *u, const float *uscale, size_t m, const
 void kindred_gemm_i8_reference(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
                                const float *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy) {
     gemm_i8_plain(rows->codes, rows->scale, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), y, ldy);
-    add_outliers(rows->outliers, rows->outlier_values, rows->outlier_count, m, kindred_gemm_i8_outlier_capacity(k), wt, ldwt, n, y, ldy);
+    add_outliers_plain(rows->outliers, rows->outlier_values, rows->outlier_count, m, kindred_gemm_i8_outlier_capacity(k), wt, ldwt, n, y, ldy);
 }
 
 #ifdef KINDRED_X86
@@ -199,6 +207,90 @@ VNNI static void gemm_i8_vnni(const uint8_t *u, const float *uscale, size_t m, c
         }
     }
 }
+
+// The outliers' float part, 16 outputs at a time held in a register over all of a row's outliers: for
+// each y[i, j] the same products and sums, in the same order, as `add_outliers_plain`.
+VNNI static void add_outliers_avx512(const int32_t *outliers, const float *outlier_values, const int32_t *outlier_count, size_t m,
+                                     size_t cap, const float *wt, size_t ldwt, size_t n, float *y, size_t ldy) {
+    for (size_t i = 0; i < m; i++) {
+        int32_t count = outlier_count[i];
+        if (count == 0) continue;
+        const int32_t *oi = outliers + i * cap;
+        const float *ov = outlier_values + i * cap;
+        float *yi = y + i * ldy;
+        for (size_t j = 0; j < n; j += 16) {
+            __mmask16 mask = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
+            __m512 acc = _mm512_maskz_loadu_ps(mask, yi + j);
+            for (int32_t o = 0; o < count; o++) {
+                __m512 w = _mm512_maskz_loadu_ps(mask, wt + (size_t)oi[o] * ldwt + j);
+                acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_set1_ps(ov[o]), w));
+            }
+            _mm512_mask_storeu_ps(yi + j, mask, acc);
+        }
+    }
+}
+
+// `quantize_rows_plain` with AVX-512: the same sums of squares (16 lanes, then in order), the same
+// outliers, the same maximum and the same rounding (to nearest even), so the same bytes and scales.
+VNNI static void quantize_rows_avx512(const float *x, size_t ldx, size_t m, size_t k, uint8_t *u, float *scale, int32_t *outliers,
+                                      float *outlier_values, int32_t *outlier_count) {
+    size_t kp = kindred_gemm_i8_padded(k), cap = kindred_gemm_i8_outlier_capacity(k);
+    float rest[k + 16];
+    for (size_t i = 0; i < m; i++) {
+        const float *xi = x + i * ldx;
+        __m512 acc = _mm512_setzero_ps();
+        for (size_t p = 0; p < k; p += 16) {
+            __mmask16 mask = k - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - p)) - 1);
+            __m512 v = _mm512_maskz_loadu_ps(mask, xi + p);
+            acc = _mm512_add_ps(acc, _mm512_mul_ps(v, v));
+        }
+        float lanes[16];
+        _mm512_storeu_ps(lanes, acc);
+        float ss = 0;
+        for (int l = 0; l < 16; l++) ss += lanes[l];
+        __m512 limit = _mm512_set1_ps(9.0f * ss), kf = _mm512_set1_ps((float)k);
+        int32_t count = 0;
+        int32_t *oi = outliers + i * cap;
+        float *ov = outlier_values + i * cap;
+        __m512 maxv = _mm512_setzero_ps();
+        for (size_t p = 0; p < k; p += 16) {
+            __mmask16 mask = k - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - p)) - 1);
+            __m512 v = _mm512_maskz_loadu_ps(mask, xi + p);
+            __mmask16 big = _mm512_mask_cmp_ps_mask(mask, _mm512_mul_ps(_mm512_mul_ps(v, v), kf), limit, _CMP_GT_OQ);
+            __mmask16 taken = 0;
+            while (big && (size_t)count < cap) {
+                int l = __builtin_ctz(big);
+                oi[count] = (int32_t)(p + (size_t)l);
+                ov[count] = xi[p + (size_t)l];
+                count++;
+                taken |= (__mmask16)(1u << l);
+                big &= (__mmask16)(big - 1);
+            }
+            v = _mm512_maskz_mov_ps((__mmask16)~taken, v);
+            _mm512_storeu_ps(rest + p, v);
+            maxv = _mm512_max_ps(maxv, _mm512_abs_ps(v));
+        }
+        outlier_count[i] = count;
+        float mx = _mm512_reduce_max_ps(maxv);
+        uint8_t *ui = u + i * kp;
+        if (!(mx > 0)) {
+            scale[i] = 0;
+            memset(ui, 128, kp);
+            continue;
+        }
+        scale[i] = mx / 127.0f;
+        __m512 inv = _mm512_set1_ps(127.0f / mx);
+        const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127), offset = _mm512_set1_epi32(128);
+        for (size_t p = 0; p < kp; p += 16) {
+            __mmask16 mask = kp - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (kp - p)) - 1);
+            __mmask16 live = p >= k ? 0 : (k - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - p)) - 1));
+            __m512 v = _mm512_maskz_loadu_ps(live, rest + p);
+            __m512i q = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            q = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(q, lo), hi), offset);
+            _mm512_mask_cvtepi32_storeu_epi8(ui + p, mask, q);
+        }
+    }
+}
 #endif
 
 void kindred_gemm_i8(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
@@ -206,11 +298,24 @@ void kindred_gemm_i8(const kindred_i8_rows *rows, size_t m, const int8_t *packed
 #ifdef KINDRED_X86
     if (have_vnni()) {
         gemm_i8_vnni(rows->codes, rows->scale, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), y, ldy);
-        add_outliers(rows->outliers, rows->outlier_values, rows->outlier_count, m, kindred_gemm_i8_outlier_capacity(k), wt, ldwt, n, y, ldy);
+        add_outliers_avx512(rows->outliers, rows->outlier_values, rows->outlier_count, m, kindred_gemm_i8_outlier_capacity(k), wt, ldwt, n, y, ldy);
         return;
     }
 #endif
     kindred_gemm_i8_reference(rows, m, packed, wscale, wsum, wt, ldwt, n, k, y, ldy);
+}
+
+void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t k, uint8_t *u, float *scale, int32_t *outliers,
+                                   float *outlier_values, int32_t *outlier_count) {
+#ifdef KINDRED_X86
+    if (have_vnni()) { quantize_rows_avx512(x, ldx, m, k, u, scale, outliers, outlier_values, outlier_count); return; }
+#endif
+    quantize_rows_plain(x, ldx, m, k, u, scale, outliers, outlier_values, outlier_count);
+}
+
+void kindred_gemm_i8_quantize_rows_reference(const float *x, size_t ldx, size_t m, size_t k, uint8_t *u, float *scale, int32_t *outliers,
+                                             float *outlier_values, int32_t *outlier_count) {
+    quantize_rows_plain(x, ldx, m, k, u, scale, outliers, outlier_values, outlier_count);
 }
 
 int kindred_gemm_i8_vectorized(void) {

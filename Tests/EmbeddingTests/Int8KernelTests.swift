@@ -23,12 +23,16 @@ struct Int8KernelTests {
         var codes: [UInt8], scale: [Float], outliers: [Int32], values: [Float], counts: [Int32]
     }
 
-    static func quantize(_ x: [Float], m: Int, k: Int) -> Rows {
+    static func quantize(_ x: [Float], m: Int, k: Int, reference: Bool = false) -> Rows {
         let cap = kindred_gemm_i8_outlier_capacity(k)
         var r = Rows(codes: [UInt8](repeating: 0, count: m * kindred_gemm_i8_padded(k)), scale: [Float](repeating: 0, count: m),
                      outliers: [Int32](repeating: 0, count: m * cap), values: [Float](repeating: 0, count: m * cap),
                      counts: [Int32](repeating: 0, count: m))
-        kindred_gemm_i8_quantize_rows(x, k, m, k, &r.codes, &r.scale, &r.outliers, &r.values, &r.counts)
+        if reference {
+            kindred_gemm_i8_quantize_rows_reference(x, k, m, k, &r.codes, &r.scale, &r.outliers, &r.values, &r.counts)
+        } else {
+            kindred_gemm_i8_quantize_rows(x, k, m, k, &r.codes, &r.scale, &r.outliers, &r.values, &r.counts)
+        }
         return r
     }
 
@@ -104,6 +108,15 @@ struct Int8KernelTests {
                 #expect(sums[i * n + j] == Float(exact), "\(m)×\(n)×\(k) at \(i),\(j)")
             }
         }
+    }
+
+    @Test("rows are quantised as the reference quantises them", arguments: shapes.indices)
+    func quantisedRowsMatchReference(shape: Int) {
+        let (m, _, k) = Self.shapes[shape]
+        let x = Self.rows(m: m, k: k, seed: UInt64(shape + 3))
+        let fast = Self.quantize(x, m: m, k: k), plain = Self.quantize(x, m: m, k: k, reference: true)
+        #expect(fast.codes == plain.codes && fast.scale == plain.scale && fast.counts == plain.counts)
+        #expect(fast.outliers == plain.outliers && fast.values == plain.values)
     }
 
     /// |Σ x·w − Σ x̂·ŵ| ≤ Σ |x|·sw/2 + Σ |ŵ|·sx/2, with x̂ = sx·qx and ŵ = sw·qw the dequantised values

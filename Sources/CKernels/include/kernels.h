@@ -92,8 +92,12 @@ size_t kindred_gemm_i8_outlier_capacity(size_t k);
 void kindred_gemm_i8_pack(const float *w, size_t n, size_t k, int8_t *packed, float *scale, int32_t *sum);
 /// Rows of x split as above: for row i, codes at codes + i · padded(k) (padding 128), scale[i], and its
 /// outlier_count[i] outliers (ascending columns, values) at outliers / outlier_values + i · capacity(k).
+/// AVX-512 when the CPU has VNNI, else `kindred_gemm_i8_quantize_rows_reference`; both give the same bits.
 void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t k, uint8_t *codes, float *scale, int32_t *outliers,
                                    float *outlier_values, int32_t *outlier_count);
+/// The same in plain C.
+void kindred_gemm_i8_quantize_rows_reference(const float *x, size_t ldx, size_t m, size_t k, uint8_t *codes, float *scale,
+                                             int32_t *outliers, float *outlier_values, int32_t *outlier_count);
 /// Quantised rows, as `kindred_gemm_i8_quantize_rows` writes them (pointers to row 0 of those in use).
 typedef struct {
     const uint8_t *codes;
