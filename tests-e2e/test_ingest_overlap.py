@@ -74,6 +74,11 @@ def test_precision_is_part_of_the_index_version(tmp_path):
 
 
 def test_unknown_precision_is_refused_naming_the_key(tmp_path):
-    p = run_cli("status", "--db", tmp_path / "x.sqlite", "--json", "--set", "embedder.precision=int4")
-    assert p.returncode != 0
-    assert "embedder.precision" in p.stderr and "int4" in p.stderr, p.stderr
+    f, _ = journal_subset(tmp_path, 2)
+    db = tmp_path / "never.sqlite"
+    p = run_cli("ingest", "--db", db, "--owner", "me", "--set", "embedder.precision=int4", f)
+    assert p.returncode == 2 and not db.exists()
+    assert "embedder.precision: expected int8 or float32, got 'int4'" in p.stderr, p.stderr
+    p = run_cli("embed", "--set", "embedder.precision=int4", "hello")
+    assert p.returncode == 1
+    assert "embedder.precision: expected int8 or float32, got 'int4'" in p.stderr and "install" not in p.stderr, p.stderr

@@ -52,9 +52,10 @@ public enum EmbedderSetup {
             guard FileManager.default.fileExists(atPath: dir + "/model.safetensors") else {
                 return (nil, "model not found at \(dir); \(installHint)")
             }
+            let precision: Precision
+            do { precision = try Self.precision(config) } catch { return (nil, error.description) }
             do {
-                let model = try SentenceEmbedder(modelDirectory: dir, shortInputThreads: config.int("embedder.queryThreads"),
-                                                 precision: precision(config))
+                let model = try SentenceEmbedder(modelDirectory: dir, shortInputThreads: config.int("embedder.queryThreads"), precision: precision)
                 let configured = config.string("embedder.model")
                 let name = configured.isEmpty ? model.modelID : configured
                 do {

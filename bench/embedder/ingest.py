@@ -76,7 +76,15 @@ def export_onnx(model_dir, folder):
     from sentence_transformers import SentenceTransformer
 
     fp32, int8 = os.path.join(folder, "model.onnx"), os.path.join(folder, "model-int8.onnx")
-    bert = SentenceTransformer(model_dir, device="cpu")[0].auto_model.eval()
+    class Encoder(torch.nn.Module):
+        def __init__(self, bert):
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
+
+    bert = Encoder(SentenceTransformer(model_dir, device="cpu")[0].auto_model.eval())
     ids = torch.ones(2, 16, dtype=torch.long)
     axes = {0: "batch", 1: "tokens"}
     torch.onnx.export(bert, (ids, torch.ones_like(ids), torch.zeros_like(ids)), fp32,
