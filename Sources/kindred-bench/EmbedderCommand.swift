@@ -15,17 +15,22 @@ enum EmbedderCommand {
         thread while embedding, busy-waiting included).
         """
 
+    /// `--precision float32|int8` (default float32).
+    static func precision(_ args: Arguments) throws -> Precision {
+        let text = args.value("precision") ?? "float32"
+        guard let precision = Precision(rawValue: text) else {
+            throw Arguments.UsageError(description: "--precision: expected float32 or int8, got '\(text)'")
+        }
+        return precision
+    }
+
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, valued: ["texts", "batch", "threads", "model", "precision"], flags: ["help"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         let file = try args.required("texts")
         let dir = args.value("model") ?? ModelLocation.defaultDirectory()
-        let text = args.value("precision") ?? "float32"
-        guard let precision = Precision(rawValue: text) else {
-            throw Arguments.UsageError(description: "--precision: expected float32 or int8, got '\(text)'")
-        }
         let r = try EmbedBenchmark.run(modelDirectory: dir, textsFile: file, batch: try args.int("batch") ?? 32, threads: try args.int("threads") ?? 1,
-                                       precision: precision)
+                                       precision: precision(args))
         Output.json([
             "sentences": .from(r.sentences), "seconds": .double(r.seconds), "processor_seconds": .double(r.processorSeconds),
             "sentences_per_second": .double(Double(r.sentences) / max(r.seconds, 1e-9)), "peak_rss_kb": .from(PeakMemory.kilobytes()),
