@@ -1,4 +1,5 @@
 #include "kernels.h"
+#include "quantize.h"
 #include <string.h>
 
 // Dense products of the encoder in int8: weights quantised per output channel once at load,
@@ -19,36 +20,16 @@ static inline size_t packed_offset(size_t j, size_t kp, size_t p) {
     return (j / 16) * 16 * kp + (p / 4) * 64 + (j % 16) * 4 + (p % 4);
 }
 
-// x rounded to the nearest integer, ties to even, for |x| < 2^22 (see int8.c).
-static inline float round_even(float x) {
-    const float big = 12582912.0f;
-    return (x + big) - big;
-}
-
-// The largest |x[p]| for p < k (from the bits: for finite floats without sign, integer order is float order).
-static float max_abs(const float *x, size_t k) {
-    uint32_t maxbits = 0;
-    for (size_t p = 0; p < k; p++) {
-        uint32_t b;
-        memcpy(&b, x + p, 4);
-        b &= 0x7FFFFFFFu;
-        maxbits = b > maxbits ? b : maxbits;
-    }
-    float m;
-    memcpy(&m, &maxbits, 4);
-    return m;
-}
-
 // Codes of x[0..<k] in [−127, 127] with x ≈ scale · code; returns the scale (0 for a zero row).
 static float quantize(const float *x, size_t k, int8_t *code) {
-    float m = max_abs(x, k);
+    float m = kindred_max_abs(x, k);
     if (!(m > 0)) {
         memset(code, 0, k);
         return 0;
     }
     float inv = 127.0f / m;
     for (size_t p = 0; p < k; p++) {
-        float r = round_even(x[p] * inv);
+        float r = kindred_round_even(x[p] * inv);
         code[p] = (int8_t)(r > 127 ? 127 : (r < -127 ? -127 : r));
     }
     return m / 127.0f;

@@ -8,21 +8,21 @@ quantisation of the weights), parsing, SQLite writes, embedding and the index up
 other two are timed around their encode call only (model load excluded, one warm-up batch first), so
 the comparison is generous to them. Runs alternate engine by engine within a workload, each in its
 own process; one run each. Ratios are Kindred's time over sentence-transformers' time (below 1 =
-Kindred faster).
+Kindred faster), in wall-clock time and in processor time (user + system of every thread: for Kindred
+the whole process, for the others the encode call), which a machine shared with other work blurs less.
 
 Usage (from run.sh): ingest.py --kindred PATH [--model DIR] [--out FILE] [--short-count N] [--long-count N]
 """
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import default_model_dir, make_texts, run_measured  # noqa: E402
+from bench import default_model_dir, make_texts, publish, run_measured  # noqa: E402
 
 
 def encode_worker(args):
@@ -38,9 +38,9 @@ def encode_worker(args):
     model = SentenceTransformer(args.model, device="cpu")
     if args.worker == "st":
         model.encode(texts[:32], batch_size=32, normalize_embeddings=True)
-        start = time.perf_counter()
+        start, processor = time.perf_counter(), time.process_time()
         model.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
-        print(json.dumps({"records": len(texts), "seconds": time.perf_counter() - start}))
+        print(json.dumps({"records": len(texts), "seconds": time.perf_counter() - start, "processor_seconds": time.process_time() - processor}))
         return
     import numpy as np
     import onnxruntime as ort
@@ -63,10 +63,10 @@ def encode_worker(args):
     # Sorted by length and cut into batches of 32, as sentence-transformers does.
     order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
     encode([texts[i] for i in order[:32]])
-    start = time.perf_counter()
+    start, processor = time.perf_counter(), time.process_time()
     for b in range(0, len(order), 32):
         encode([texts[i] for i in order[b:b + 32]])
-    print(json.dumps({"records": len(texts), "seconds": time.perf_counter() - start}))
+    print(json.dumps({"records": len(texts), "seconds": time.perf_counter() - start, "processor_seconds": time.process_time() - processor}))
 
 
 def export_onnx(model_dir, folder):
@@ -102,6 +102,7 @@ def main():
     p.add_argument("--out")
     p.add_argument("--short-count", type=int, default=2000)
     p.add_argument("--long-count", type=int, default=600)
+    p.add_argument("--words", default="12,100", help="workloads to run: 12, 100 or both")
     p.add_argument("--worker", choices=["st", "ort"], help=argparse.SUPPRESS)
     p.add_argument("--texts", help=argparse.SUPPRESS)
     p.add_argument("--threads", type=int, help=argparse.SUPPRESS)
@@ -113,7 +114,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="kindred-ingest-bench-")
     onnx_int8 = export_onnx(args.model, tmp)
     files = {}
-    for name, words, count, seed in (("12 words", 12, args.short_count, 1), ("100 words", 100, args.long_count, 2)):
+    wanted = {int(w) for w in args.words.split(",")}
+    for name, words, count, seed in [w for w in (("12 words", 12, args.short_count, 1), ("100 words", 100, args.long_count, 2)) if w[1] in wanted]:
         path = os.path.join(tmp, f"{words}.jsonl")
         with open(path, "w", encoding="utf-8") as f:
             for i, t in enumerate(make_texts(words, count, seed)):
@@ -124,7 +126,7 @@ def main():
     rows = []
     for name, (path, count) in files.items():
         for threads in (1, 2):
-            times = {}
+            times, cpu = {}, {}
             for engine in engines:
                 if engine.startswith("kindred"):
                     db = os.path.join(tmp, f"{engine}-{threads}-{count}.sqlite")
@@ -136,35 +138,27 @@ def main():
                     r = run_measured(cmd, env)
                     seconds = time.perf_counter() - start
                     assert r["created"] == count and r["embedded"] >= count, r
+                    cpu[engine] = r["child_processor_seconds"]
                 else:
                     cmd = [sys.executable, __file__, "--worker", engine.split("-")[0], "--texts", path,
                            "--threads", str(threads), "--model", args.model, "--onnx", onnx_int8]
                     r = run_measured(cmd)
                     seconds = r["seconds"]
+                    cpu[engine] = r["processor_seconds"]
                 times[engine] = seconds
-                print(f"{name} {threads} {engine}: {seconds:.2f} s", file=sys.stderr, flush=True)
+                print(f"{name} {threads} {engine}: {seconds:.2f} s, {cpu[engine]:.2f} processor-s", file=sys.stderr, flush=True)
             for engine in engines:
-                rows.append((name, threads, engine, count / times[engine], times[engine] / times["st"]))
+                rows.append((name, threads, engine, count / times[engine], times[engine] / times["st"], cpu[engine], cpu[engine] / cpu["st"]))
 
     labels = {"kindred-float32": "Kindred `ingest`, float32", "kindred-int8": "Kindred `ingest`, int8",
               "st": "sentence-transformers encode", "ort-int8": "ONNX Runtime int8 encode"}
-    load = os.getloadavg()
     lines = [
-        f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Machine: {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"{platform.platform()}; load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}. "
-        f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}.",
-        "",
-        "| texts | threads | engine | records/s | time ÷ sentence-transformers' |",
-        "|---|---:|---|---:|---:|",
+        "| texts | threads | engine | records/s | time ÷ sentence-transformers' | processor-seconds | ÷ sentence-transformers' |",
+        "|---|---:|---|---:|---:|---:|---:|",
     ]
-    for name, threads, engine, rate, ratio in rows:
-        lines.append(f"| {name} | {threads} | {labels[engine]} | {rate:.1f} | {ratio:.2f}× |")
-    table = "\n".join(lines)
-    print(table)
-    if args.out:
-        with open(args.out, "a", encoding="utf-8") as f:
-            f.write(table + "\n\n")
-
+    for name, threads, engine, rate, ratio, seconds, cpu_ratio in rows:
+        lines.append(f"| {name} | {threads} | {labels[engine]} | {rate:.1f} | {ratio:.2f}× | {seconds:.1f} | {cpu_ratio:.2f}× |")
+    publish(lines, args.out)
 
 if __name__ == "__main__":
     main()
