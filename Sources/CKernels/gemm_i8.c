@@ -126,14 +126,8 @@ void kindred_gemm_i8_reference(const kindred_i8_rows *rows, size_t m, const int8
 }
 
 #ifdef KINDRED_X86
-static int have_vnni(void) {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
-    }
-    return cached;
-}
+// AVX-512 F, BW and VNNI, as the row-code kernels check them (int8.c).
+static int have_vnni(void) { return kindred_i8_vectorized(); }
 
 #define VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
