@@ -1,4 +1,5 @@
 #include "kernels.h"
+#include "quantize.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,27 +20,8 @@ static size_t code_offset(size_t slot, size_t dp, size_t j) {
     return (slot / 16) * 16 * dp + (j / 4) * 64 + (slot % 16) * 4 + (j % 4);
 }
 
-// x rounded to the nearest integer, ties to even, as nearbyintf in the default rounding mode, for
-// |x| < 2^22 (codes stay within ±128): adding and taking away 1.5 · 2^23 leaves no fraction bits.
-// Inline, where nearbyintf is a library call per component. (Without -ffast-math the compiler may
-// not fold (x + big) - big to x.)
-static inline float round_even(float x) {
-    const float big = 12582912.0f;
-    return (x + big) - big;
-}
-
 void kindred_i8_encode(const float *x, size_t d, size_t dp, int8_t *codes, size_t slot, float *scale, float *err, int32_t *csum) {
-    // The largest |x[j]| from the bits: for finite floats without their sign, integer order is
-    // float order (a loop the compiler vectorises, where a float max is not).
-    uint32_t maxbits = 0;
-    for (size_t j = 0; j < d; j++) {
-        uint32_t b;
-        memcpy(&b, x + j, 4);
-        b &= 0x7FFFFFFFu;
-        maxbits = b > maxbits ? b : maxbits;
-    }
-    float maxabs;
-    memcpy(&maxabs, &maxbits, 4);
+    float maxabs = kindred_max_abs(x, d);
     float s = maxabs > 0 ? maxabs / 127.0f : 0.0f;
     // In three passes the compiler can vectorise: the codes, the residual (four partial sums: the
     // order of additions moves e2 by far less than the margin added below), the scatter.
@@ -52,7 +34,7 @@ void kindred_i8_encode(const float *x, size_t d, size_t dp, int8_t *codes, size_
         size_t live = j0 >= d ? 0 : (d - j0 < n ? d - j0 : n);
         if (s > 0) {
             for (size_t j = 0; j < live; j++) {
-                float r = round_even(x[j0 + j] / s);
+                float r = kindred_round_even(x[j0 + j] / s);
                 row[j] = (int8_t)(r > 127 ? 127 : (r < -127 ? -127 : r));
             }
         } else {

@@ -22,6 +22,16 @@ struct BertEncoder: Sendable {
     /// other thread has started, so a busy machine costs at most the one-thread time. Every output is
     /// summed the same way whichever thread computes it, so the result does not depend on this.
     var shortInputThreads = 1
+    /// The dense layers quantised to int8 (nil: float32), one per encoder layer.
+    let quantized: [QuantizedLayer]?
+
+    init(weights: BertWeights, shortInputThreads: Int = 1, precision: Precision = .float32) {
+        self.weights = weights
+        self.shortInputThreads = shortInputThreads
+        let c = weights.config
+        quantized = precision == .int8
+            ? weights.layers.map { QuantizedLayer($0, hidden: c.hiddenSize, intermediate: c.intermediateSize) } : nil
+    }
 
     enum Pooling: Sendable { case mean, cls }
 
@@ -50,6 +60,8 @@ struct BertEncoder: Sendable {
         let hidden = FloatBuffer(count: n * h), qkv = FloatBuffer(count: n * 3 * h)
         let context = FloatBuffer(count: n * h), scratch = FloatBuffer(count: n * h)
         let innerBuf = FloatBuffer(count: n * inner)
+        // int8: each dense layer's input rows quantised (bytes padded to a multiple of 4) and their scales.
+        let q8 = Int8Input(rows: QuantizedRows(rows: quantized == nil ? 0 : n, maxInputs: max(h, inner)), workers: workers)
         let scores = (0..<workers).map { _ in FloatBuffer(count: longest * longest) }
         // One head's keys transposed (d × T) per worker, so Q·Kᵀ runs as a product with long rows.
         let keys = (0..<workers).map { _ in FloatBuffer(count: d * longest) }
@@ -71,11 +83,12 @@ struct BertEncoder: Sendable {
                   eps: c.layerNormEps, workers: workers)
 
         let scale = 1 / Float(d).squareRoot()
-        for layer in weights.layers {
+        for (index, layer) in weights.layers.enumerated() {
             if isCancelled() { throw CancellationError() }
+            let ql = quantized?[index]
             // qkv = x · Wqkvᵀ + b
             Kernels.fillRows(qkv.pointer, with: layer.qkvBias, rows: n, cols: 3 * h)
-            dense(x, layer.qkvWeight, qkv.pointer, rows: n, outputs: 3 * h, inputs: h, short: short)
+            dense(x, layer.qkvWeight, ql?.qkv, qkv.pointer, rows: n, outputs: 3 * h, inputs: h, short: short, q8)
 
             // context = softmax(Q·Kᵀ/√d) · V per sequence and head, with the small kernels and never
             // through BLAS (BLAS threads are set once at start and never changed here). Short inputs:
@@ -99,20 +112,20 @@ struct BertEncoder: Sendable {
 
             // x = LayerNorm(x + context · Woᵀ + bo)
             Kernels.addRowBias(x, layer.attentionOutBias, into: y, rows: n, cols: h)
-            dense(context.pointer, layer.attentionOutWeight, y, rows: n, outputs: h, inputs: h, short: short)
+            dense(context.pointer, layer.attentionOutWeight, ql?.attentionOut, y, rows: n, outputs: h, inputs: h, short: short, q8)
             layerNorm(y, rows: n, cols: h, gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta,
                       eps: c.layerNormEps, workers: workers)
             swap(&x, &y)
 
             // x = LayerNorm(x + GELU(x · W1ᵀ + b1) · W2ᵀ + b2)
             Kernels.fillRows(innerBuf.pointer, with: layer.intermediateBias, rows: n, cols: inner)
-            dense(x, layer.intermediateWeight, innerBuf.pointer, rows: n, outputs: inner, inputs: h, short: short)
+            dense(x, layer.intermediateWeight, ql?.intermediate, innerBuf.pointer, rows: n, outputs: inner, inputs: h, short: short, q8)
             let act = innerBuf.pointer
             Parallel.chunks(n, workers: workers) { rows in
                 Kernels.gelu(act + rows.lowerBound * inner, count: rows.count * inner)
             }
             Kernels.addRowBias(x, layer.outputBias, into: y, rows: n, cols: h)
-            dense(innerBuf.pointer, layer.outputWeight, y, rows: n, outputs: h, inputs: inner, short: short)
+            dense(innerBuf.pointer, layer.outputWeight, ql?.output, y, rows: n, outputs: h, inputs: inner, short: short, q8)
             layerNorm(y, rows: n, cols: h, gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
                       eps: c.layerNormEps, workers: workers)
             swap(&x, &y)
@@ -148,12 +161,21 @@ struct BertEncoder: Sendable {
     /// Fewest output columns worth a part of their own in a shared short-input product.
     static let partColumns = 96
 
-    /// y[rows × outputs] += x[rows × inputs] · Wᵀ (W stored outputs × inputs, as in the checkpoint).
+    /// Where an int8 dense layer quantises its input rows, and the threads that share a long input.
+    struct Int8Input: @unchecked Sendable {
+        let rows: QuantizedRows
+        let workers: Int
+    }
+
+    /// y[rows × outputs] += x[rows × inputs] · Wᵀ (W stored outputs × inputs, as in the checkpoint),
+    /// in int8 when the layer is quantised (`q`).
     private func dense(
-        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>,
-        rows: Int, outputs: Int, inputs: Int, short: Bool
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ q: QuantizedDense?, _ y: UnsafeMutablePointer<Float>,
+        rows: Int, outputs: Int, inputs: Int, short: Bool, _ q8: Int8Input
     ) {
-        if short {
+        if let q {
+            denseInt8(x, q, y, rows: rows, short: short, q8)
+        } else if short {
             // Parts of a multiple of 4 columns (the kernel's block), two per thread so that a
             // thread that starts late still finds work.
             let parts = shortInputThreads > 1 ? min(2 * shortInputThreads, outputs / Self.partColumns) : 1
@@ -169,6 +191,33 @@ struct BertEncoder: Sendable {
             }
         } else {
             BLAS.gemm(x, w, y, m: rows, n: outputs, k: inputs, transB: true, beta: 1)
+        }
+    }
+
+    /// The int8 product: a short input quantised on this thread and its output channels shared in parts
+    /// of a multiple of 16 (as `dense` shares float columns); a long one cut into row ranges, each worker
+    /// quantising and multiplying its own rows. Every output is the same whichever thread computes it.
+    private func denseInt8(_ x: UnsafePointer<Float>, _ q: QuantizedDense, _ y: UnsafeMutablePointer<Float>,
+                           rows: Int, short: Bool, _ q8: Int8Input) {
+        let outputs = q.outputs, all = 0..<rows, buffer = q8.rows
+        if short {
+            q.quantize(x, rows: all, into: buffer)
+            let parts = shortInputThreads > 1 ? min(2 * shortInputThreads, outputs / Self.partColumns) : 1
+            if parts <= 1 {
+                q.apply(buffer, rows: all, into: y, columns: 0..<outputs)
+                return
+            }
+            let per = ((outputs + parts - 1) / parts + 15) & ~15
+            nonisolated(unsafe) let ys = y
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                let first = part * per, end = min(first + per, outputs)
+                if first < end { q.apply(buffer, rows: all, into: ys, columns: first..<end) }
+            }
+        } else {
+            Parallel.chunks(rows, workers: q8.workers) { r in
+                q.quantize(x, rows: r, into: buffer)
+                q.apply(buffer, rows: r, into: y, columns: 0..<outputs)
+            }
         }
     }
 

@@ -14,6 +14,8 @@ public final class SentenceEmbedder: @unchecked Sendable {
     /// Tokens per input including `[CLS]` and `[SEP]`; longer inputs are truncated.
     public let maxTokens: Int
     public let tokenizer: WordPieceTokenizer
+    /// Arithmetic of the dense layers.
+    public let precision: Precision
 
     private let encoder: BertEncoder
     private let pooling: BertEncoder.Pooling
@@ -23,7 +25,10 @@ public final class SentenceEmbedder: @unchecked Sendable {
     /// against `config.json`; errors name the file and tensor. `shortInputThreads` threads share the
     /// dense products of an input of under 64 tokens (a search query); embeddings are the same for
     /// any value.
-    public init(modelDirectory: String, shortInputThreads: Int = 1) throws {
+    ///
+    /// `precision` chooses the arithmetic of the dense layers (see `Precision`); int8 weights are
+    /// quantised here, once.
+    public init(modelDirectory: String, shortInputThreads: Int = 1, precision: Precision = .float32) throws {
         let dir = modelDirectory.hasSuffix("/") && modelDirectory.count > 1
             ? String(modelDirectory.dropLast()) : modelDirectory
         let config = try BertConfig(file: dir + "/config.json")
@@ -35,7 +40,9 @@ public final class SentenceEmbedder: @unchecked Sendable {
                 reason: "\(tokenizer.vocabularySize) pieces but config vocab_size is \(config.vocabSize)")
         }
         let file = try SafeTensors(path: dir + "/model.safetensors")
-        encoder = BertEncoder(weights: try BertWeights(file: file, config: config), shortInputThreads: max(1, shortInputThreads))
+        encoder = BertEncoder(weights: try BertWeights(file: file, config: config), shortInputThreads: max(1, shortInputThreads),
+                              precision: precision)
+        self.precision = precision
         pooling = st.pooling == .cls ? .cls : .mean
         modelID = URL(fileURLWithPath: dir).standardizedFileURL.lastPathComponent
         dimension = config.hiddenSize

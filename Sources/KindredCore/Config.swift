@@ -40,6 +40,7 @@ public struct Config: Sendable, Equatable {
         ("embedder.retryLaterMs", 60000, "After a remote provider failed, records waiting for a vector are tried again this many milliseconds later (or on the next write)."),
         ("embedder.maxConcurrent", 2, "Remote calls in flight at once, across every request and background job."),
         ("embedder.modelDirectory", "", "Folder of a sentence-transformers BERT model; empty means KINDRED_MODEL_DIR or ~/.local/share/kindred/models/all-MiniLM-L6-v2."),
+        ("embedder.precision", "float32", "Arithmetic of the local model's dense layers: float32, or int8 (weights quantised per output channel, each token's values per row with its outliers kept in float32; needs AVX-512 VNNI to be faster; vectors keep cosine ≥ 0.998 to the float32 ones, yet pattern memberships near a threshold can move). Part of the index version: a change asks for index/rebuild."),
         ("embedder.batchSize", 32, "Texts embedded per forward pass."),
         ("embedder.queryThreads", 2, "Threads that share the matrix products of the local model for an input of under 64 tokens, such as a search query (embeddings are the same for any value); 1 keeps it on one core."),
         ("usage.dailyCallLimit", 0, "Remote provider calls one owner may cause per UTC day; 0 means no limit. Beyond it remote calls are refused (search falls back to keyword matching)."),

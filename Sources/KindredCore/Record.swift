@@ -44,23 +44,28 @@ public enum UpsertStatus: String, Sendable, Equatable {
 
 /// The index version: what the stored vectors depend on — the embedding model id, the dimension
 /// and how documents were handed to the model (their prefix and input type, when any), e.g.
-/// `all-MiniLM-L6-v2@384` or `multilingual-e5-small@384;document-type=passage`. Vectors of two
+/// `all-MiniLM-L6-v2@384` or `multilingual-e5-small@384;document-type=passage`, and the arithmetic of
+/// a local model when it is not float32 (`all-MiniLM-L6-v2@384;precision=int8`). Vectors of two
 /// versions are never ranked together.
 public struct IndexVersion: Sendable, Hashable, CustomStringConvertible {
     public let model: String
     public let dimension: Int
     public let documentPrefix: String
     public let documentInputType: String
+    /// The local model's arithmetic when it changes the vectors (`int8`); empty for float32 and remote models.
+    public let precision: String
 
-    public init(model: String, dimension: Int, documentPrefix: String = "", documentInputType: String = "") {
+    public init(model: String, dimension: Int, documentPrefix: String = "", documentInputType: String = "", precision: String = "") {
         self.model = model
         self.dimension = dimension
         self.documentPrefix = documentPrefix
         self.documentInputType = documentInputType
+        self.precision = precision
     }
 
-    public init(model: String, dimension: Int, forms: EmbeddingForms) {
-        self.init(model: model, dimension: dimension, documentPrefix: forms.documentPrefix, documentInputType: forms.documentInputType)
+    public init(model: String, dimension: Int, forms: EmbeddingForms, precision: String = "") {
+        self.init(model: model, dimension: dimension, documentPrefix: forms.documentPrefix, documentInputType: forms.documentInputType,
+                  precision: precision)
     }
 
     /// Whether the dimension is known (a remote provider's is fixed by its first answer).
@@ -68,13 +73,14 @@ public struct IndexVersion: Sendable, Hashable, CustomStringConvertible {
 
     /// The same version with its dimension known.
     public func settled(dimension: Int) -> IndexVersion {
-        IndexVersion(model: model, dimension: dimension, documentPrefix: documentPrefix, documentInputType: documentInputType)
+        IndexVersion(model: model, dimension: dimension, documentPrefix: documentPrefix, documentInputType: documentInputType,
+                     precision: precision)
     }
 
-    /// What follows `model@dimension`: `;document-type=…` and `;document-prefix="…"` (JSON-quoted,
-    /// so trailing spaces show), each only when set.
+    /// What follows `model@dimension`: `;precision=…`, `;document-type=…` and `;document-prefix="…"`
+    /// (JSON-quoted, so trailing spaces show), each only when set.
     public var documentSuffix: String {
-        var s = ""
+        var s = precision.isEmpty ? "" : ";precision=" + precision
         if !documentInputType.isEmpty { s += ";document-type=" + documentInputType }
         if !documentPrefix.isEmpty { s += ";document-prefix=" + JSONWriter.string(.string(documentPrefix)) }
         return s

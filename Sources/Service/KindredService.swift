@@ -67,6 +67,7 @@ public final class KindredService: Sendable {
     ///   model vectors of another version and the current one is incomplete (see `PreviousVersion`).
     public init(config: Config, databasePath: String, embedder: (any TextEmbedder)?, embedderProblem: String? = nil,
                 previousEmbedder: (() -> (any TextEmbedder)?)? = nil) throws {
+        _ = try EmbedderSetup.precision(config)
         self.config = config
         settings = Settings(config)
         patternConfig = PatternConfig(settings.patterns)

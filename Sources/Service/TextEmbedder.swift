@@ -20,11 +20,14 @@ public protocol TextEmbedder: Sendable {
                       onRetry: (String) -> Void) throws -> (vectors: [[Float]], usage: RemoteUsage?)
     /// Takes `d` as the dimension when it is not known yet (from the vectors already stored).
     func adoptDimension(_ d: Int)
+    /// The arithmetic, when it makes other vectors than the model's float32 ones (`int8`); part of the index version.
+    var precision: String { get }
 }
 
 extension TextEmbedder {
     public var forms: EmbeddingForms { .plain }
     public var remoteProvider: String? { nil }
+    public var precision: String { "" }
     public func adoptDimension(_ d: Int) {}
     public func embed(_ texts: [String], as role: EmbeddingRole, isCancelled: () -> Bool) throws -> [[Float]] {
         try embed(forms.prepare(texts, as: role), isCancelled: isCancelled)
@@ -35,7 +38,7 @@ extension TextEmbedder {
     }
 
     /// The index version of the vectors this embedder makes of documents.
-    public var indexVersion: IndexVersion { IndexVersion(model: modelID, dimension: dimension, forms: forms) }
+    public var indexVersion: IndexVersion { IndexVersion(model: modelID, dimension: dimension, forms: forms, precision: precision) }
 }
 
 /// A remote provider as Kindred's embedder.

@@ -8,7 +8,7 @@ import LinearAlgebra
 /// `threads` is both the BLAS thread count and the threads sharing a short input's products.
 enum EmbedBenchmark {
     static func run(
-        modelDirectory: String, textsFile: String, batch: Int, threads: Int
+        modelDirectory: String, textsFile: String, batch: Int, threads: Int, precision: Precision = .float32
     ) throws -> (sentences: Int, seconds: Double, processorSeconds: Double) {
         let content: String
         do {
@@ -18,7 +18,7 @@ enum EmbedBenchmark {
         }
         let texts = content.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         BLAS.setThreads(threads)
-        let embedder = try SentenceEmbedder(modelDirectory: modelDirectory, shortInputThreads: threads)
+        let embedder = try SentenceEmbedder(modelDirectory: modelDirectory, shortInputThreads: threads, precision: precision)
         let size = max(1, batch)
         // One warm-up batch so page faults on the mapped weights are not timed.
         _ = try embedder.embed(Array(texts.prefix(size)))

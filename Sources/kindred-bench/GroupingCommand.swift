@@ -12,7 +12,7 @@ enum GroupingCommand {
     static let help = """
         kindred-bench grouping — pattern-engine bench helpers (used by bench/grouping)
 
-        USAGE: kindred-bench grouping embed --texts FILE --out FILE.f32 [--batch N] [--threads T] [--model DIR]
+        USAGE: kindred-bench grouping embed --texts FILE --out FILE.f32 [--batch N] [--threads T] [--model DIR] [--precision float32|int8]
                kindred-bench grouping cluster --vectors FILE.f32 [--records FILE] [--texts FILE] [--kinds FILE] [--initial N] [--dismiss PAIRS.json | --dismiss-random K [--seed S]] [THRESHOLDS]
                kindred-bench grouping speed --vectors FILE.f32 --n N [--categories FILE] [--place P] [THRESHOLDS]
                kindred-bench grouping speed --synthetic --n N [--clusters C] [--synthetic-categories K] [--place P] [--state FILE]
@@ -58,11 +58,12 @@ enum GroupingCommand {
     // MARK: embed
 
     static func embed(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, valued: ["texts", "out", "batch", "threads", "model"], flags: ["help"])
+        let args = try Arguments(argv, valued: ["texts", "out", "batch", "threads", "model", "precision"], flags: ["help"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
         let file = try args.required("texts"), out = try args.required("out")
         BLAS.setThreads(try args.int("threads") ?? ProcessInfo.processInfo.activeProcessorCount)
-        let embedder = try SentenceEmbedder(modelDirectory: args.value("model") ?? ModelLocation.defaultDirectory())
+        let embedder = try SentenceEmbedder(modelDirectory: args.value("model") ?? ModelLocation.defaultDirectory(),
+                                            precision: try EmbedderCommand.precision(args))
         let content = try String(contentsOfFile: file, encoding: .utf8)
         var texts = content.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if texts.last == "" { texts.removeLast() }

@@ -16,6 +16,15 @@ import Testing
         #expect(prefixed != IndexVersion(model: "e5-small-v2", dimension: 384))
     }
 
+    @Test func aLocalModelsPrecisionOtherThanFloat32IsPartOfTheVersion() {
+        let int8 = IndexVersion(model: "all-MiniLM-L6-v2", dimension: 384, precision: "int8")
+        #expect(int8.description == "all-MiniLM-L6-v2@384;precision=int8")
+        #expect(int8 != IndexVersion(model: "all-MiniLM-L6-v2", dimension: 384))
+        let both = IndexVersion(model: "e5", dimension: 0, forms: EmbeddingForms(documentPrefix: "passage: "), precision: "int8")
+        #expect(both.settled(dimension: 384).description == #"e5@384;precision=int8;document-prefix="passage: ""#)
+        #expect(both.dimension(ofStored: "e5@384;precision=int8") == 384)
+    }
+
     @Test func anUnknownDimensionShowsAsAQuestionMarkAndSettlesOnce() {
         let v = IndexVersion(model: "m", dimension: 0, documentInputType: "passage")
         #expect(!v.isSettled && v.description == "m@?;document-type=passage")

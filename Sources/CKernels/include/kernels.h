@@ -73,4 +73,47 @@ void *kindred_remap(void *p, size_t old_size, size_t new_size);
 void kindred_advise_huge(void *p, size_t size);
 /// 1 when the int8 kernels use AVX-512 VNNI.
 int kindred_i8_vectorized(void);
+// ---------- int8 dense products (gemm_i8.c) ----------
+// y += x · Wᵀ with W [n × k] quantised per output channel j (codes c ∈ [−127, 127], W[j] ≈ wscale[j] · c[j]).
+// Each row of x is split: its outliers (|x[p]| > 3 · rms of the row) stay float32 and are multiplied
+// by the float weights (wt, Wᵀ: k × n); the rest is quantised on its own, x ≈ uscale · (u − 128) with
+// u unsigned bytes, and summed exactly in int32:
+//   y[i, j] += uscale[i] · wscale[j] · (Σₚ u[i, p] · c[j, p] − 128 · Σₚ c[j, p]) + Σₒ x[i, o] · W[j, o].
+
+/// k rounded up to a multiple of 4: the row length of codes and quantised rows.
+static inline size_t kindred_gemm_i8_padded(size_t k) { return (k + 3) & ~(size_t)3; }
+/// n rounded up to a multiple of 16: the channels of the packed weights and their scale and sum arrays.
+static inline size_t kindred_gemm_i8_padded_channels(size_t n) { return (n + 15) & ~(size_t)15; }
+/// Most outliers a row of k values can have (k / 9 + 1): the stride of the outlier arrays.
+size_t kindred_gemm_i8_outlier_capacity(size_t k);
+/// Quantises W [n × k] (row-major) per row into `packed` (padded_channels(n) · padded(k) bytes, in groups
+/// of 16 channels: step p / 4 of a group holds 64 bytes, channel l's four codes at byte 4 · l), sets
+/// scale[j] and sum[j] = Σ codes (both padded_channels(n) long, zero past n).
+void kindred_gemm_i8_pack(const float *w, size_t n, size_t k, int8_t *packed, float *scale, int32_t *sum);
+/// Rows of x split as above: for row i, codes at codes + i · padded(k) (padding 128), scale[i], and its
+/// outlier_count[i] outliers (ascending columns, values) at outliers / outlier_values + i · capacity(k).
+/// AVX-512 when the CPU has VNNI, else `kindred_gemm_i8_quantize_rows_reference`; both give the same bits.
+void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t k, uint8_t *codes, float *scale, int32_t *outliers,
+                                   float *outlier_values, int32_t *outlier_count);
+/// The same in plain C.
+void kindred_gemm_i8_quantize_rows_reference(const float *x, size_t ldx, size_t m, size_t k, uint8_t *codes, float *scale,
+                                             int32_t *outliers, float *outlier_values, int32_t *outlier_count);
+/// Quantised rows, as `kindred_gemm_i8_quantize_rows` writes them (pointers to row 0 of those in use).
+typedef struct {
+    const uint8_t *codes;
+    const float *scale;
+    const int32_t *outliers;
+    const float *outlier_values;
+    const int32_t *outlier_count;
+} kindred_i8_rows;
+/// The product above for m quantised rows and the first n channels of `packed` (their float weights
+/// transposed at wt, row stride ldwt), added into y. AVX-512 VNNI for the int8 part when the CPU has it,
+/// else `kindred_gemm_i8_reference`; both give the same bits.
+void kindred_gemm_i8(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
+                     const float *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy);
+/// The same product in plain C.
+void kindred_gemm_i8_reference(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
+                               const float *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy);
+/// 1 when `kindred_gemm_i8` uses AVX-512 VNNI.
+int kindred_gemm_i8_vectorized(void);
 #endif

@@ -20,6 +20,8 @@ public struct EmbedderSettings: Sendable, Equatable, Decodable {
     public var modelDirectory: String
     public var batchSize: Int
     public var queryThreads: Int
+    /// The local model's arithmetic: float32 or int8 (checked where the model loads).
+    public var precision: String
 }
 
 extension EmbedderSettings {

@@ -1,0 +1,157 @@
+import CKernels
+import Foundation
+import Testing
+
+/// The int8 dense product (`kindred_gemm_i8`): the AVX-512 VNNI path gives the same bits as the
+/// plain C reference, and both stay within the quantisation bound of the float64 product.
+@Suite("int8 dense products")
+struct Int8KernelTests {
+    struct Packed {
+        var codes: [Int8], scale: [Float], sums: [Int32]
+        let n: Int, kp: Int
+    }
+
+    static func pack(_ w: [Float], n: Int, k: Int) -> Packed {
+        let kp = kindred_gemm_i8_padded(k), np = kindred_gemm_i8_padded_channels(n)
+        var p = Packed(codes: [Int8](repeating: 0, count: np * kp), scale: [Float](repeating: 0, count: np),
+                       sums: [Int32](repeating: 0, count: np), n: n, kp: kp)
+        kindred_gemm_i8_pack(w, n, k, &p.codes, &p.scale, &p.sums)
+        return p
+    }
+
+    struct Rows {
+        var codes: [UInt8], scale: [Float], outliers: [Int32], values: [Float], counts: [Int32]
+    }
+
+    static func quantize(_ x: [Float], m: Int, k: Int, reference: Bool = false) -> Rows {
+        let cap = kindred_gemm_i8_outlier_capacity(k)
+        var r = Rows(codes: [UInt8](repeating: 0, count: m * kindred_gemm_i8_padded(k)), scale: [Float](repeating: 0, count: m),
+                     outliers: [Int32](repeating: 0, count: m * cap), values: [Float](repeating: 0, count: m * cap),
+                     counts: [Int32](repeating: 0, count: m))
+        if reference {
+            kindred_gemm_i8_quantize_rows_reference(x, k, m, k, &r.codes, &r.scale, &r.outliers, &r.values, &r.counts)
+        } else {
+            kindred_gemm_i8_quantize_rows(x, k, m, k, &r.codes, &r.scale, &r.outliers, &r.values, &r.counts)
+        }
+        return r
+    }
+
+    /// W transposed (k × n), as the outliers' float weights.
+    static func transpose(_ w: [Float], n: Int, k: Int) -> [Float] {
+        (0..<(k * n)).map { w[($0 % n) * k + $0 / n] }
+    }
+
+    /// y (m × n, starting from `start`) += the int8 product, by the dispatched kernel or the reference.
+    static func product(_ q: Rows, m: Int, _ p: Packed, wt: [Float], k: Int, start: [Float], reference: Bool) -> [Float] {
+        var y = start
+        q.codes.withUnsafeBufferPointer { c in
+            q.scale.withUnsafeBufferPointer { s in
+                q.outliers.withUnsafeBufferPointer { o in
+                    q.values.withUnsafeBufferPointer { v in
+                        q.counts.withUnsafeBufferPointer { n in
+                            var rows = kindred_i8_rows(codes: c.baseAddress, scale: s.baseAddress, outliers: o.baseAddress,
+                                                       outlier_values: v.baseAddress, outlier_count: n.baseAddress)
+                            if reference {
+                                kindred_gemm_i8_reference(&rows, m, p.codes, p.scale, p.sums, wt, p.n, p.n, k, &y, p.n)
+                            } else {
+                                kindred_gemm_i8(&rows, m, p.codes, p.scale, p.sums, wt, p.n, p.n, k, &y, p.n)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return y
+    }
+
+    /// Values in [-3, 3) with one large value (an outlier) in every other row.
+    static func rows(m: Int, k: Int, seed: UInt64) -> [Float] {
+        var x = MatmulKernelTests.values(m * k, seed: seed).map { $0 * 3 }
+        for i in stride(from: 1, to: m, by: 2) { x[i * k + (7 * i) % k] = k > 9 ? 40 : 3 }
+        return x
+    }
+
+    static let shapes = [(1, 16, 8), (3, 40, 5), (4, 64, 384), (5, 72, 100), (13, 1152 / 8, 384), (7, 130, 1536), (9, 16, 4)]
+
+    @Test func vnniIsInUseWhereTheCPUHasIt() throws {
+        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let vnni = cpu.contains("avx512_vnni") && cpu.contains("avx512bw")
+        #expect(kindred_gemm_i8_vectorized() == (vnni ? 1 : 0))
+    }
+
+    @Test("the dispatched kernel gives the reference's bits", arguments: shapes.indices)
+    func matchesReference(shape: Int) {
+        let (m, n, k) = Self.shapes[shape]
+        let x = Self.rows(m: m, k: k, seed: UInt64(shape + 1))
+        let w = MatmulKernelTests.values(n * k, seed: UInt64(shape + 40)).map { $0 * 0.1 }
+        let start = MatmulKernelTests.values(m * n, seed: 9)
+        let q = Self.quantize(x, m: m, k: k), p = Self.pack(w, n: n, k: k), wt = Self.transpose(w, n: n, k: k)
+        let fast = Self.product(q, m: m, p, wt: wt, k: k, start: start, reference: false)
+        let plain = Self.product(q, m: m, p, wt: wt, k: k, start: start, reference: true)
+        #expect(fast == plain)
+        // The large values are the rows' only outliers.
+        for i in 0..<m { #expect(q.counts[i] == (i % 2 == 1 && k > 9 ? 1 : 0), "row \(i)") }
+        // With unit scales and no outliers the outputs are the integer sums themselves (exact below 2²⁴).
+        var ones = q
+        ones.scale = [Float](repeating: 1, count: m)
+        ones.counts = [Int32](repeating: 0, count: m)
+        var unit = p
+        unit.scale = [Float](repeating: 1, count: unit.scale.count)
+        let sums = Self.product(ones, m: m, unit, wt: wt, k: k, start: [Float](repeating: 0, count: m * n), reference: false)
+        for i in 0..<m {
+            for j in 0..<n {
+                var exact = 0
+                for t in 0..<k {
+                    let code = Int(p.codes[(j / 16) * 16 * p.kp + (t / 4) * 64 + (j % 16) * 4 + t % 4])
+                    exact += (Int(q.codes[i * p.kp + t]) - 128) * code
+                }
+                #expect(sums[i * n + j] == Float(exact), "\(m)×\(n)×\(k) at \(i),\(j)")
+            }
+        }
+    }
+
+    @Test("rows are quantised as the reference quantises them", arguments: shapes.indices)
+    func quantisedRowsMatchReference(shape: Int) {
+        let (m, _, k) = Self.shapes[shape]
+        let x = Self.rows(m: m, k: k, seed: UInt64(shape + 3))
+        let fast = Self.quantize(x, m: m, k: k), plain = Self.quantize(x, m: m, k: k, reference: true)
+        #expect(fast.codes == plain.codes && fast.scale == plain.scale && fast.counts == plain.counts)
+        #expect(fast.outliers == plain.outliers && fast.values == plain.values)
+    }
+
+    /// |Σ x·w − Σ x̂·ŵ| ≤ Σ |x|·sw/2 + Σ |ŵ|·sx/2, with x̂ = sx·qx and ŵ = sw·qw the dequantised values
+    /// (outliers are exact, so the bound over every value holds).
+    @Test("within the quantisation bound of the float product", arguments: shapes.indices)
+    func withinQuantisationBound(shape: Int) {
+        let (m, n, k) = Self.shapes[shape]
+        let x = Self.rows(m: m, k: k, seed: UInt64(shape + 7)), w = MatmulKernelTests.values(n * k, seed: UInt64(shape + 70))
+        let q = Self.quantize(x, m: m, k: k), p = Self.pack(w, n: n, k: k)
+        let y = Self.product(q, m: m, p, wt: Self.transpose(w, n: n, k: k), k: k, start: [Float](repeating: 0.5, count: m * n), reference: false)
+        for i in 0..<m {
+            for j in 0..<n {
+                var exact = 0.0, bound = 0.0, size = 0.0
+                for t in 0..<k {
+                    let code = Double(p.codes[(j / 16) * 16 * p.kp + (t / 4) * 64 + (j % 16) * 4 + t % 4])
+                    exact += Double(x[i * k + t]) * Double(w[j * k + t])
+                    size += abs(Double(x[i * k + t]) * Double(w[j * k + t]))
+                    bound += abs(Double(x[i * k + t])) * Double(p.scale[j]) / 2 + abs(code * Double(p.scale[j])) * Double(q.scale[i]) / 2
+                }
+                let got = Double(y[i * n + j]) - 0.5
+                #expect(abs(got - exact) <= bound * 1.001 + 1e-5, "\(m)×\(n)×\(k) at \(i),\(j): \(got) vs \(exact)")
+                // The bound is far from vacuous: a few percent of the products' size.
+                #expect(bound <= 0.05 * size + 1e-3)
+            }
+        }
+    }
+
+    @Test func zeroRowsAndWeightsGiveZero() {
+        let (m, n, k) = (2, 20, 12)
+        let q = Self.quantize([Float](repeating: 0, count: m * k), m: m, k: k)
+        #expect(q.scale == [0, 0] && q.counts == [0, 0])
+        #expect(q.codes.allSatisfy { $0 == 128 })
+        let w = MatmulKernelTests.values(n * k, seed: 3)
+        let y = Self.product(q, m: m, Self.pack(w, n: n, k: k), wt: Self.transpose(w, n: n, k: k), k: k,
+                             start: [Float](repeating: 0, count: m * n), reference: false)
+        #expect(y.allSatisfy { $0 == 0 })
+    }
+}
