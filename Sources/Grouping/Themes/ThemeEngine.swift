@@ -230,20 +230,27 @@ struct ThemeWorkspace {
         }
         var out: [Scope: [Float]] = [:]
         for (scope, list) in ids {
-            var sum: [Float]?, n = 0
-            for id in list.sorted() {
-                let v = occurrences[id]!.vector
-                guard !v.isEmpty else { continue }
-                if sum == nil { sum = [Float](repeating: 0, count: v.count) }
-                guard v.count == sum!.count else { continue }
-                let norm = (v.reduce(0) { $0 + $1 * $1 }).squareRoot()
-                guard norm > 0 else { continue }
-                for i in v.indices { sum![i] += v[i] / norm }
-                n += 1
-            }
-            if let s = sum, n > 0 { out[scope] = s.map { $0 / Float(n) } }
+            if let mean = meanUnitVector(list.sorted().map { occurrences[$0]!.vector }) { out[scope] = mean }
         }
         return out
+    }
+
+    /// The mean of `vectors` each scaled to unit length, summed in order; empty and zero vectors, and
+    /// vectors of another length than the first, are left out. Nil when none is left.
+    static func meanUnitVector<S: Sequence<[Float]>>(_ vectors: S) -> [Float]? {
+        var sum: [Float]?, n = 0
+        for v in vectors {
+            guard !v.isEmpty else { continue }
+            if sum == nil { sum = [Float](repeating: 0, count: v.count) }
+            guard v.count == sum!.count else { continue }
+            let norm = (v.reduce(0) { $0 + $1 * $1 }).squareRoot()
+            guard norm > 0 else { continue }
+            for i in v.indices { sum![i] += v[i] / norm }
+            n += 1
+        }
+        guard var s = sum, n > 0 else { return nil }
+        for i in s.indices { s[i] /= Float(n) }
+        return s
     }
 
     var scopes: [Scope] { items.keys.sorted() }
@@ -255,19 +262,7 @@ struct ThemeWorkspace {
         for e in g.exemplars where !ids.contains(e) { ids.append(e) }
         let listed = Set(ids)
         for m in g.memberIDs where !listed.contains(m) { ids.append(m) }
-        var sum: [Float]?, n = 0
-        for id in ids.prefix(config.groupExamples > 0 ? config.groupExamples : Int.max) {
-            guard let v = occurrences[id]?.vector, !v.isEmpty else { continue }
-            if sum == nil { sum = [Float](repeating: 0, count: v.count) }
-            guard v.count == sum!.count else { continue }
-            let norm = (v.reduce(0) { $0 + $1 * $1 }).squareRoot()
-            guard norm > 0 else { continue }
-            for i in v.indices { sum![i] += v[i] / norm }
-            n += 1
-        }
-        guard var s = sum, n > 0 else { return nil }
-        for i in s.indices { s[i] /= Float(n) }
-        return s
+        return meanUnitVector(ids.prefix(config.groupExamples > 0 ? config.groupExamples : Int.max).compactMap { occurrences[$0]?.vector })
     }
 
     static func dot(_ a: [Float], _ b: [Float]) -> Float {
