@@ -21,7 +21,7 @@ import latency
 import quality
 import references
 
-SETS = ("debian_short2long", "chatterbot_q2a", "journal")
+SETS = ("debian_short2long", "chatterbot_q2a", "manpages_name2desc", "journal")
 RESULTS = os.path.join(datasets.ROOT, "bench", "results")
 
 
@@ -69,6 +69,8 @@ def load_set(name, a):
         return datasets.debian_short2long(a.debian_docs, a.debian_queries, a.seed, a.refresh_data)
     if name == "chatterbot_q2a":
         return datasets.chatterbot_q2a(a.refresh_data)
+    if name == "manpages_name2desc":
+        return datasets.manpages_name2desc(a.debian_queries, a.seed, refresh=a.refresh_data)
     if name == "journal":
         return datasets.journal(a.journal_dir)
     raise SystemExit(f"unknown set {name}; known: {', '.join(SETS)}")

@@ -8,6 +8,11 @@ split?}], source: {...}}. Relevance is binary.
   query, the long description of the same package its one relevant document.
 - chatterbot_q2a: chatterbot-corpus english/*.yml conversations: the first line is the question, the
   line after it an answer; a question's relevant documents are every answer given to it.
+- manpages_name2desc: the C library and system call pages of Debian's `manpages-dev` (fetched with
+  `apt-get download`, unpacked with `dpkg-deb -x` into a private folder, rendered by `man -l`): a
+  function's name is the query (`pthread_create`), the DESCRIPTION sections of the pages whose NAME
+  line lists it are relevant. A keyword-heavy set: the query is one identifier, which keyword search
+  matches exactly and an embedding model only knows by its word pieces.
 - journal: datasets/journal/{records,queries}.jsonl of the checkout, when present.
 """
 import glob
@@ -207,6 +212,91 @@ def chatterbot_q2a(refresh=False):
                 "source": {"what": f"chatterbot-corpus {getattr(chatterbot_corpus, '__version__', '')} english/*.yml"}}
 
     return _cached("chatterbot_q2a", build, refresh)
+
+
+# ---------------------------------------------------------------- manpages-dev
+
+def _manpages_dev(refresh=False):
+    """Folder of the unpacked manpages-dev package and its version, fetched once with apt-get download."""
+    if not (shutil.which("apt-get") and shutil.which("dpkg-deb") and shutil.which("man")):
+        raise Unavailable("apt-get, dpkg-deb and man are needed for manpages_name2desc")
+    root = os.path.join(DATA, "manpages-dev")
+    done = os.path.join(root, "version")
+    if os.path.exists(done) and not refresh:
+        with open(done, encoding="utf-8") as f:
+            return root, f.read().strip()
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    r = subprocess.run(["apt-get", "-q", "-o", "APT::Sandbox::User=root", "download", "manpages-dev"],
+                       cwd=root, capture_output=True, text=True)
+    debs = glob.glob(os.path.join(root, "manpages-dev_*.deb"))
+    if not debs:
+        raise Unavailable(f"apt-get download manpages-dev failed (exit {r.returncode}): {r.stderr.strip()[-300:]}")
+    subprocess.run(["dpkg-deb", "-x", debs[0], os.path.join(root, "x")], check=True)
+    version = os.path.basename(debs[0]).split("_")[1]
+    with open(done, "w", encoding="utf-8") as f:
+        f.write(version)
+    return root, version
+
+
+def _man_sections(path):
+    """The rendered page's sections, by heading: {"NAME": text, "DESCRIPTION": text, ...}."""
+    env = dict(os.environ, MANWIDTH="100000", MAN_KEEP_FORMATTING="", LC_ALL="C.UTF-8")
+    out = subprocess.run(["man", "-l", path], capture_output=True, text=True, env=env).stdout
+    out = re.sub(r".\x08", "", out)
+    sections, current = {}, None
+    for line in out.splitlines():
+        if line and not line[0].isspace():
+            current = line.strip()
+            sections[current] = []
+        elif current is not None:
+            sections[current].append(line.strip())
+    return {k: "\n".join(v).strip() for k, v in sections.items()}
+
+
+def manpages_name2desc(n_queries=500, seed=13, words=250, refresh=False):
+    root, version = _manpages_dev(refresh)
+
+    def build():
+        pages = []
+        for sec in ("man2", "man3"):
+            for path in sorted(glob.glob(os.path.join(root, "x", "usr", "share", "man", sec, "*.gz"))):
+                if os.path.islink(path):
+                    continue  # another name of a page that is listed itself
+                s = _man_sections(path)
+                name, desc = s.get("NAME", ""), s.get("DESCRIPTION", "")
+                if " - " not in name or len(desc.split()) < 15:
+                    continue
+                names = [n.strip() for n in name.split(" - ", 1)[0].split(",") if n.strip()]
+                # Paragraphs kept; the description's first `words` words, as a record holds a page's gist.
+                paras, total = [], 0
+                for p in re.split(r"\n\s*\n", desc):
+                    p = " ".join(p.split())
+                    if not p:
+                        continue
+                    left = words - total
+                    if left <= 0:
+                        break
+                    ws = p.split()
+                    paras.append(" ".join(ws[:left]))
+                    total += min(len(ws), left)
+                page = os.path.basename(path)[: -len(".gz")]
+                pages.append({"id": f"{sec}/{page}", "names": names, "text": "\n\n".join(paras)})
+        listed = {}
+        for p in pages:
+            for n in p["names"]:
+                listed.setdefault(n, []).append(p["id"])
+        picked = random.Random(seed).sample(pages, min(n_queries, len(pages)))
+        queries = []
+        for p in picked:
+            n = p["names"][0]
+            queries.append({"id": "q-" + p["id"], "text": n, "relevant": sorted(listed[n])})
+        docs = [{"id": p["id"], "text": p["text"]} for p in pages]
+        return {"name": "manpages_name2desc", "docs": docs, "queries": queries,
+                "source": {"what": f"Debian manpages-dev {version}, sections 2 and 3", "pages": len(pages),
+                           "seed": seed, "words": words}}
+
+    return _cached(f"manpages_name2desc-{n_queries}-s{seed}-w{words}", build, refresh)
 
 
 # ---------------------------------------------------------------- journal
