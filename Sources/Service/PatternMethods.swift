@@ -108,7 +108,7 @@ extension KindredService {
             guard let c = try? PatternCodec.decode(Correction.self, row.body) else { continue }
             out.append(PatternJSON.correction(c, undone: row.undone))
         }
-        let themeRows = try withPatternReader(owner: owner) { try $0.themeCorrectionRows(owner: owner) }
+        let themeRows = try withPatternReader(owner: owner) { try $0.correctionRows(in: .themes, owner: owner) }
         let themed = themeRows.compactMap { row in
             (try? PatternCodec.decode(ThemeCorrection.self, row.body)).map { Self.themeCorrectionJSON($0, undone: row.undone) }
         }

@@ -98,7 +98,7 @@ extension KindredService {
                 } catch let e as ThemeError {
                     throw ResponseError.theme(e, owner: owner)
                 }
-                try store.insertThemeCorrection(id: id, owner: owner, body: try PatternCodec.encode(correction), createdAt: correction.createdAt)
+                try store.insertCorrection(into: .themes, id: id, owner: owner, body: try PatternCodec.encode(correction), createdAt: correction.createdAt)
                 try saveThemeOutcome(store, owner: owner, outcome)
                 return ["correctionId": .int(id), "affectedThemes": .array(outcome.changedThemes.map { .int($0) }), "affectedGroups": []]
             }
@@ -133,8 +133,8 @@ extension KindredService {
     /// Undoes a theme correction when `id` is one (nil otherwise): it stops constraining, and a
     /// dismissed theme re-opens; the next refresh places groups again.
     func undoThemeCorrection(_ store: RecordStore, owner: String, id: Int64) throws -> JSONValue? {
-        guard let row = try store.themeCorrectionRows(owner: owner).first(where: { $0.id == id && !$0.undone }),
-              try store.undoThemeCorrection(owner: owner, id: id) else { return nil }
+        guard let row = try store.correctionRows(in: .themes, owner: owner).first(where: { $0.id == id && !$0.undone }),
+              try store.undoCorrection(in: .themes, owner: owner, id: id) else { return nil }
         let correction = try PatternCodec.decode(ThemeCorrection.self, row.body)
         // What the last theme refresh kept assumes the constraints it ran under; an undo relaxes them.
         _ = themeProfiles.take(owner)

@@ -38,7 +38,7 @@ extension KindredService {
             state.version = Int(s.version)
         }
         for row in try store.themeRows(owner: owner) { state.themes[row.id] = try ThemeCodec.theme(row) }
-        let corrections = try store.themeCorrectionRows(owner: owner).filter { !$0.undone }
+        let corrections = try store.correctionRows(in: .themes, owner: owner).filter { !$0.undone }
             .map { try PatternCodec.decode(ThemeCorrection.self, $0.body) }
         return OwnerThemes(state: state, corrections: corrections)
     }

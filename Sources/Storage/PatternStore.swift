@@ -322,23 +322,6 @@ extension RecordStore {
             try database.scalarInt("SELECT max(id) FROM pattern_theme_corrections") ?? 0) + 1
     }
 
-    public func insertCorrection(id: Int64, owner: String, body: String, createdAt: String) throws {
-        try database.run("INSERT INTO pattern_corrections(id, owner, body, created_at) VALUES (?, ?, ?, ?)",
-                         [.int(id), .text(owner), .text(body), .text(createdAt)])
-    }
-
-    public func correctionRows(owner: String) throws -> [CorrectionRow] {
-        try database.query("SELECT id, owner, body, created_at, undone FROM pattern_corrections WHERE owner = ? ORDER BY id", [.text(owner)]) {
-            CorrectionRow(id: $0.int(0), owner: $0.text(1) ?? "", body: $0.text(2) ?? "{}", createdAt: $0.text(3) ?? "", undone: $0.int(4) != 0)
-        }
-    }
-
-    /// Flags a correction undone; false when the owner has no such active correction.
-    public func undoCorrection(owner: String, id: Int64) throws -> Bool {
-        try database.run("UPDATE pattern_corrections SET undone = 1 WHERE owner = ? AND id = ? AND undone = 0", [.text(owner), .int(id)])
-        return database.changes > 0
-    }
-
     // MARK: status
 
     public func patternCounts(owner: String?, indexVersion: IndexVersion) throws -> PatternCounts {

@@ -69,21 +69,4 @@ extension RecordStore {
             ON CONFLICT(owner) DO UPDATE SET next_theme_id = max(next_theme_id, excluded.next_theme_id), version = excluded.version
             """, [.text(owner), .int(nextThemeID), .int(version)])
     }
-
-    public func insertThemeCorrection(id: Int64, owner: String, body: String, createdAt: String) throws {
-        try database.run("INSERT INTO pattern_theme_corrections(id, owner, body, created_at) VALUES (?, ?, ?, ?)",
-                         [.int(id), .text(owner), .text(body), .text(createdAt)])
-    }
-
-    public func themeCorrectionRows(owner: String) throws -> [CorrectionRow] {
-        try database.query("SELECT id, owner, body, created_at, undone FROM pattern_theme_corrections WHERE owner = ? ORDER BY id", [.text(owner)]) {
-            CorrectionRow(id: $0.int(0), owner: $0.text(1) ?? "", body: $0.text(2) ?? "{}", createdAt: $0.text(3) ?? "", undone: $0.int(4) != 0)
-        }
-    }
-
-    /// Flags a theme correction undone; false when the owner has no such active one.
-    public func undoThemeCorrection(owner: String, id: Int64) throws -> Bool {
-        try database.run("UPDATE pattern_theme_corrections SET undone = 1 WHERE owner = ? AND id = ? AND undone = 0", [.text(owner), .int(id)])
-        return database.changes > 0
-    }
 }
