@@ -1,6 +1,6 @@
 /// Element-wise and row-wise kernels of the forward pass, over raw row-major storage.
 /// Reductions use 8-lane SIMD accumulators so they vectorise without fast-math.
-enum Kernels {
+enum RowKernels {
     /// dst[r, :] = src[r, :] + bias for every row (src may equal dst).
     static func addRowBias(
         _ src: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>,
@@ -80,7 +80,7 @@ enum Kernels {
     // which LLVM vectorises in release builds; the same code written with generic `SIMD8` runs
     // ~10× slower in unoptimised (test) builds.
 
-    /// GELU in place, erf form: 0.5·x·(1 + erf(x/√2)), with `erf` from `Kernels.erf`.
+    /// GELU in place, erf form: 0.5·x·(1 + erf(x/√2)), with `erf` from `RowKernels.erf`.
     static func gelu(_ x: UnsafeMutablePointer<Float>, count: Int) {
         for i in 0..<count {
             let v = x[i]

@@ -1,7 +1,7 @@
-import CKernels
+import Kernels
 import Testing
 
-/// The small matrix products of the short-input forward pass (`kindred_gemm_nt`), against a
+/// The small matrix products of the short-input forward pass (`FloatKernels.multiplyTransposed`), against a
 /// float64 product, and the property the shared products rely on: every output is summed the same
 /// way whatever block of rows or columns computes it.
 @Suite("Short-input matrix products")
@@ -22,8 +22,9 @@ struct MatmulKernelTests {
         x.withUnsafeBufferPointer { xp in
             w.withUnsafeBufferPointer { wp in
                 y.withUnsafeMutableBufferPointer { yp in
-                    kindred_gemm_nt(xp.baseAddress! + r.lowerBound * k, k, wp.baseAddress! + c.lowerBound * k, k,
-                                    yp.baseAddress! + r.lowerBound * n + c.lowerBound, n, r.count, c.count, k, alpha, accumulate ? 1 : 0)
+                    FloatKernels.multiplyTransposed(xp.baseAddress! + r.lowerBound * k, stride: k, wp.baseAddress! + c.lowerBound * k, stride: k,
+                                                    into: yp.baseAddress! + r.lowerBound * n + c.lowerBound, stride: n, m: r.count, n: c.count, k: k,
+                                                    alpha: alpha, accumulate: accumulate)
                 }
             }
         }
