@@ -105,7 +105,7 @@ struct BertEncoder: Sendable {
                         for c in 0..<d { kt[c * t + r] = row[c] }
                     }
                     FloatKernels.multiply(q, stride: 3 * h, kt, stride: t, into: sc, stride: t, m: t, n: t, k: d, alpha: scale)
-                    RowKernels.softmaxRows(sc, rows: t, cols: t)
+                    Activations.softmaxRows(sc, rows: t, cols: t)
                     FloatKernels.multiply(sc, stride: t, v, stride: 3 * h, into: context.pointer + offsets[s] * h + head * d, stride: h, m: t, n: d, k: t)
                 }
             }
@@ -122,7 +122,7 @@ struct BertEncoder: Sendable {
             dense(x, layer.intermediateWeight, ql?.intermediate, innerBuf.pointer, rows: n, outputs: inner, inputs: h, short: short, q8)
             let act = innerBuf.pointer
             Parallel.chunks(n, workers: workers) { rows in
-                RowKernels.gelu(act + rows.lowerBound * inner, count: rows.count * inner)
+                Activations.gelu(act + rows.lowerBound * inner, count: rows.count * inner)
             }
             RowKernels.addRowBias(x, layer.outputBias, into: y, rows: n, cols: h)
             dense(innerBuf.pointer, layer.outputWeight, ql?.output, y, rows: n, outputs: h, inputs: inner, short: short, q8)

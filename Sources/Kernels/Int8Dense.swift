@@ -6,9 +6,6 @@ internal import CKernels
 /// and summed exactly in int32. AVX-512 VNNI where the CPU has it, else the plain C reference; both
 /// give the same bits.
 public enum Int8Dense {
-    /// Which implementation runs: the fastest the CPU allows, or the plain C reference.
-    public enum Path: Sendable { case dispatched, reference }
-
     /// k rounded up to a multiple of 4: the row length of codes and quantised rows.
     public static func paddedInputs(_ k: Int) -> Int { kindred_gemm_i8_padded(k) }
     /// n rounded up to a multiple of 16: the channels of packed weights and their scale and sum arrays.
@@ -44,7 +41,7 @@ public enum Int8Dense {
     }
 
     /// Splits and quantises m rows of k values (row stride ldx) into `rows`.
-    public static func quantize(_ x: UnsafePointer<Float>, stride ldx: Int, rows m: Int, inputs k: Int, into r: Rows, path: Path = .dispatched) {
+    public static func quantize(_ x: UnsafePointer<Float>, stride ldx: Int, rows m: Int, inputs k: Int, into r: Rows, path: KernelPath = .dispatched) {
         switch path {
         case .dispatched: kindred_gemm_i8_quantize_rows(x, ldx, m, k, r.codes, r.scale, r.outliers, r.outlierValues, r.outlierCounts)
         case .reference: kindred_gemm_i8_quantize_rows_reference(x, ldx, m, k, r.codes, r.scale, r.outliers, r.outlierValues, r.outlierCounts)
@@ -68,7 +65,7 @@ public enum Int8Dense {
 
     /// y[i, j] += the product of quantised row i and channel j, for i < m and j < n (y's row stride ldy).
     public static func multiply(_ r: Rows, rows m: Int, _ w: Weights, outputs n: Int, inputs k: Int, into y: UnsafeMutablePointer<Float>,
-                                stride ldy: Int, path: Path = .dispatched) {
+                                stride ldy: Int, path: KernelPath = .dispatched) {
         var rows = kindred_i8_rows(codes: r.codes, scale: r.scale, outliers: r.outliers, outlier_values: r.outlierValues, outlier_count: r.outlierCounts)
         switch path {
         case .dispatched: kindred_gemm_i8(&rows, m, w.codes, w.scale, w.sums, w.transposed, w.stride, n, k, y, ldy)

@@ -69,3 +69,48 @@ struct MatmulKernelTests {
         #expect(byColumns == whole)
     }
 }
+
+/// The attention products (`FloatKernels.multiply`, y = alpha · a · b), against a float64 product, at
+/// the shapes of a head (d = 32 columns; rows and columns that fill no whole block).
+@Suite("Attention matrix products")
+struct AttentionProductTests {
+    @Test("matches a float64 product", arguments: [(1, 32, 32), (7, 110, 32), (110, 32, 110), (13, 5, 9), (6, 33, 17), (25, 47, 3)])
+    func matchesFloat64(shape: (Int, Int, Int)) {
+        let (m, n, k) = shape
+        let a = MatmulKernelTests.values(m * k, seed: UInt64(m * 5 + k)), b = MatmulKernelTests.values(k * n, seed: UInt64(n * 3 + k))
+        // Row strides wider than the rows, and outputs around the block that must stay untouched.
+        let lda = k + 3, ldb = n + 5, ldy = n + 2
+        var ap = [Float](repeating: 9, count: m * lda), bp = [Float](repeating: 9, count: k * ldb)
+        for i in 0..<m { for p in 0..<k { ap[i * lda + p] = a[i * k + p] } }
+        for p in 0..<k { for j in 0..<n { bp[p * ldb + j] = b[p * n + j] } }
+        var y = [Float](repeating: -7, count: m * ldy)
+        FloatKernels.multiply(ap, stride: lda, bp, stride: ldb, into: &y, stride: ldy, m: m, n: n, k: k, alpha: 0.25)
+        for i in 0..<m {
+            for j in 0..<n {
+                var exact = 0.0, size = 0.0
+                for p in 0..<k {
+                    exact += Double(a[i * k + p]) * Double(b[p * n + j])
+                    size += abs(Double(a[i * k + p]) * Double(b[p * n + j]))
+                }
+                #expect(abs(Double(y[i * ldy + j]) - 0.25 * exact) <= 1e-6 * (size + 1), "\(m)×\(n)×\(k) at \(i),\(j)")
+            }
+            for j in n..<ldy { #expect(y[i * ldy + j] == -7, "column \(j) of row \(i) written") }
+        }
+    }
+
+    /// Any block of rows gives the same bits as the whole product.
+    @Test func rowBlocksDoNotChangeResults() {
+        let m = 23, n = 45, k = 32
+        let a = MatmulKernelTests.values(m * k, seed: 21), b = MatmulKernelTests.values(k * n, seed: 22)
+        var whole = [Float](repeating: 0, count: m * n), byRow = whole
+        FloatKernels.multiply(a, stride: k, b, stride: n, into: &whole, stride: n, m: m, n: n, k: k)
+        for i in 0..<m {
+            a.withUnsafeBufferPointer { ap in
+                byRow.withUnsafeMutableBufferPointer { yp in
+                    FloatKernels.multiply(ap.baseAddress! + i * k, stride: k, b, stride: n, into: yp.baseAddress! + i * n, stride: n, m: 1, n: n, k: k)
+                }
+            }
+        }
+        #expect(byRow == whole)
+    }
+}
