@@ -1,6 +1,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "kernels.h"
+#include "simd.h"
 
 // GELU and softmax of the encoder's forward pass. Every operation is a separate IEEE multiply, add,
 // subtract or divide (no fused multiply-add, contraction off), so the AVX-512 path, the plain C
@@ -166,14 +167,7 @@ AVX512 static void softmax_rows_avx512(float *x, size_t rows, size_t cols) {
     }
 }
 
-static int activations_avx512(void) {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512f");
-    }
-    return cached;
-}
+KINDRED_CPU_CHECK(activations_avx512, __builtin_cpu_supports("avx512f"))
 #endif
 
 void kindred_gelu(float *x, size_t n) {

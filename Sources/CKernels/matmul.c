@@ -142,23 +142,9 @@ AVX512 static void gemm_nn_avx512(const float *a, size_t lda, const float *b, si
     }
 }
 
-static int matmul_avx512(void) {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512f");
-    }
-    return cached;
-}
+KINDRED_CPU_CHECK(matmul_avx512, __builtin_cpu_supports("avx512f"))
 
-static int matmul_avx2(void) {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }
-    return cached;
-}
+KINDRED_CPU_CHECK(matmul_avx2, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
 #endif
 
 void kindred_gemm_nt(const float *x, size_t ldx, const float *w, size_t ldw, float *y, size_t ldy, size_t m, size_t n, size_t k,

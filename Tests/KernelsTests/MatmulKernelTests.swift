@@ -15,6 +15,17 @@ struct MatmulKernelTests {
         }
     }
 
+    /// Σₚ xₚ · wₚ in float64 for the k pairs `pair(p)` gives, and Σₚ |xₚ · wₚ| (the scale of its rounding).
+    static func float64Dot(_ k: Int, _ pair: (Int) -> (Float, Float)) -> (exact: Double, size: Double) {
+        var exact = 0.0, size = 0.0
+        for p in 0..<k {
+            let (x, w) = pair(p)
+            exact += Double(x) * Double(w)
+            size += abs(Double(x) * Double(w))
+        }
+        return (exact, size)
+    }
+
     static func product(_ x: [Float], _ w: [Float], m: Int, n: Int, k: Int, y: [Float], alpha: Float, accumulate: Bool,
                         rows: Range<Int>? = nil, columns: Range<Int>? = nil) -> [Float] {
         var y = y
@@ -40,11 +51,7 @@ struct MatmulKernelTests {
                 let y = Self.product(x, w, m: m, n: n, k: k, y: start, alpha: 0.5, accumulate: accumulate)
                 for i in 0..<m {
                     for j in 0..<n {
-                        var exact = 0.0, size = 0.0
-                        for p in 0..<k {
-                            exact += Double(x[i * k + p]) * Double(w[j * k + p])
-                            size += abs(Double(x[i * k + p]) * Double(w[j * k + p]))
-                        }
+                        let (exact, size) = Self.float64Dot(k) { (x[i * k + $0], w[j * k + $0]) }
                         let expected = 0.5 * exact + (accumulate ? Double(start[i * n + j]) : 0)
                         #expect(abs(Double(y[i * n + j]) - expected) <= 1e-6 * (size + 1), "m \(m) n \(n) k \(k) at \(i),\(j)")
                     }
@@ -87,11 +94,7 @@ struct AttentionProductTests {
         FloatKernels.multiply(ap, stride: lda, bp, stride: ldb, into: &y, stride: ldy, m: m, n: n, k: k, alpha: 0.25)
         for i in 0..<m {
             for j in 0..<n {
-                var exact = 0.0, size = 0.0
-                for p in 0..<k {
-                    exact += Double(a[i * k + p]) * Double(b[p * n + j])
-                    size += abs(Double(a[i * k + p]) * Double(b[p * n + j]))
-                }
+                let (exact, size) = MatmulKernelTests.float64Dot(k) { (a[i * k + $0], b[$0 * n + j]) }
                 #expect(abs(Double(y[i * ldy + j]) - 0.25 * exact) <= 1e-6 * (size + 1), "\(m)×\(n)×\(k) at \(i),\(j)")
             }
             for j in n..<ldy { #expect(y[i * ldy + j] == -7, "column \(j) of row \(i) written") }
