@@ -5,11 +5,13 @@ import PackageDescription
 // (tests-e2e/test_module_map.py checks this and the README's module map):
 //   kindred -> Cluster -> Service (Cluster also on JSONRPC, KindredCore and CNATS)
 //   kindred, kindred-bench, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, KeywordIndex, Embedding, Remote, Grouping, Pictures} -> {LinearAlgebra, KindredCore}
+//   VectorIndex, Embedding, Grouping -> Kernels -> CKernels (Kernels imports nothing else of ours)
 // (MCP sits on JSONRPC; the numeric modules import LinearAlgebra, not KindredCore — the indexes take their top-k heap from it; Pictures draws SVG
 // from plain values and imports nothing of ours.)
 // Benchmarks and synthetic data live outside the product modules: in kindred-bench (an executable
 // that bench/*/run.sh build) and KindredTestSupport (shared by it and the tests).
-// C libraries are wrapped by C* system-library targets, each imported by exactly one Swift module.
+// C libraries are wrapped by C* system-library targets and the hand-written C kernels by the CKernels target; each is imported by
+// exactly one Swift module (CKernels by Kernels, with `internal import`: no C type in its API).
 let package = Package(
     name: "Kindred",
     platforms: [.macOS(.v14)],
@@ -32,16 +34,18 @@ let package = Package(
         // SwiftPM's release flags only: unsafeFlags would stop an app from pinning KindredKit by version
         // (docs/library.md; bench/search/README.md has -O2 against -O3).
         .target(name: "CKernels"),
+        // The one Swift owner of CKernels (`internal import`): typed kernels and the int8 row codes.
+        .target(name: "Kernels", dependencies: ["CKernels"], exclude: ["README.md"]),
 
         .target(name: "KindredCore"),
         .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"], exclude: ["README.md"]),
-        .target(name: "VectorIndex", dependencies: ["LinearAlgebra", "CKernels"]),
+        .target(name: "VectorIndex", dependencies: ["LinearAlgebra", "Kernels"]),
         .target(name: "KeywordIndex", dependencies: ["LinearAlgebra"]),
-        .target(name: "Embedding", dependencies: ["LinearAlgebra", "CKernels"]),
+        .target(name: "Embedding", dependencies: ["LinearAlgebra", "Kernels"]),
         // HTTP over libcurl and the remote providers spoken over it (embeddings, chat completions).
         .target(name: "Remote", dependencies: ["KindredCore", "LinearAlgebra", "CCurl"]),
-        .target(name: "Grouping", dependencies: ["LinearAlgebra", "CKernels"], exclude: ["README.md"]),
+        .target(name: "Grouping", dependencies: ["LinearAlgebra", "Kernels"], exclude: ["README.md"]),
         .target(name: "JSONRPC", dependencies: ["KindredCore"]),
         .target(name: "MCP", dependencies: ["KindredCore", "JSONRPC"]),
         .target(name: "Pictures"),
@@ -68,9 +72,10 @@ let package = Package(
         .testTarget(name: "KindredCoreTests", dependencies: ["KindredCore"]),
         .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "KindredCore", "KindredTestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex", "LinearAlgebra", "CKernels"]),
+        .testTarget(name: "KernelsTests", dependencies: ["Kernels"]),
+        .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex", "LinearAlgebra", "Kernels"]),
         .testTarget(name: "KeywordIndexTests", dependencies: ["KeywordIndex"]),
-        .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "LinearAlgebra", "CKernels"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "LinearAlgebra"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GroupingTests", dependencies: ["Grouping", "LinearAlgebra", "KindredTestSupport"]),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "KindredCore"]),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "JSONRPC", "KindredCore"]),

@@ -131,13 +131,13 @@ static int have_vnni(void) { return kindred_i8_vectorized(); }
 
 #define VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
-// R rows of u against G groups of 16 channels (G ≤ 4, R ≤ 4): R · G accumulators of 16 lanes; at each
+// R rows of u against G groups of 16 channels (G ≤ 4, R ≤ 8, R · G ≤ 24): R · G accumulators of 16 lanes; at each
 // step of 4 codes, G loads of weights and R broadcasts of four activation bytes. Then the rescale into
 // y, masked to the n − j0 channels that exist.
 VNNI static inline __attribute__((always_inline)) void block(const uint8_t *u, const float *uscale, size_t R, const int8_t *w,
                                                              const float *wscale, const int32_t *wsum, size_t G, size_t kp,
                                                              size_t live, float *y, size_t ldy) {
-    __m512i acc[4][4];
+    __m512i acc[8][4];
     for (size_t r = 0; r < R; r++)
         for (size_t g = 0; g < G; g++) acc[r][g] = _mm512_setzero_si512();
     size_t gs = 16 * kp;
@@ -166,17 +166,20 @@ VNNI static inline __attribute__((always_inline)) void block(const uint8_t *u, c
     }
 }
 
-// Blocks of 64 channels (their weights stay in L1 for k = 384) against every row, four rows at a time.
+// Blocks of 48 channels (their weights stay in L1 for k = 384) against every row, eight rows at a
+// time: 24 accumulators, so each load of weights serves eight rows. The integer sums are exact, so
+// the blocking does not change a result.
 VNNI static void gemm_i8_vnni(const uint8_t *u, const float *uscale, size_t m, const int8_t *packed, const float *wscale,
                               const int32_t *wsum, size_t n, size_t kp, float *y, size_t ldy) {
     size_t groups = (n + 15) / 16;
-    for (size_t g0 = 0; g0 < groups; g0 += 4) {
-        size_t G = groups - g0 < 4 ? groups - g0 : 4, j0 = 16 * g0, live = n - j0;
+    for (size_t g0 = 0; g0 < groups; g0 += 3) {
+        size_t G = groups - g0 < 3 ? groups - g0 : 3, j0 = 16 * g0, live = n - j0;
         const int8_t *w = packed + g0 * 16 * kp;
         size_t i = 0;
-        if (G == 4) {
-            for (; i + 4 <= m; i += 4) block(u + i * kp, uscale + i, 4, w, wscale + j0, wsum + j0, 4, kp, live, y + i * ldy + j0, ldy);
-            for (; i < m; i++) block(u + i * kp, uscale + i, 1, w, wscale + j0, wsum + j0, 4, kp, live, y + i * ldy + j0, ldy);
+        if (G == 3) {
+            for (; i + 8 <= m; i += 8) block(u + i * kp, uscale + i, 8, w, wscale + j0, wsum + j0, 3, kp, live, y + i * ldy + j0, ldy);
+            for (; i + 4 <= m; i += 4) block(u + i * kp, uscale + i, 4, w, wscale + j0, wsum + j0, 3, kp, live, y + i * ldy + j0, ldy);
+            for (; i < m; i++) block(u + i * kp, uscale + i, 1, w, wscale + j0, wsum + j0, 3, kp, live, y + i * ldy + j0, ldy);
         } else {
             for (; i < m; i++) block(u + i * kp, uscale + i, 1, w, wscale + j0, wsum + j0, G, kp, live, y + i * ldy + j0, ldy);
         }

@@ -1,5 +1,6 @@
 #include "kernels.h"
 #include "quantize.h"
+#include "simd.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,14 +161,7 @@ static void i8_dots2_scalar(const uint8_t *qu, const uint8_t *qv, const int8_t *
 }
 
 #ifdef KINDRED_X86
-static int have_vnni(void) {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
-    }
-    return cached;
-}
+KINDRED_CPU_CHECK(have_vnni, __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni"))
 
 static inline uint32_t load4(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 
@@ -258,14 +252,7 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_dots_many_
 // |s| (unsigned) times c with s's sign (|s| · |c| · 2 ≤ 128 · 127 · 2 < 2¹⁵): exact Σ s·c. Then
 // Σ u·c = Σ s·c + 128 · Σ c, with Σ c from a second vpmaddubsw by ones (pair sums ≤ 254, added in
 // 16 bits for at most 128 steps before widening).
-static int have_avx2(void) {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2");
-    }
-    return cached;
-}
+KINDRED_CPU_CHECK(have_avx2, __builtin_cpu_supports("avx2"))
 
 // The query's signed codes: magnitude and sign bytes, one 32-bit broadcast per step.
 typedef struct { int32_t mag, sgn; } step_code;

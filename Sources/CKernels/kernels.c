@@ -143,14 +143,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dots_f16_avx2(const float *
     }
 }
 
-static int have_avx2(void) {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-    }
-    return cached;
-}
+KINDRED_CPU_CHECK(have_avx2, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
 #endif
 
 int kindred_kernels_vectorized(void) {

@@ -99,14 +99,52 @@ __attribute__((target("avx2,fma"))) static void gemm_nn_avx2(const float *a, siz
     }
 }
 
-static int matmul_avx2(void) {
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+// AVX-512: blocks of R ≤ 6 rows × 32 columns (twelve accumulators in registers), the last columns
+// of a row masked. Each y[i, j] is the same chain of fused multiply-adds over p in order, then times
+// alpha, as in `gemm_nn_avx2`, so both give the same bits.
+#define AVX512 __attribute__((target("avx512f")))
+AVX512 static inline __attribute__((always_inline)) void gemm_nn_block(const float *a, size_t lda, const float *b, size_t ldb, float *y,
+                                                                      size_t ldy, size_t k, __m512 scale, __mmask16 m0, __mmask16 m1,
+                                                                      const int rows) {
+    __m512 acc0[6], acc1[6];
+    for (int r = 0; r < rows; r++) { acc0[r] = _mm512_setzero_ps(); acc1[r] = _mm512_setzero_ps(); }
+    for (size_t p = 0; p < k; p++) {
+        __m512 b0 = _mm512_maskz_loadu_ps(m0, b + p * ldb), b1 = _mm512_maskz_loadu_ps(m1, b + p * ldb + 16);
+        for (int r = 0; r < rows; r++) {
+            __m512 s = _mm512_set1_ps(a[r * lda + p]);
+            acc0[r] = _mm512_fmadd_ps(s, b0, acc0[r]);
+            acc1[r] = _mm512_fmadd_ps(s, b1, acc1[r]);
+        }
     }
-    return cached;
+    for (int r = 0; r < rows; r++) {
+        _mm512_mask_storeu_ps(y + r * ldy, m0, _mm512_mul_ps(scale, acc0[r]));
+        _mm512_mask_storeu_ps(y + r * ldy + 16, m1, _mm512_mul_ps(scale, acc1[r]));
+    }
 }
+
+AVX512 static void gemm_nn_avx512(const float *a, size_t lda, const float *b, size_t ldb, float *y, size_t ldy, size_t m, size_t n,
+                                  size_t k, float alpha) {
+    __m512 scale = _mm512_set1_ps(alpha);
+    for (size_t j = 0; j < n; j += 32) {
+        size_t left = n - j;
+        __mmask16 m0 = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
+        __mmask16 m1 = left >= 32 ? (__mmask16)0xFFFF : left > 16 ? (__mmask16)((1u << (left - 16)) - 1) : (__mmask16)0;
+        size_t i = 0;
+        for (; i + 6 <= m; i += 6) gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 6);
+        switch (m - i) {
+        case 5: gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 5); break;
+        case 4: gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 4); break;
+        case 3: gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 3); break;
+        case 2: gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 2); break;
+        case 1: gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 1); break;
+        default: break;
+        }
+    }
+}
+
+KINDRED_CPU_CHECK(matmul_avx512, __builtin_cpu_supports("avx512f"))
+
+KINDRED_CPU_CHECK(matmul_avx2, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
 #endif
 
 void kindred_gemm_nt(const float *x, size_t ldx, const float *w, size_t ldw, float *y, size_t ldy, size_t m, size_t n, size_t k,
@@ -126,6 +164,7 @@ void kindred_gemm_nt(const float *x, size_t ldx, const float *w, size_t ldw, flo
 void kindred_gemm_nn(const float *a, size_t lda, const float *b, size_t ldb, float *y, size_t ldy, size_t m, size_t n, size_t k,
                      float alpha) {
 #if defined(__x86_64__)
+    if (matmul_avx512()) { gemm_nn_avx512(a, lda, b, ldb, y, ldy, m, n, k, alpha); return; }
     if (matmul_avx2()) { gemm_nn_avx2(a, lda, b, ldb, y, ldy, m, n, k, alpha); return; }
 #endif
     for (size_t i = 0; i < m; i++) {

@@ -5,6 +5,18 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+// Defines `static int name(void)`: 1 when the CPU passes `test` (`__builtin_cpu_supports` calls),
+// asked once (the answer cannot change while the process runs).
+#define KINDRED_CPU_CHECK(name, test)        \
+    static int name(void) {                  \
+        static int cached = -1;              \
+        if (cached < 0) {                    \
+            __builtin_cpu_init();            \
+            cached = (test) ? 1 : 0;         \
+        }                                    \
+        return cached;                       \
+    }
+
 // The sum of the eight floats of v.
 __attribute__((target("avx2,fma"))) static inline float kindred_hsum8(__m256 v) {
     __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);

@@ -1,4 +1,4 @@
-import CKernels
+import Kernels
 import Dispatch
 import LinearAlgebra
 
@@ -87,7 +87,7 @@ struct BertEncoder: Sendable {
             if isCancelled() { throw CancellationError() }
             let ql = quantized?[index]
             // qkv = x · Wqkvᵀ + b
-            Kernels.fillRows(qkv.pointer, with: layer.qkvBias, rows: n, cols: 3 * h)
+            RowKernels.fillRows(qkv.pointer, with: layer.qkvBias, rows: n, cols: 3 * h)
             dense(x, layer.qkvWeight, ql?.qkv, qkv.pointer, rows: n, outputs: 3 * h, inputs: h, short: short, q8)
 
             // context = softmax(Q·Kᵀ/√d) · V per sequence and head, with the small kernels and never
@@ -104,27 +104,27 @@ struct BertEncoder: Sendable {
                         let row = k + r * 3 * h
                         for c in 0..<d { kt[c * t + r] = row[c] }
                     }
-                    kindred_gemm_nn(q, 3 * h, kt, t, sc, t, t, t, d, scale)
-                    Kernels.softmaxRows(sc, rows: t, cols: t)
-                    kindred_gemm_nn(sc, t, v, 3 * h, context.pointer + offsets[s] * h + head * d, h, t, d, t, 1)
+                    FloatKernels.multiply(q, stride: 3 * h, kt, stride: t, into: sc, stride: t, m: t, n: t, k: d, alpha: scale)
+                    Activations.softmaxRows(sc, rows: t, cols: t)
+                    FloatKernels.multiply(sc, stride: t, v, stride: 3 * h, into: context.pointer + offsets[s] * h + head * d, stride: h, m: t, n: d, k: t)
                 }
             }
 
             // x = LayerNorm(x + context · Woᵀ + bo)
-            Kernels.addRowBias(x, layer.attentionOutBias, into: y, rows: n, cols: h)
+            RowKernels.addRowBias(x, layer.attentionOutBias, into: y, rows: n, cols: h)
             dense(context.pointer, layer.attentionOutWeight, ql?.attentionOut, y, rows: n, outputs: h, inputs: h, short: short, q8)
             layerNorm(y, rows: n, cols: h, gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta,
                       eps: c.layerNormEps, workers: workers)
             swap(&x, &y)
 
             // x = LayerNorm(x + GELU(x · W1ᵀ + b1) · W2ᵀ + b2)
-            Kernels.fillRows(innerBuf.pointer, with: layer.intermediateBias, rows: n, cols: inner)
+            RowKernels.fillRows(innerBuf.pointer, with: layer.intermediateBias, rows: n, cols: inner)
             dense(x, layer.intermediateWeight, ql?.intermediate, innerBuf.pointer, rows: n, outputs: inner, inputs: h, short: short, q8)
             let act = innerBuf.pointer
             Parallel.chunks(n, workers: workers) { rows in
-                Kernels.gelu(act + rows.lowerBound * inner, count: rows.count * inner)
+                Activations.gelu(act + rows.lowerBound * inner, count: rows.count * inner)
             }
-            Kernels.addRowBias(x, layer.outputBias, into: y, rows: n, cols: h)
+            RowKernels.addRowBias(x, layer.outputBias, into: y, rows: n, cols: h)
             dense(innerBuf.pointer, layer.outputWeight, ql?.output, y, rows: n, outputs: h, inputs: inner, short: short, q8)
             layerNorm(y, rows: n, cols: h, gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
                       eps: c.layerNormEps, workers: workers)
@@ -180,14 +180,15 @@ struct BertEncoder: Sendable {
             // thread that starts late still finds work.
             let parts = shortInputThreads > 1 ? min(2 * shortInputThreads, outputs / Self.partColumns) : 1
             if parts <= 1 {
-                kindred_gemm_nt(x, inputs, w, inputs, y, outputs, rows, outputs, inputs, 1, 1)
+                FloatKernels.multiplyTransposed(x, stride: inputs, w, stride: inputs, into: y, stride: outputs, m: rows, n: outputs, k: inputs, accumulate: true)
                 return
             }
             let per = ((outputs + parts - 1) / parts + 3) & ~3
             nonisolated(unsafe) let (xs, ws, ys) = (x, w, y)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 let first = part * per, count = min(per, outputs - first)
-                if count > 0 { kindred_gemm_nt(xs, inputs, ws + first * inputs, inputs, ys + first, outputs, rows, count, inputs, 1, 1) }
+                if count > 0 { FloatKernels.multiplyTransposed(xs, stride: inputs, ws + first * inputs, stride: inputs, into: ys + first, stride: outputs,
+                                                                m: rows, n: count, k: inputs, accumulate: true) }
             }
         } else {
             BLAS.gemm(x, w, y, m: rows, n: outputs, k: inputs, transB: true, beta: 1)
@@ -227,7 +228,7 @@ struct BertEncoder: Sendable {
         beta: UnsafePointer<Float>, eps: Float, workers: Int
     ) {
         Parallel.chunks(rows, workers: workers) { r in
-            Kernels.layerNorm(x + r.lowerBound * cols, rows: r.count, cols: cols, gamma: gamma, beta: beta, eps: eps)
+            RowKernels.layerNorm(x + r.lowerBound * cols, rows: r.count, cols: cols, gamma: gamma, beta: beta, eps: eps)
         }
     }
 }

@@ -1,4 +1,4 @@
-import CKernels
+import Kernels
 
 /// Arithmetic of the encoder's dense layers (QKV, attention output, feed-forward in and out).
 /// Attention, softmax, LayerNorm, GELU and pooling are float32 in both.
@@ -6,7 +6,7 @@ public enum Precision: String, Sendable, CaseIterable {
     /// float32 products (BLAS for long inputs).
     case float32
     /// Weights quantised per output channel at load, activations per token before each product, exact
-    /// int32 sums rescaled to float32 (`kindred_gemm_i8`), bias added in float32.
+    /// int32 sums rescaled to float32 (`Int8Dense`), bias added in float32.
     case int8
 }
 
@@ -17,7 +17,7 @@ final class Storage<Element>: @unchecked Sendable {
     deinit { pointer.deallocate() }
 }
 
-/// One linear layer's weights `[outputs × inputs]` quantised per output channel (see `kindred_gemm_i8_pack`),
+/// One linear layer's weights `[outputs × inputs]` quantised per output channel (see `Int8Dense.pack`),
 /// with the float weights transposed (`[inputs × outputs]`) for the rows' outliers.
 struct QuantizedDense: @unchecked Sendable {
     let outputs: Int, inputs: Int
@@ -29,11 +29,11 @@ struct QuantizedDense: @unchecked Sendable {
     init(_ w: UnsafePointer<Float>, outputs: Int, inputs: Int) {
         self.outputs = outputs
         self.inputs = inputs
-        let channels = kindred_gemm_i8_padded_channels(outputs)
-        codes = Storage(count: channels * kindred_gemm_i8_padded(inputs))
+        let channels = Int8Dense.paddedChannels(outputs)
+        codes = Storage(count: channels * Int8Dense.paddedInputs(inputs))
         scale = Storage(count: channels)
         sums = Storage(count: channels)
-        kindred_gemm_i8_pack(w, outputs, inputs, codes.pointer, scale.pointer, sums.pointer)
+        Int8Dense.pack(w, outputs: outputs, inputs: inputs, codes: codes.pointer, scale: scale.pointer, sums: sums.pointer)
         transposed = Storage(count: inputs * outputs)
         for j in 0..<outputs {
             for p in 0..<inputs { transposed.pointer[p * outputs + j] = w[j * inputs + p] }
@@ -43,29 +43,27 @@ struct QuantizedDense: @unchecked Sendable {
     /// y[rows × outputs] += x · Wᵀ for the channels `columns` (a range starting at a multiple of 16), from
     /// rows `first ..< first + count` of `q`, quantised from this layer's input.
     func apply(_ q: QuantizedRows, rows: Range<Int>, into y: UnsafeMutablePointer<Float>, columns: Range<Int>) {
-        var r = q.rows(rows.lowerBound, inputs: inputs)
         let first = columns.lowerBound
-        kindred_gemm_i8(&r, rows.count, codes.pointer + first * kindred_gemm_i8_padded(inputs), scale.pointer + first, sums.pointer + first,
-                        transposed.pointer + first, outputs, columns.count, inputs, y + rows.lowerBound * outputs + first, outputs)
+        let w = Int8Dense.Weights(codes: codes.pointer + first * Int8Dense.paddedInputs(inputs), scale: scale.pointer + first,
+                                  sums: sums.pointer + first, transposed: transposed.pointer + first, stride: outputs)
+        Int8Dense.multiply(q.rows(rows.lowerBound, inputs: inputs), rows: rows.count, w, outputs: columns.count, inputs: inputs,
+                           into: y + rows.lowerBound * outputs + first, stride: outputs)
     }
 
     /// Quantises rows `rows` of x (`inputs` floats each) into the same rows of `q`.
     func quantize(_ x: UnsafePointer<Float>, rows: Range<Int>, into q: QuantizedRows) {
-        let r = q.rows(rows.lowerBound, inputs: inputs)
-        kindred_gemm_i8_quantize_rows(x + rows.lowerBound * inputs, inputs, rows.count, inputs, UnsafeMutablePointer(mutating: r.codes),
-                                      UnsafeMutablePointer(mutating: r.scale), UnsafeMutablePointer(mutating: r.outliers),
-                                      UnsafeMutablePointer(mutating: r.outlier_values), UnsafeMutablePointer(mutating: r.outlier_count))
+        Int8Dense.quantize(x + rows.lowerBound * inputs, stride: inputs, rows: rows.count, inputs: inputs, into: q.rows(rows.lowerBound, inputs: inputs))
     }
 }
 
-/// A dense layer's input rows quantised (`kindred_gemm_i8_quantize_rows`), for inputs of up to
+/// A dense layer's input rows quantised (`Int8Dense.quantize`), for inputs of up to
 /// `maxInputs` values; each dense layer of a pass overwrites them.
 final class QuantizedRows: @unchecked Sendable {
     let codes: Storage<UInt8>, scale: Storage<Float>, outliers: Storage<Int32>, values: Storage<Float>, counts: Storage<Int32>
 
     init(rows: Int, maxInputs: Int) {
-        let cap = kindred_gemm_i8_outlier_capacity(maxInputs)
-        codes = Storage(count: rows * kindred_gemm_i8_padded(maxInputs))
+        let cap = Int8Dense.outlierCapacity(maxInputs)
+        codes = Storage(count: rows * Int8Dense.paddedInputs(maxInputs))
         scale = Storage(count: rows)
         outliers = Storage(count: rows * cap)
         values = Storage(count: rows * cap)
@@ -73,11 +71,10 @@ final class QuantizedRows: @unchecked Sendable {
     }
 
     /// Row `first` onwards, laid out for inputs of `inputs` values.
-    func rows(_ first: Int, inputs: Int) -> kindred_i8_rows {
-        let cap = kindred_gemm_i8_outlier_capacity(inputs)
-        return kindred_i8_rows(codes: codes.pointer + first * kindred_gemm_i8_padded(inputs), scale: scale.pointer + first,
-                               outliers: outliers.pointer + first * cap, outlier_values: values.pointer + first * cap,
-                               outlier_count: counts.pointer + first)
+    func rows(_ first: Int, inputs: Int) -> Int8Dense.Rows {
+        let cap = Int8Dense.outlierCapacity(inputs)
+        return Int8Dense.Rows(codes: codes.pointer + first * Int8Dense.paddedInputs(inputs), scale: scale.pointer + first,
+                              outliers: outliers.pointer + first * cap, outlierValues: values.pointer + first * cap, outlierCounts: counts.pointer + first)
     }
 }
 

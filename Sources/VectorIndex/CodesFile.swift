@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CKernels
+import Kernels
 
 // The C calls, named apart from `CodesFile.write` / `read`.
 private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
@@ -15,7 +15,7 @@ private func systemRead(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> 
 /// rows in SQLite otherwise. A torn, truncated or foreign file is refused (size and checksum).
 ///
 /// Layout (host byte order): magic, format, dimension, token, owner count; per owner its name, row
-/// count, group count, then rowids, scales, errors, sums and codes as stored in `OwnerBlock`;
+/// count, group count, then rowids, scales, errors, sums and codes as `Int8RowCodes` holds them;
 /// finally the checksum of everything before it.
 public enum CodesFile {
     static let magic: UInt64 = 0x3145_444F_4344_4E4B  // "KNDCODE1"
@@ -54,10 +54,10 @@ public enum CodesFile {
             try out.put(UInt64(b.count))
             try out.put(UInt64(b.groups))
             try out.put(array: b.rowids)
-            try out.put(array: b.scales)
-            try out.put(array: b.errors)
-            try out.put(array: b.sums)
-            try b.codes.withUnsafeBufferPointer { try out.raw($0.baseAddress, $0.count) }
+            try out.put(array: b.codes.scales)
+            try out.put(array: b.codes.errors)
+            try out.put(array: b.codes.sums)
+            try b.codes.codes.withUnsafeBufferPointer { try out.raw($0.baseAddress, $0.count) }
         }
         var sum = out.sum
         try out.raw(&sum, MemoryLayout<UInt64>.size, checksummed: false)
@@ -82,15 +82,18 @@ public enum CodesFile {
         var blocks: [String: OwnerBlock] = [:]
         for _ in 0..<owners {
             let owner = try input.string()
-            var b = OwnerBlock(dimension: index.dimension)
+            let d = index.dimension
             let count = Int(try input.get(UInt64.self)), groups = Int(try input.get(UInt64.self))
             guard count <= groups * 16, groups * 16 < count + 16, blocks[owner] == nil else { throw Failure.damaged }
-            b.rowids = try input.array(Int64.self, count: count)
-            b.scales = try input.array(Float.self, count: groups * 16)
-            b.errors = try input.array(Float.self, count: groups * 16)
-            b.sums = try input.array(Int32.self, count: groups * 16)
-            b.codes = try input.codes(count: groups * 16 * b.padded)
-            blocks[owner] = b
+            let rowids = try input.array(Int64.self, count: count)
+            let scales = try input.array(Float.self, count: groups * 16)
+            let errors = try input.array(Float.self, count: groups * 16)
+            let sums = try input.array(Int32.self, count: groups * 16)
+            let codes = try input.codes(count: groups * 16 * Int8RowCodes.padded(d))
+            guard let rows = Int8RowCodes(dimension: d, count: count, scales: scales, errors: errors, sums: sums, codes: codes) else {
+                throw Failure.damaged
+            }
+            blocks[owner] = OwnerBlock(codes: rows, rowids: rowids)
         }
         let computed = input.sum
         guard try input.get(UInt64.self, checksummed: false) == computed, input.left == 0 else { throw Failure.damaged }
@@ -139,7 +142,7 @@ public enum CodesFile {
 
         mutating func raw(_ p: UnsafeRawPointer?, _ n: Int, checksummed: Bool = true) throws {
             guard n > 0, let p else { return }
-            if checksummed { sum = kindred_checksum(p, n, sum) }
+            if checksummed { sum = Checksum.update(sum, p, count: n) }
             if n < 4096 {
                 buffer.append(contentsOf: UnsafeRawBufferPointer(start: p, count: n))
                 if buffer.count >= 1 << 16 { try flush() }
@@ -213,7 +216,7 @@ public enum CodesFile {
                 done += r
             }
             left -= n
-            if checksummed { sum = kindred_checksum(p, n, sum) }
+            if checksummed { sum = Checksum.update(sum, p, count: n) }
         }
     }
 }

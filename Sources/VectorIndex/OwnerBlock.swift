@@ -1,64 +1,37 @@
-import CKernels
+import Kernels
 
-/// One owner's rows of one index version as int8 codes (`kindred_i8_encode`): per row a scale, an
-/// upper bound of the coding error's norm and the codes' sum, with the record rowid of each slot.
-/// The float32 rows are not kept here (see `ExactRows`). Deletes move the last row in (O(d)).
+/// One owner's rows of one index version as int8 codes (`Int8RowCodes`), with the record rowid of
+/// each slot. The float32 rows are not kept here (see `ExactRows`). Deletes move the last row in (O(d)).
 struct OwnerBlock {
-    let dimension: Int
-    /// The dimension padded to a multiple of 4 (the codes' width).
-    let padded: Int
-    /// 16 · groups · padded codes (see kernels.h for the layout).
-    var codes = CodeBuffer()
-    var scales: [Float] = []
-    var errors: [Float] = []
-    var sums: [Int32] = []
+    var codes: Int8RowCodes
     var rowids: [Int64] = []
     var slotOf: [Int64: Int] = [:]
 
-    init(dimension: Int) {
-        self.dimension = dimension
-        padded = (dimension + 3) / 4 * 4
+    init(dimension: Int) { codes = Int8RowCodes(dimension: dimension) }
+
+    /// A block read back: `codes` holds one row per rowid, in order.
+    init(codes: Int8RowCodes, rowids: [Int64]) {
+        precondition(codes.count == rowids.count, "one row of codes per rowid")
+        self.codes = codes
+        self.rowids = rowids
     }
 
     var count: Int { rowids.count }
+    var dimension: Int { codes.dimension }
+    /// The dimension padded to a multiple of 4 (the codes' width).
+    var padded: Int { codes.padded }
     /// Groups of 16 slots allocated.
-    var groups: Int { scales.count / 16 }
-
-    /// Makes room for `rows` slots (whole groups; new slots are zero).
-    private mutating func reserve(rows: Int) {
-        let need = (rows + 15) / 16
-        guard need > groups else { return }
-        let add = need - groups
-        codes.appendZeros(add * 16 * padded)
-        scales.append(contentsOf: repeatElement(0, count: add * 16))
-        errors.append(contentsOf: repeatElement(0, count: add * 16))
-        sums.append(contentsOf: repeatElement(0, count: add * 16))
-    }
-
-    private mutating func encode(_ v: UnsafePointer<Float>, slot: Int) {
-        let (d, dp) = (dimension, padded)
-        codes.withUnsafeMutableBufferPointer { c in
-            scales.withUnsafeMutableBufferPointer { s in
-                errors.withUnsafeMutableBufferPointer { e in
-                    sums.withUnsafeMutableBufferPointer { m in
-                        kindred_i8_encode(v, d, dp, c.baseAddress!, slot, s.baseAddress! + slot, e.baseAddress! + slot, m.baseAddress! + slot)
-                    }
-                }
-            }
-        }
-    }
+    var groups: Int { codes.groups }
 
     /// Inserts or replaces the codes of `rowid` (`v` already normalised).
     mutating func put(rowid: Int64, unit v: UnsafeBufferPointer<Float>) {
         precondition(v.count == dimension, "dimension mismatch")
         if let slot = slotOf[rowid] {
-            encode(v.baseAddress!, slot: slot)
+            codes.replace(slot: slot, with: v.baseAddress!)
         } else {
-            let slot = rowids.count
-            reserve(rows: slot + 1)
-            slotOf[rowid] = slot
+            slotOf[rowid] = rowids.count
             rowids.append(rowid)
-            encode(v.baseAddress!, slot: slot)
+            codes.append(v.baseAddress!)
         }
     }
 
@@ -66,11 +39,10 @@ struct OwnerBlock {
     mutating func appendMany(rowids new: [Int64], units: UnsafeBufferPointer<Float>) {
         precondition(units.count == new.count * dimension, "size mismatch")
         let first = rowids.count
-        reserve(rows: first + new.count)
         slotOf.reserveCapacity(first + new.count)
         for (i, r) in new.enumerated() { slotOf[r] = first + i }
         rowids.append(contentsOf: new)
-        for i in 0..<new.count { encode(units.baseAddress! + i * dimension, slot: first + i) }
+        if let base = units.baseAddress { codes.append(contentsOf: base, count: new.count) }
     }
 
     /// Removes `rowid`; returns whether it was present.
@@ -78,32 +50,13 @@ struct OwnerBlock {
     mutating func remove(rowid: Int64) -> Bool {
         guard let slot = slotOf.removeValue(forKey: rowid) else { return false }
         let last = rowids.count - 1
-        let dp = padded
-        codes.withUnsafeMutableBufferPointer { c in
-            if slot != last { kindred_i8_move(c.baseAddress!, last, slot, dp) }
-            kindred_i8_clear(c.baseAddress!, last, dp)
-        }
+        codes.removeMovingLast(slot: slot)
         if slot != last {
             let moved = rowids[last]
             rowids[slot] = moved
             slotOf[moved] = slot
-            scales[slot] = scales[last]
-            errors[slot] = errors[last]
-            sums[slot] = sums[last]
         }
-        scales[last] = 0
-        errors[last] = 0
-        sums[last] = 0
         rowids.removeLast()
-        // Give back whole groups that no longer hold a row.
-        let keep = (rowids.count + 15) / 16
-        let drop = groups - keep
-        if drop > 0 {
-            codes.removeLast(drop * 16 * dp)
-            scales.removeLast(drop * 16)
-            errors.removeLast(drop * 16)
-            sums.removeLast(drop * 16)
-        }
         return true
     }
 
@@ -118,29 +71,16 @@ struct OwnerBlock {
 /// Raw views of one block's arrays for the length of one scan: taken once, so that the scan's inner
 /// loops do no reference counting.
 struct BlockView {
-    let codes: UnsafePointer<Int8>
-    let scales: UnsafePointer<Float>
-    let sums: UnsafePointer<Int32>
-    let errors: UnsafePointer<Float>
+    let rows: Int8RowView
     let rowids: UnsafePointer<Int64>
-    let padded: Int
 }
 
 extension OwnerBlock {
     /// Calls `body` with views of the block's arrays (valid only inside `body`; the block holds a row).
     func withView<R>(_ body: (BlockView) -> R) -> R {
         precondition(count > 0, "an empty block has no view")
-        return codes.withUnsafeBufferPointer { c in
-            scales.withUnsafeBufferPointer { s in
-                sums.withUnsafeBufferPointer { m in
-                    errors.withUnsafeBufferPointer { e in
-                        rowids.withUnsafeBufferPointer { r in
-                            body(BlockView(codes: c.baseAddress!, scales: s.baseAddress!, sums: m.baseAddress!, errors: e.baseAddress!,
-                                           rowids: r.baseAddress!, padded: padded))
-                        }
-                    }
-                }
-            }
+        return codes.withView { c in
+            rowids.withUnsafeBufferPointer { r in body(BlockView(rows: c, rowids: r.baseAddress!)) }
         }
     }
 }

@@ -1,5 +1,5 @@
 import Dispatch
-import CKernels
+import Kernels
 import LinearAlgebra
 import Synchronization
 
@@ -114,50 +114,31 @@ public final class VectorIndex {
         let (units, _) = unitRows(rowids.filter { ownerOf[$0] != nil })
         let unit = Vectors.normalized(query)
         var score: [Int64: Float] = [:]
-        for (r, v) in units {
-            var one: Float = 0
-            kindred_dots_f32(unit, v, 1, dimension, &one)
-            score[r] = one
-        }
+        for (r, v) in units { score[r] = FloatKernels.dot(unit, v, dimension: dimension) }
         return rowids.map { score[$0] }
     }
 
-    /// A query coded for the int8 kernels in two levels (`kindred_i8_query`), with what its bounds need.
+    /// A query coded for the int8 kernels in two levels (`Int8Query`), with what its bounds need.
     struct CodedQuery {
         var unit: [Float]
         /// Both levels' codes, padded dimension each.
         var codes: [UInt8]
-        var figures: Figures
-
-        /// What the bounds kernels need besides the codes.
-        struct Figures {
-            var scale: Float
-            var scale2: Float
-            /// ‖q̂‖, rounded up.
-            var norm: Float
-            /// ‖q − q̂‖ plus the rounding slack.
-            var slack: Float
-            /// The first level alone (q̂₁ = scale · (u − 128)): ‖q̂₁‖ rounded up, and ‖q − q̂₁‖ plus the rounding slack.
-            var norm1: Float
-            var slack1: Float
-        }
+        /// The bounds' figures with both levels, and with the first level alone (q̂₁ = scale · (u − 128):
+        /// ‖q̂₁‖ and ‖q − q̂₁‖ in place of ‖q̂‖ and ‖q − q̂‖, no second scale).
+        var figures: Int8Scan.Figures
+        var firstLevel: Int8Scan.Figures
     }
 
     func coded(_ query: [Float]) -> CodedQuery {
         precondition(query.count == dimension, "dimension mismatch")
         let unit = Vectors.normalized(query)
-        let dp = (dimension + 3) / 4 * 4
-        var codes = [UInt8](repeating: 128, count: 2 * dp)
-        var scales: [Float] = [0, 0]
-        var norm = 0.0
-        var first: [Double] = [0, 0]
-        let residual = codes.withUnsafeMutableBufferPointer { c in kindred_i8_query(unit, dimension, dp, c.baseAddress!, &scales, &norm, &first) }
+        let q = Int8Query(unit, dimension: dimension)
         // For a unit row x = x̂ + e and q = q̂ + r: q·x − q̂·x̂ = q̂·e + r·x, so |q·x − q̂·x̂| ≤ ‖q̂‖‖e‖ + ‖r‖
         // (with q̂ both levels or the first alone).
         let rounding = Self.roundingSlack(dimension: dimension)
-        let figures = CodedQuery.Figures(scale: scales[0], scale2: scales[1], norm: Float(norm).nextUp, slack: Float(residual).nextUp + rounding,
-                                         norm1: Float(first[0]).nextUp, slack1: Float(first[1]).nextUp + rounding)
-        return CodedQuery(unit: unit, codes: codes, figures: figures)
+        let both = Int8Scan.Figures(scale: q.scale, scale2: q.scale2, norm: Float(q.norm).nextUp, slack: Float(q.residual).nextUp + rounding)
+        let first = Int8Scan.Figures(scale: q.scale, scale2: 0, norm: Float(q.firstNorm).nextUp, slack: Float(q.firstResidual).nextUp + rounding)
+        return CodedQuery(unit: unit, codes: q.codes, figures: both, firstLevel: first)
     }
 
     /// The best `k` rows of `owner` by cosine with `query`. When `allowed` is given, only those rowids
@@ -180,7 +161,7 @@ public final class VectorIndex {
                 dots2.withUnsafeBufferPointer { dp2 in
                     mask.withOptionalPointer { mp in
                         block.withView { view in
-                            Self.collect(dots: dp.baseAddress!, .computed(dp2.baseAddress!), rows: 0..<block.count, block: view, query: q.figures,
+                            Self.collect(dots: dp.baseAddress!, .computed(dp2.baseAddress!), rows: 0..<block.count, block: view, query: q,
                                          mask: mp, exclude: exclude, missing: missing, scratch: &scratch, into: &pick)
                         }
                     }
@@ -200,18 +181,18 @@ public final class VectorIndex {
     func searchApprox(owner: String, query: [Float], rowid: Int64) -> (approx: Float, bound: Float, approx1: Float, bound1: Float)? {
         guard let block = blocks[owner], let slot = block.slotOf[rowid] else { return nil }
         let q = coded(query)
-        var row = [Int8](repeating: 0, count: block.padded)
-        block.codes.withUnsafeBufferPointer { kindred_i8_decode($0.baseAddress!, slot, block.padded, &row) }
+        let row = block.codes.decode(slot: slot)
         var dot: Int32 = 0, dot2: Int32 = 0
         for (j, c) in row.enumerated() {
             dot += Int32(q.codes[j]) * Int32(c)
             dot2 += Int32(q.codes[block.padded + j]) * Int32(c)
         }
-        let m = 128 * block.sums[slot]
-        let f = q.figures
-        let approx = block.scales[slot] * (f.scale * Float(dot - m) + f.scale2 * Float(dot2 - m))
-        let approx1 = block.scales[slot] * (f.scale * Float(dot - m))
-        return (approx, f.norm * block.errors[slot] + f.slack, approx1, f.norm1 * block.errors[slot] + f.slack1)
+        let c = block.codes
+        let m = 128 * c.sums[slot]
+        let (f, f1) = (q.figures, q.firstLevel)
+        let approx = c.scales[slot] * (f.scale * Float(dot - m) + f.scale2 * Float(dot2 - m))
+        let approx1 = c.scales[slot] * (f.scale * Float(dot - m))
+        return (approx, f.norm * c.errors[slot] + f.slack, approx1, f1.norm * c.errors[slot] + f1.slack)
     }
 
     /// Integer dot products of the coded query with every slot, shared by `scanThreads` threads on large blocks.
@@ -221,18 +202,21 @@ public final class VectorIndex {
         defer { scanning.subtract(1, ordering: .relaxed) }
         let parts = block.count >= parallelScanRows && others == 0 ? min(scanThreads, groups) : 1
         q.codes.withUnsafeBufferPointer { qp in
-            block.codes.withUnsafeBufferPointer { cp in
+            block.codes.codes.withUnsafeBufferPointer { cp in
                 dots.withUnsafeMutableBufferPointer { op in
                     dots2.withUnsafeMutableBufferPointer { op2 in
                         if parts <= 1 {
-                            kindred_i8_dots2(qp.baseAddress!, qp.baseAddress! + dp, cp.baseAddress!, groups, dp, op.baseAddress!, op2.baseAddress!)
+                            Int8Scan.dots2(qp.baseAddress!, qp.baseAddress! + dp, codes: cp.baseAddress!, groups: groups, padded: dp,
+                                           into: op.baseAddress!, op2.baseAddress!)
                         } else {
                             // Contiguous group ranges, one per thread; each writes only its own figures.
                             let per = (groups + parts - 1) / parts
                             nonisolated(unsafe) let (qb, cb, ob, ob2) = (qp.baseAddress!, cp.baseAddress!, op.baseAddress!, op2.baseAddress!)
                             DispatchQueue.concurrentPerform(iterations: parts) { part in
                                 let start = part * per, count = min(per, groups - start)
-                                if count > 0 { kindred_i8_dots2(qb, qb + dp, cb + start * 16 * dp, count, dp, ob + start * 16, ob2 + start * 16) }
+                                if count > 0 {
+                                    Int8Scan.dots2(qb, qb + dp, codes: cb + start * 16 * dp, groups: count, padded: dp, into: ob + start * 16, ob2 + start * 16)
+                                }
                             }
                         }
                     }
@@ -277,17 +261,18 @@ public final class VectorIndex {
 
     /// Where the second query level's dots come from.
     enum SecondLevel {
-        /// Computed for every row in the same pass as the first level's (`kindred_i8_dots2`).
+        /// Computed for every row in the same pass as the first level's (`Int8Scan.dots2`).
         case computed(UnsafePointer<Int32>)
         /// Computed here from the query's second-level codes, only for the rows whose first-level bound
         /// (looser: the first level's residual counts whole) reaches the k-th best lower bound so far
-        /// (`kindred_i8_refine`).
+        /// (`Int8Scan.refine`).
         case onDemand(UnsafePointer<UInt8>)
     }
 
     /// Feeds the bounds of `rows` (slots of `block`; `dots` starts at slot `rows.lowerBound`) into `pick`.
-    static func collect(dots: UnsafePointer<Int32>, _ second: SecondLevel, rows: Range<Int>, block: BlockView, query q: CodedQuery.Figures,
+    static func collect(dots: UnsafePointer<Int32>, _ second: SecondLevel, rows: Range<Int>, block: BlockView, query q: CodedQuery,
                         mask: UnsafePointer<Bool>?, exclude: Int64?, missing: Set<Int64>, scratch: inout Scratch, into pick: inout Candidates) {
+        let kept = Int8Scan.Kept(index: scratch.idx, upper: scratch.up, lower: scratch.lo)
         let (idx, up, lo) = (scratch.idx, scratch.up, scratch.lo)
         var start = rows.lowerBound
         while start < rows.upperBound {
@@ -295,16 +280,17 @@ public final class VectorIndex {
             // hundred rows instead of after thousands.
             let n = min(pick.lower.kth == -.infinity ? firstChunkRows : chunkRows, rows.upperBound - start)
             let off = start - rows.lowerBound
-            let (sp, mp, ep) = (block.scales + start, block.sums + start, block.errors + start)
             let found: Int
             switch second {
             case .computed(let dots2):
-                found = kindred_i8_bounds(dots + off, dots2 + off, n, sp, mp, ep, q.scale, q.scale2, q.norm, q.slack, pick.lower.kth, idx, up, lo)
+                found = Int8Scan.bounds(dots: dots + off, dots2 + off, count: n, rows: block.rows, first: start, query: q.figures, floor: pick.lower.kth,
+                                        into: kept)
             case .onDemand(let level2):
                 // A row whose first-level upper bound is below a proven lower bound of the k-th best
                 // score cannot be in the top k; the rest get both levels' bounds.
-                found = kindred_i8_bounds(dots + off, dots + off, n, sp, mp, ep, q.scale, 0, q.norm1, q.slack1, pick.lower.kth, idx, up, lo)
-                kindred_i8_refine(level2, block.codes, block.padded, start, dots + off, found, idx, sp, mp, ep, q.scale, q.scale2, q.norm, q.slack, up, lo)
+                found = Int8Scan.bounds(dots: dots + off, dots + off, count: n, rows: block.rows, first: start, query: q.firstLevel, floor: pick.lower.kth,
+                                        into: kept)
+                Int8Scan.refine(level2, rows: block.rows, first: start, dots: dots + off, count: found, query: q.figures, kept: kept)
             }
             for f in 0..<found {
                 let slot = start + Int(idx[f])
@@ -365,12 +351,10 @@ public final class VectorIndex {
             let (unit, missing) = unitRows(wanted)
             gone.formUnion(missing)
             for (i, q) in queries.enumerated() {
-                var one: Float = 0
                 for s in picks[i].slots[ranges[i]] {
                     let rowid = block.rowids[Int(s)]
                     guard let v = unit[rowid] else { continue }
-                    kindred_dots_f32(q, v, 1, d, &one)
-                    tops[i].offer(ScoredRow(rowid: rowid, score: one))
+                    tops[i].offer(ScoredRow(rowid: rowid, score: FloatKernels.dot(q, v, dimension: d)))
                 }
             }
         }
@@ -378,7 +362,7 @@ public final class VectorIndex {
     }
 
     /// Top-k for many queries. From `batchGemmThreshold` queries on, blocks of queries share each
-    /// pass over the codes (`kindred_i8_dots_many`); below it, each query is scanned on its own.
+    /// pass over the codes (`Int8Scan.dotsMany`); below it, each query is scanned on its own.
     public func searchBatch(owner: String, queries: [[Float]], k: Int, allowed: Set<Int64>? = nil) -> [[ScoredRow]] {
         guard let block = blocks[owner], block.count > 0, k > 0, !queries.isEmpty else { return queries.map { _ in [] } }
         if queries.count < batchGemmThreshold {
@@ -396,7 +380,6 @@ public final class VectorIndex {
             level1.append(contentsOf: q.codes[0..<dp])
             level2.append(contentsOf: q.codes[dp..<(2 * dp)])
         }
-        let figures = coded.map(\.figures)
         let mask = allowed.map { block.mask(allowing: $0) }
         var picks = (0..<nq).map { _ in Candidates(k: k) }
         let rowsPer = Self.batchRows
@@ -415,10 +398,11 @@ public final class VectorIndex {
                                 var q0 = 0
                                 while q0 < nq {
                                     let m = min(perCall, nq - q0)
-                                    kindred_i8_dots_many(qp.baseAddress! + q0 * dp, m, view.codes + start * dp, groups, dp, op.baseAddress!)
+                                    Int8Scan.dotsMany(qp.baseAddress! + q0 * dp, queries: m, codes: view.rows.codes + start * dp, groups: groups, padded: dp,
+                                                      into: op.baseAddress!)
                                     for i in 0..<m {
                                         Self.collect(dots: op.baseAddress! + i * groups * 16, .onDemand(qp2.baseAddress! + (q0 + i) * dp),
-                                                     rows: start..<(start + n), block: view, query: figures[q0 + i],
+                                                     rows: start..<(start + n), block: view, query: coded[q0 + i],
                                                      mask: mp, exclude: nil, missing: [], scratch: &scratch, into: &picks[q0 + i])
                                     }
                                     q0 += m

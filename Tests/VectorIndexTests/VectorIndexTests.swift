@@ -1,7 +1,7 @@
 import Testing
 import LinearAlgebra
 @testable import VectorIndex
-import CKernels
+import Kernels
 import Dispatch
 import Synchronization
 
@@ -34,13 +34,20 @@ func bruteForce(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<I
 func exactReference(_ rows: [(Int64, [Float])], _ q: [Float], k: Int, allowed: Set<Int64>? = nil, exclude: Int64? = nil) -> [ScoredRow] {
     let qn = Vectors.normalized(q)
     var scored: [ScoredRow] = []
-    var one: Float = 0
     for (id, v) in rows where (allowed?.contains(id) ?? true) && id != exclude {
         let u = Vectors.normalized(v)
-        kindred_dots_f32(qn, u, 1, qn.count, &one)
-        scored.append(ScoredRow(rowid: id, score: one))
+        scored.append(ScoredRow(rowid: id, score: FloatKernels.dot(qn, u, dimension: qn.count)))
     }
     return Array(scored.sorted(by: ScoredRow.better).prefix(k))
+}
+
+/// Calls `body` with the bounds kernels' view of three arrays.
+func withKept<R>(_ index: inout [UInt32], _ upper: inout [Float], _ lower: inout [Float], _ body: (Int8Scan.Kept) -> R) -> R {
+    index.withUnsafeMutableBufferPointer { i in
+        upper.withUnsafeMutableBufferPointer { u in
+            lower.withUnsafeMutableBufferPointer { l in body(Int8Scan.Kept(index: i.baseAddress!, upper: u.baseAddress!, lower: l.baseAddress!)) }
+        }
+    }
 }
 
 /// Rows held apart from the index, as the service's SQLite rows are; `dropped` rows read as gone.
@@ -247,36 +254,6 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
         #expect(index.searchBatch(owner: "o", queries: [q, q], k: 10) == [exactReference(left, q, k: 10), exactReference(left, q, k: 10)])
     }
 
-    /// The integer kernel agrees with plain arithmetic on the decoded codes (layout and padding).
-    @Test(arguments: [16, 7, 388])
-    func int8DotsEqualPlainArithmetic(d: Int) {
-        var rng = SplitMix(state: UInt64(d) + 50)
-        var block = OwnerBlock(dimension: d)
-        let n = 37
-        for i in 0..<n { Vectors.normalized(rng.vector(d)).withUnsafeBufferPointer { block.put(rowid: Int64(i), unit: $0) } }
-        let dp = block.padded
-        let codes = block.codes.withUnsafeBufferPointer { Array($0) }
-        let qu = (0..<dp).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
-        var out = [Int32](repeating: 0, count: block.groups * 16)
-        kindred_i8_dots(qu, codes, block.groups, dp, &out)
-        var first = out, second = out
-        let qv = qu.reversed().map { $0 }
-        kindred_i8_dots2(qu, qv, codes, block.groups, dp, &first, &second)
-        var reversed = out
-        kindred_i8_dots(qv, codes, block.groups, dp, &reversed)
-        #expect(first == out && second == reversed)
-        var many = [Int32](repeating: 0, count: 3 * block.groups * 16)
-        kindred_i8_dots_many(qu + qu + qu, 3, codes, block.groups, dp, &many)
-        for slot in 0..<n {
-            var row = [Int8](repeating: 0, count: dp)
-            kindred_i8_decode(codes, slot, dp, &row)
-            let plain = zip(qu, row).reduce(Int32(0)) { $0 + Int32($1.0) * Int32($1.1) }
-            #expect(out[slot] == plain)
-            #expect(many[slot] == plain && many[2 * block.groups * 16 + slot] == plain)
-            #expect(row.reduce(Int32(0)) { $0 + Int32($1) } == block.sums[slot])
-        }
-    }
-
     /// The second level computed only for the rows a first-level pass keeps gives those rows the
     /// same bounds as the pass over every row with both levels, whichever rows are kept.
     @Test(arguments: [16, 388])
@@ -286,26 +263,25 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
         let n = 300
         for i in 0..<n { index.put(owner: "o", rowid: Int64(i), vector: rng.vector(d)) }
         let block = index.blocks["o"]!
-        let codes = block.codes.withUnsafeBufferPointer { Array($0) }
         let q = index.coded(rng.vector(d))
-        let f = q.figures, dp = block.padded
+        let dp = block.padded
         var dots = [Int32](repeating: 0, count: block.groups * 16), dots2 = dots
-        kindred_i8_dots2(q.codes, Array(q.codes[dp...]), codes, block.groups, dp, &dots, &dots2)
         var allIdx = [UInt32](repeating: 0, count: n), allUp = [Float](repeating: 0, count: n), allLo = allUp
-        let all = kindred_i8_bounds(dots, dots2, n, block.scales, block.sums, block.errors, f.scale, f.scale2, f.norm, f.slack, -.infinity,
-                                    &allIdx, &allUp, &allLo)
-        #expect(all == n)
         // Rows kept: a scattered subset starting at slot 40 (several to a group, whole groups skipped).
         let first = 40
-        let kept: [UInt32] = (0..<(n - first)).filter { (r: Int) -> Bool in r % 7 == 0 || r % 16 == 3 }.map { UInt32($0) }
-        var up = [Float](repeating: 0, count: kept.count), lo = up
-        dots.withUnsafeBufferPointer { dp1 in
-            block.scales.withUnsafeBufferPointer { s in
-                block.sums.withUnsafeBufferPointer { m in
-                    block.errors.withUnsafeBufferPointer { e in
-                        kindred_i8_refine(Array(q.codes[dp...]), codes, dp, first, dp1.baseAddress! + first, kept.count, kept,
-                                          s.baseAddress! + first, m.baseAddress! + first, e.baseAddress! + first, f.scale, f.scale2, f.norm, f.slack, &up, &lo)
-                    }
+        var kept: [UInt32] = (0..<(n - first)).filter { (r: Int) -> Bool in r % 7 == 0 || r % 16 == 3 }.map { UInt32($0) }
+        let keptCount = kept.count
+        var up = [Float](repeating: 0, count: keptCount), lo = up
+        block.codes.withView { view in
+            Int8Scan.dots2(q.codes, Array(q.codes[dp...]), codes: view.codes, groups: view.groups, padded: dp, into: &dots, &dots2)
+            let all = withKept(&allIdx, &allUp, &allLo) {
+                Int8Scan.bounds(dots: dots, dots2, count: n, rows: view, first: 0, query: q.figures, floor: -.infinity, into: $0)
+            }
+            #expect(all == n)
+            dots.withUnsafeBufferPointer { dp1 in
+                withKept(&kept, &up, &lo) {
+                    Int8Scan.refine(Array(q.codes[dp...]), rows: view, first: first, dots: dp1.baseAddress! + first, count: keptCount, query: q.figures,
+                                    kept: $0)
                 }
             }
         }
@@ -337,8 +313,8 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
         // Every per-slot array keeps whole groups of 16 slots, no more.
         let block = try #require(index.blocks["o"])
         #expect(block.groups == (rows.count + 15) / 16)
-        #expect(block.errors.count == block.scales.count && block.sums.count == block.scales.count)
-        #expect(block.codes.count == block.scales.count * block.padded)
+        #expect(block.codes.errors.count == block.codes.scales.count && block.codes.sums.count == block.codes.scales.count)
+        #expect(block.codes.codes.count == block.codes.scales.count * block.padded)
         for _ in 0..<10 {
             let q = rng.vector(16)
             let got = index.search(owner: "o", query: q, k: 200).map(\.rowid)

@@ -116,4 +116,20 @@ void kindred_gemm_i8_reference(const kindred_i8_rows *rows, size_t m, const int8
                                const float *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy);
 /// 1 when `kindred_gemm_i8` uses AVX-512 VNNI.
 int kindred_gemm_i8_vectorized(void);
+// ---------- activations (activations.c) ----------
+// Separate IEEE operations only (no fused multiply-add): the AVX-512 path and the plain C reference
+// give the same bits.
+
+/// eˣ (Cephes `expf`: range reduction by ln 2, degree-6 polynomial), about 1 ulp; x clamped to [−87.3, 88.7].
+float kindred_expf(float x);
+/// erf(x) as x·P(x²)/Q(x²) on x clamped to [−4, 4] (the rational form Eigen and XLA use); within 4.2e-7.
+float kindred_erff(float x);
+/// GELU in place, erf form: 0.5·x·(1 + erf(x/√2)). AVX-512 where the CPU has it.
+void kindred_gelu(float *x, size_t n);
+/// The same in plain C.
+void kindred_gelu_reference(float *x, size_t n);
+/// Softmax of each row of a rows × cols matrix in place (each row's maximum taken off first). AVX-512 where the CPU has it.
+void kindred_softmax_rows(float *x, size_t rows, size_t cols);
+/// The same in plain C.
+void kindred_softmax_rows_reference(float *x, size_t rows, size_t cols);
 #endif

@@ -1,38 +1,50 @@
-import CKernels
+import Kernels
 import Foundation
 import Testing
 
-/// The int8 dense product (`kindred_gemm_i8`): the AVX-512 VNNI path gives the same bits as the
+/// The int8 dense product (`Int8Dense`): the AVX-512 VNNI path gives the same bits as the
 /// plain C reference, and both stay within the quantisation bound of the float64 product.
 @Suite("int8 dense products")
-struct Int8KernelTests {
+struct Int8DenseTests {
     struct Packed {
         var codes: [Int8], scale: [Float], sums: [Int32]
         let n: Int, kp: Int
     }
 
     static func pack(_ w: [Float], n: Int, k: Int) -> Packed {
-        let kp = kindred_gemm_i8_padded(k), np = kindred_gemm_i8_padded_channels(n)
+        let kp = Int8Dense.paddedInputs(k), np = Int8Dense.paddedChannels(n)
         var p = Packed(codes: [Int8](repeating: 0, count: np * kp), scale: [Float](repeating: 0, count: np),
                        sums: [Int32](repeating: 0, count: np), n: n, kp: kp)
-        kindred_gemm_i8_pack(w, n, k, &p.codes, &p.scale, &p.sums)
+        Int8Dense.pack(w, outputs: n, inputs: k, codes: &p.codes, scale: &p.scale, sums: &p.sums)
         return p
     }
 
     struct Rows {
         var codes: [UInt8], scale: [Float], outliers: [Int32], values: [Float], counts: [Int32]
+
+        /// Calls `body` with the kernels' view of the arrays.
+        mutating func withRows(_ body: (Int8Dense.Rows) -> Void) {
+            codes.withUnsafeMutableBufferPointer { c in
+                scale.withUnsafeMutableBufferPointer { s in
+                    outliers.withUnsafeMutableBufferPointer { o in
+                        values.withUnsafeMutableBufferPointer { v in
+                            counts.withUnsafeMutableBufferPointer { n in
+                                body(Int8Dense.Rows(codes: c.baseAddress!, scale: s.baseAddress!, outliers: o.baseAddress!, outlierValues: v.baseAddress!,
+                                                    outlierCounts: n.baseAddress!))
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     static func quantize(_ x: [Float], m: Int, k: Int, reference: Bool = false) -> Rows {
-        let cap = kindred_gemm_i8_outlier_capacity(k)
-        var r = Rows(codes: [UInt8](repeating: 0, count: m * kindred_gemm_i8_padded(k)), scale: [Float](repeating: 0, count: m),
+        let cap = Int8Dense.outlierCapacity(k)
+        var r = Rows(codes: [UInt8](repeating: 0, count: m * Int8Dense.paddedInputs(k)), scale: [Float](repeating: 0, count: m),
                      outliers: [Int32](repeating: 0, count: m * cap), values: [Float](repeating: 0, count: m * cap),
                      counts: [Int32](repeating: 0, count: m))
-        if reference {
-            kindred_gemm_i8_quantize_rows_reference(x, k, m, k, &r.codes, &r.scale, &r.outliers, &r.values, &r.counts)
-        } else {
-            kindred_gemm_i8_quantize_rows(x, k, m, k, &r.codes, &r.scale, &r.outliers, &r.values, &r.counts)
-        }
+        r.withRows { Int8Dense.quantize(x, stride: k, rows: m, inputs: k, into: $0, path: reference ? .reference : .dispatched) }
         return r
     }
 
@@ -43,19 +55,14 @@ struct Int8KernelTests {
 
     /// y (m × n, starting from `start`) += the int8 product, by the dispatched kernel or the reference.
     static func product(_ q: Rows, m: Int, _ p: Packed, wt: [Float], k: Int, start: [Float], reference: Bool) -> [Float] {
-        var y = start
-        q.codes.withUnsafeBufferPointer { c in
-            q.scale.withUnsafeBufferPointer { s in
-                q.outliers.withUnsafeBufferPointer { o in
-                    q.values.withUnsafeBufferPointer { v in
-                        q.counts.withUnsafeBufferPointer { n in
-                            var rows = kindred_i8_rows(codes: c.baseAddress, scale: s.baseAddress, outliers: o.baseAddress,
-                                                       outlier_values: v.baseAddress, outlier_count: n.baseAddress)
-                            if reference {
-                                kindred_gemm_i8_reference(&rows, m, p.codes, p.scale, p.sums, wt, p.n, p.n, k, &y, p.n)
-                            } else {
-                                kindred_gemm_i8(&rows, m, p.codes, p.scale, p.sums, wt, p.n, p.n, k, &y, p.n)
-                            }
+        var y = start, q = q
+        q.withRows { rows in
+            p.codes.withUnsafeBufferPointer { c in
+                p.scale.withUnsafeBufferPointer { s in
+                    p.sums.withUnsafeBufferPointer { n in
+                        wt.withUnsafeBufferPointer { t in
+                            let w = Int8Dense.Weights(codes: c.baseAddress!, scale: s.baseAddress!, sums: n.baseAddress!, transposed: t.baseAddress!, stride: p.n)
+                            Int8Dense.multiply(rows, rows: m, w, outputs: p.n, inputs: k, into: &y, stride: p.n, path: reference ? .reference : .dispatched)
                         }
                     }
                 }
@@ -76,7 +83,7 @@ struct Int8KernelTests {
     @Test func vnniIsInUseWhereTheCPUHasIt() throws {
         let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let vnni = cpu.contains("avx512_vnni") && cpu.contains("avx512bw")
-        #expect(kindred_gemm_i8_vectorized() == (vnni ? 1 : 0))
+        #expect(Int8Dense.vectorized == vnni)
     }
 
     @Test("the dispatched kernel gives the reference's bits", arguments: shapes.indices)

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import VectorIndex
+@testable import Kernels
 
 @Suite struct CodeBufferTests {
     static func bytes(_ b: CodeBuffer) -> [Int8] { b.withUnsafeBufferPointer { Array($0) } }

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CKernels
+internal import CKernels
 
 /// A block's int8 codes in one region of whole pages that grows in place or moves its pages
 /// (`mremap` on Linux). An `Array` grows by allocating a larger buffer and copying every code into
@@ -12,7 +12,7 @@ import CKernels
 /// never straddle two cache lines. The region is advised for huge pages (on Linux with transparent
 /// huge pages in `madvise` mode, as Debian ships), so a scan of a large block takes few TLB misses.
 /// Value semantics: a copy shares the region until one of them is changed.
-struct CodeBuffer {
+public struct CodeBuffer {
     private final class Storage {
         var base: UnsafeMutablePointer<Int8>?
         var capacity = 0
@@ -57,12 +57,12 @@ struct CodeBuffer {
     }
 
     private var storage: Storage
-    private(set) var count = 0
+    public private(set) var count = 0
 
-    init() { storage = Storage(capacity: 0) }
+    public init() { storage = Storage(capacity: 0) }
 
     /// `count` codes filled by `fill` (which must write all of them).
-    init(count: Int, fill: (UnsafeMutableBufferPointer<Int8>) throws -> Void) rethrows {
+    public init(count: Int, fill: (UnsafeMutableBufferPointer<Int8>) throws -> Void) rethrows {
         storage = Storage(capacity: count)
         if count > 0 { try fill(UnsafeMutableBufferPointer(start: storage.base!, count: count)) }
         storage.clean = count
@@ -70,7 +70,7 @@ struct CodeBuffer {
     }
 
     /// Appends `n` zero codes; the capacity at least doubles when it must grow.
-    mutating func appendZeros(_ n: Int) {
+    public mutating func appendZeros(_ n: Int) {
         guard n > 0 else { return }
         unique()
         if count + n > storage.capacity { storage.grow(to: max(count + n, storage.capacity * 2)) }
@@ -81,16 +81,16 @@ struct CodeBuffer {
     }
 
     /// Drops the last `n` codes (the region keeps its size).
-    mutating func removeLast(_ n: Int) {
+    public mutating func removeLast(_ n: Int) {
         precondition(n >= 0 && n <= count, "removing more codes than held")
         count -= n
     }
 
-    func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Int8>) throws -> R) rethrows -> R {
+    public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Int8>) throws -> R) rethrows -> R {
         try body(UnsafeBufferPointer(start: count > 0 ? storage.base : nil, count: count))
     }
 
-    mutating func withUnsafeMutableBufferPointer<R>(_ body: (UnsafeMutableBufferPointer<Int8>) throws -> R) rethrows -> R {
+    public mutating func withUnsafeMutableBufferPointer<R>(_ body: (UnsafeMutableBufferPointer<Int8>) throws -> R) rethrows -> R {
         unique()
         return try body(UnsafeMutableBufferPointer(start: count > 0 ? storage.base : nil, count: count))
     }

@@ -1,0 +1,78 @@
+internal import CKernels
+
+/// Dense products y += x · Wᵀ with W [n × k] quantised per output channel (`gemm_i8.c`). Each row of
+/// x is split: its outliers (|x[p]| > 3 · rms of the row) stay float32 and are multiplied by the float
+/// weights (Wᵀ, k × n); the rest is quantised on its own, x ≈ scale · (u − 128) with u unsigned bytes,
+/// and summed exactly in int32. AVX-512 VNNI where the CPU has it, else the plain C reference; both
+/// give the same bits.
+public enum Int8Dense {
+    /// k rounded up to a multiple of 4: the row length of codes and quantised rows.
+    public static func paddedInputs(_ k: Int) -> Int { kindred_gemm_i8_padded(k) }
+    /// n rounded up to a multiple of 16: the channels of packed weights and their scale and sum arrays.
+    public static func paddedChannels(_ n: Int) -> Int { kindred_gemm_i8_padded_channels(n) }
+    /// Most outliers a row of k values can have: the stride of the outlier arrays.
+    public static func outlierCapacity(_ k: Int) -> Int { kindred_gemm_i8_outlier_capacity(k) }
+
+    /// Quantises W [n × k] (row-major) per row into `codes` (paddedChannels(n) · paddedInputs(k) bytes,
+    /// in groups of 16 channels: step p / 4 of a group holds 64 bytes, channel l's four codes at byte
+    /// 4 · l); sets scale[j] and sums[j] = Σ codes (both paddedChannels(n) long, zero past n).
+    public static func pack(_ w: UnsafePointer<Float>, outputs n: Int, inputs k: Int, codes: UnsafeMutablePointer<Int8>,
+                            scale: UnsafeMutablePointer<Float>, sums: UnsafeMutablePointer<Int32>) {
+        kindred_gemm_i8_pack(w, n, k, codes, scale, sums)
+    }
+
+    /// Quantised rows: for row i, codes at codes + i · paddedInputs(k) (padding 128), scale[i], and its
+    /// outlierCounts[i] outliers (ascending columns, values) at outliers / outlierValues + i · outlierCapacity(k).
+    public struct Rows {
+        public let codes: UnsafeMutablePointer<UInt8>
+        public let scale: UnsafeMutablePointer<Float>
+        public let outliers: UnsafeMutablePointer<Int32>
+        public let outlierValues: UnsafeMutablePointer<Float>
+        public let outlierCounts: UnsafeMutablePointer<Int32>
+
+        public init(codes: UnsafeMutablePointer<UInt8>, scale: UnsafeMutablePointer<Float>, outliers: UnsafeMutablePointer<Int32>,
+                    outlierValues: UnsafeMutablePointer<Float>, outlierCounts: UnsafeMutablePointer<Int32>) {
+            self.codes = codes
+            self.scale = scale
+            self.outliers = outliers
+            self.outlierValues = outlierValues
+            self.outlierCounts = outlierCounts
+        }
+    }
+
+    /// Splits and quantises m rows of k values (row stride ldx) into `rows`.
+    public static func quantize(_ x: UnsafePointer<Float>, stride ldx: Int, rows m: Int, inputs k: Int, into r: Rows, path: KernelPath = .dispatched) {
+        switch path {
+        case .dispatched: kindred_gemm_i8_quantize_rows(x, ldx, m, k, r.codes, r.scale, r.outliers, r.outlierValues, r.outlierCounts)
+        case .reference: kindred_gemm_i8_quantize_rows_reference(x, ldx, m, k, r.codes, r.scale, r.outliers, r.outlierValues, r.outlierCounts)
+        }
+    }
+
+    /// Packed weights (`pack`) of the first n channels, with their float weights transposed at
+    /// `transposed` (row stride `stride`).
+    public struct Weights {
+        public let codes: UnsafePointer<Int8>, scale: UnsafePointer<Float>, sums: UnsafePointer<Int32>
+        public let transposed: UnsafePointer<Float>, stride: Int
+
+        public init(codes: UnsafePointer<Int8>, scale: UnsafePointer<Float>, sums: UnsafePointer<Int32>, transposed: UnsafePointer<Float>, stride: Int) {
+            self.codes = codes
+            self.scale = scale
+            self.sums = sums
+            self.transposed = transposed
+            self.stride = stride
+        }
+    }
+
+    /// y[i, j] += the product of quantised row i and channel j, for i < m and j < n (y's row stride ldy).
+    public static func multiply(_ r: Rows, rows m: Int, _ w: Weights, outputs n: Int, inputs k: Int, into y: UnsafeMutablePointer<Float>,
+                                stride ldy: Int, path: KernelPath = .dispatched) {
+        var rows = kindred_i8_rows(codes: r.codes, scale: r.scale, outliers: r.outliers, outlier_values: r.outlierValues, outlier_count: r.outlierCounts)
+        switch path {
+        case .dispatched: kindred_gemm_i8(&rows, m, w.codes, w.scale, w.sums, w.transposed, w.stride, n, k, y, ldy)
+        case .reference: kindred_gemm_i8_reference(&rows, m, w.codes, w.scale, w.sums, w.transposed, w.stride, n, k, y, ldy)
+        }
+    }
+
+    /// Whether `multiply` and `quantize` use AVX-512 VNNI.
+    public static var vectorized: Bool { kindred_gemm_i8_vectorized() != 0 }
+}
