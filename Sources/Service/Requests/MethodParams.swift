@@ -1,17 +1,21 @@
 import KindredCore
 import JSONRPC
+import KindredProtocol
 
-/// One request's params as a value: the method's name, how it is scheduled, the keys its params
-/// object may hold, and a decoding that refuses anything else. The method name lives only here.
+/// One request's params as the service reads them: checked strictly into the values its handler
+/// takes. The method's name and the keys its params object may hold are those of the protocol's
+/// request type (`Wire`); how the method is scheduled is the service's own.
 protocol MethodParams: Sendable {
-    static var method: String { get }
+    associatedtype Wire: KindredRequest
     static var kind: MethodKind { get }
-    /// Every key of the params object (besides `workDoneToken`, which every method accepts).
-    static var keys: [String] { get }
     init(_ p: Params) throws(ResponseError)
 }
 
 extension MethodParams {
+    static var method: String { Wire.spec.method }
+    /// Every key of the params object (besides `workDoneToken`, which every method accepts).
+    static var keys: [String] { Wire.spec.keys }
+
     static func decode(_ params: JSONValue?, rules: ParamRules) throws(ResponseError) -> Self {
         try Self(Params(params, method: method, keys: keys, rules: rules))
     }
