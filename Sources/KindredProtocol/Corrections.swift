@@ -18,7 +18,8 @@ public struct CorrectionRecord: Codable, Sendable, Hashable {
 /// apart from groups and themes and honoured by every later refresh; `patterns/undoCorrection`
 /// undoes one by its id.
 public struct PatternsCorrect: KindredRequest {
-    public static let spec = MethodSpec("patterns/correct", [.required("owner"), .required("correction")])
+    public static let spec = MethodSpec("patterns/correct", [.required("owner"), .required("correction")],
+        result: ["correctionId", "affectedGroups", "affectedThemes"])
     public struct Correction: Codable, Sendable, Hashable {
         /// The keys a correction object may hold (each kind takes its own, docs/patterns.md).
         public static let fields = ["kind", "groupId", "note", "occurrenceId", "moveOut", "fromGroupId", "themeId", "fromThemeId"]
@@ -75,15 +76,21 @@ public struct PatternsCorrect: KindredRequest {
 
 /// `patterns/corrections`.
 public struct PatternsCorrections: KindredRequest {
-    public static let spec = MethodSpec("patterns/corrections", [.required("owner")])
-    public struct Result: Codable, Sendable, Hashable { public var corrections: [CorrectionRecord] }
+    public static let spec = MethodSpec("patterns/corrections", [.required("owner")],
+        result: ["corrections", "themeCorrections"])
+    public struct Result: Codable, Sendable, Hashable {
+        public var corrections: [CorrectionRecord]
+        /// The theme corrections, each as docs/patterns.md lists it.
+        public var themeCorrections: [KindredJSON]?
+    }
     public var owner: String
     public init(owner: String) { self.owner = owner }
 }
 
 /// `patterns/undoCorrection`.
 public struct PatternsUndoCorrection: KindredRequest {
-    public static let spec = MethodSpec("patterns/undoCorrection", [.required("owner"), .required("correctionId")])
+    public static let spec = MethodSpec("patterns/undoCorrection", [.required("owner"), .required("correctionId")],
+        result: ["correctionId", "undone", "affectedGroups"])
     public struct Result: Codable, Sendable, Hashable { public var correctionId: Int; public var undone: Bool; public var affectedGroups: [Int] }
     public var owner: String
     public var correctionId: Int
@@ -92,7 +99,8 @@ public struct PatternsUndoCorrection: KindredRequest {
 
 /// `patterns/setLabel`: a client-written label for the group at `version` (nil clears it).
 public struct PatternsSetLabel: KindredRequest {
-    public static let spec = MethodSpec("patterns/setLabel", [.required("owner"), .required("groupId"), .required("version"), .required("label"), .optional("description")])
+    public static let spec = MethodSpec("patterns/setLabel", [.required("owner"), .required("groupId"), .required("version"), .required("label"), .optional("description")],
+        result: ["ok", "groupId", "version", "label"])
     public struct Result: Codable, Sendable, Hashable { public var ok: Bool; public var groupId: Int; public var version: Int; public var label: String? }
     public var owner: String
     public var groupId: Int

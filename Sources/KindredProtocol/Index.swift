@@ -1,6 +1,8 @@
 /// `index/status`: counts for one owner, or the whole database.
 public struct IndexStatus: KindredRequest {
-    public static let spec = MethodSpec("index/status", [.optional("owner")])
+    public static let spec = MethodSpec("index/status", [.optional("owner")],
+        result: ["owner", "records", "searchable", "vectors", "indexed", "pendingEmbeddings", "vectorsOtherVersions", "indexVersion", "model", "dimension", "embedder", "schemaVersion", "patterns",
+                 "vectorsByVersion", "rebuild"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Embedder: Codable, Sendable, Hashable { public var available: Bool; public var problem: String? }
         public struct Patterns: Codable, Sendable, Hashable {
@@ -22,6 +24,12 @@ public struct IndexStatus: KindredRequest {
         public var embedder: Embedder
         public var schemaVersion: Int
         public var patterns: Patterns?
+        /// The vector rows per index version and source (`model` or `client`).
+        public struct VersionCount: Codable, Sendable, Hashable { public var indexVersion: String; public var source: String; public var vectors: Int }
+        public var vectorsByVersion: [VersionCount]?
+        /// Vectors staged by an unfinished `index/rebuild`, and records still to embed for the current version.
+        public struct Rebuild: Codable, Sendable, Hashable { public var staged: Int; public var remaining: Int }
+        public var rebuild: Rebuild?
     }
     public var owner: String?
     public init(owner: String? = nil) { self.owner = owner }
@@ -29,7 +37,8 @@ public struct IndexStatus: KindredRequest {
 
 /// `index/rebuild`: re-embeds every record with the current model (progress, cancellable).
 public struct IndexRebuild: KindredRequest {
-    public static let spec = MethodSpec("index/rebuild", [])
+    public static let spec = MethodSpec("index/rebuild", [],
+        result: ["reembedded", "resumed", "moved", "deletedOtherVersions", "spaceReclaimed", "pending", "indexVersion", "durationMs"])
     public struct Result: Codable, Sendable, Hashable {
         public var reembedded: Int
         /// Records whose new vector an earlier, interrupted rebuild had already staged.

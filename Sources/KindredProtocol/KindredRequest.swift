@@ -11,8 +11,9 @@ extension KindredRequest {
     public static var method: String { spec.method }
 }
 
-/// One method of the protocol: its name and the keys of its params object, each required or not,
-/// in the order an error lists them. A key marked optional may still be required together with
+/// One method of the protocol: its name, the keys of its params object, each required or not, in
+/// the order an error lists them, and the fields its result may hold (besides `usage`, which the
+/// answer of any work that called a remote provider carries). A key marked optional may still be required together with
 /// others (`search/query` needs `text` or `vector`); docs/methods.md says how.
 public struct MethodSpec: Sendable, Hashable {
     public struct Param: Sendable, Hashable {
@@ -25,10 +26,12 @@ public struct MethodSpec: Sendable, Hashable {
 
     public var method: String
     public var params: [Param]
+    public var result: [String]
 
-    public init(_ method: String, _ params: [Param]) {
+    public init(_ method: String, _ params: [Param], result: [String]) {
         self.method = method
         self.params = params
+        self.result = result
     }
 
     /// Every key of the params object (besides `workDoneToken`, which every method accepts).

@@ -20,7 +20,8 @@ public struct OccurrenceInput: Codable, Sendable, Hashable {
 public struct OccurrencesPut: KindredRequest {
     public static let spec = MethodSpec("occurrences/put", [
         .required("owner"), .optional("recordId"), .optional("revision"), .optional("occurrences"), .optional("items"),
-    ])
+    ],
+        result: ["recordId", "revision", "accepted", "occurrences", "rejected", "vectors", "written", "failed", "items"])
 
     /// One record's occurrences in the `items` form.
     public struct Item: Codable, Sendable, Hashable {

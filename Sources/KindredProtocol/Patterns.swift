@@ -23,11 +23,15 @@ public struct RefreshSummary: Codable, Sendable, Hashable {
     public var vectorsComputed: Int
     public var waitingForEmbedder: Int
     public var durationMs: Int
+    /// A category whose background level in force moved in this refresh, in hundredths (`previous` nil: it had none).
+    public struct BackgroundLevel: Codable, Sendable, Hashable { public var owner: String; public var category: String; public var level: Int; public var previous: Int? }
+    public var backgroundLevels: [BackgroundLevel]?
 }
 
 /// `patterns/refresh`: places what changed (progress, cancellable; one transaction).
 public struct PatternsRefresh: KindredRequest {
-    public static let spec = MethodSpec("patterns/refresh", [.optional("owner")])
+    public static let spec = MethodSpec("patterns/refresh", [.optional("owner")],
+        result: ["recordsGrouped", "activeGroups", "groupsCreated", "groupsChanged", "groupsDormant", "themesCreated", "themesChanged", "activeThemes", "occurrences", "occurrencesInGroups", "placed", "seeded", "assigned", "evicted", "pending", "owners", "passageOccurrences", "vectorsComputed", "waitingForEmbedder", "durationMs", "backgroundLevels"])
     public typealias Result = RefreshSummary
     /// Every owner when nil.
     public var owner: String?
@@ -36,7 +40,8 @@ public struct PatternsRefresh: KindredRequest {
 
 /// `patterns/rebuild`: regroups from scratch, keeping corrections.
 public struct PatternsRebuild: KindredRequest {
-    public static let spec = MethodSpec("patterns/rebuild", [.optional("owner")])
+    public static let spec = MethodSpec("patterns/rebuild", [.optional("owner")],
+        result: ["recordsGrouped", "activeGroups", "groupsCreated", "groupsChanged", "groupsDormant", "themesCreated", "themesChanged", "activeThemes", "occurrences", "occurrencesInGroups", "placed", "seeded", "assigned", "evicted", "pending", "owners", "passageOccurrences", "vectorsComputed", "waitingForEmbedder", "durationMs", "backgroundLevels"])
     public typealias Result = RefreshSummary
     public var owner: String?
     public init(owner: String? = nil) { self.owner = owner }
@@ -44,7 +49,8 @@ public struct PatternsRebuild: KindredRequest {
 
 /// `patterns/findings`: recurring patterns with counts of distinct records and their evidence.
 public struct PatternsFindings: KindredRequest {
-    public static let spec = MethodSpec("patterns/findings", [.required("owner"), .optional("from"), .optional("to"), .optional("compareFrom"), .optional("compareTo"), .optional("category"), .optional("kinds"), .optional("includeRelated"), .optional("limit"), .optional("cursor"), .optional("evidenceLimit")])
+    public static let spec = MethodSpec("patterns/findings", [.required("owner"), .optional("from"), .optional("to"), .optional("compareFrom"), .optional("compareTo"), .optional("category"), .optional("kinds"), .optional("includeRelated"), .optional("limit"), .optional("cursor"), .optional("evidenceLimit")],
+        result: ["eligibleRecords", "insufficientHistory", "total", "findings", "nextCursor"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Count: Codable, Sendable, Hashable { public var records: Int; public var eligible: Int }
         public struct Comparison: Codable, Sendable, Hashable {
@@ -108,7 +114,8 @@ public struct PatternsFindings: KindredRequest {
 
 /// `patterns/group`: one group with its members and the corrections that name it.
 public struct PatternsGroup: KindredRequest {
-    public static let spec = MethodSpec("patterns/group", [.required("owner"), .required("groupId")])
+    public static let spec = MethodSpec("patterns/group", [.required("owner"), .required("groupId")],
+        result: ["group", "corrections", "theme"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Member: Codable, Sendable, Hashable {
             public var occurrenceId: Int

@@ -1,6 +1,7 @@
 /// `patterns/map`: the owner's groups placed by PCA of their centroids, as SVG.
 public struct PatternsMap: KindredRequest {
-    public static let spec = MethodSpec("patterns/map", [.required("owner"), .optional("category"), .optional("from"), .optional("to")])
+    public static let spec = MethodSpec("patterns/map", [.required("owner"), .optional("category"), .optional("from"), .optional("to")],
+        result: ["svg", "eligibleRecords", "explainedVariance", "groups", "themes"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Circle: Codable, Sendable, Hashable {
             public var groupId: Int
@@ -11,12 +12,17 @@ public struct PatternsMap: KindredRequest {
             public var y: Double
             /// False: numbered in its circle and listed under the legend.
             public var labelBeside: Bool
+            /// The theme the group is in (with `patterns.themes` on).
+            public var themeId: Int?
         }
+        /// With `patterns.themes` on: the themes drawn, each around its groups.
+        public struct Theme: Codable, Sendable, Hashable { public var themeId: Int; public var label: String; public var groups: [Int] }
         /// Plain SVG 1.1.
         public var svg: String
         public var eligibleRecords: Int
         public var explainedVariance: [Double]
         public var groups: [Circle]
+        public var themes: [Theme]?
     }
     public var owner: String
     public var category: String?
@@ -29,7 +35,8 @@ public struct PatternsMap: KindredRequest {
 
 /// `patterns/timeline`: the top recurring findings as small multiples of monthly bars, as SVG.
 public struct PatternsTimeline: KindredRequest {
-    public static let spec = MethodSpec("patterns/timeline", [.required("owner"), .optional("from"), .optional("to"), .optional("compareFrom"), .optional("compareTo"), .optional("category"), .optional("limit")])
+    public static let spec = MethodSpec("patterns/timeline", [.required("owner"), .optional("from"), .optional("to"), .optional("compareFrom"), .optional("compareTo"), .optional("category"), .optional("limit")],
+        result: ["svg", "eligibleRecords", "binMonths", "undatedRecords", "findings"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Bin: Codable, Sendable, Hashable { public var start: String; public var records: Int; public var eligible: Int }
         public struct Panel: Codable, Sendable, Hashable {

@@ -94,7 +94,8 @@ public struct RecordInput: Codable, Sendable, Hashable {
 
 /// `records/upsert`.
 public struct RecordsUpsert: KindredRequest {
-    public static let spec = MethodSpec("records/upsert", [.required("owner"), .required("records"), .optional("waitForIndex")])
+    public static let spec = MethodSpec("records/upsert", [.required("owner"), .required("records"), .optional("waitForIndex")],
+        result: ["results", "indexed"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Item: Codable, Sendable, Hashable {
             public var id: String
@@ -118,7 +119,8 @@ public struct RecordsUpsert: KindredRequest {
 
 /// `records/delete`.
 public struct RecordsDelete: KindredRequest {
-    public static let spec = MethodSpec("records/delete", [.required("owner"), .required("ids")])
+    public static let spec = MethodSpec("records/delete", [.required("owner"), .required("ids")],
+        result: ["deleted", "missing"])
     public struct Result: Codable, Sendable, Hashable {
         public var deleted: [String]
         public var missing: [String]
@@ -161,7 +163,8 @@ public struct RecordState: Codable, Sendable, Hashable {
 
 /// `records/get`.
 public struct RecordsGet: KindredRequest {
-    public static let spec = MethodSpec("records/get", [.required("owner"), .required("id"), .optional("passages")])
+    public static let spec = MethodSpec("records/get", [.required("owner"), .required("id"), .optional("passages")],
+        result: ["record", "indexed", "vector", "indexVersion", "passages", "passageList"])
     public typealias Result = RecordState
     public var owner: String
     public var id: String
@@ -171,7 +174,8 @@ public struct RecordsGet: KindredRequest {
 
 /// `records/setPermissions`.
 public struct RecordsSetPermissions: KindredRequest {
-    public static let spec = MethodSpec("records/setPermissions", [.required("owner"), .required("id"), .required("permissions")])
+    public static let spec = MethodSpec("records/setPermissions", [.required("owner"), .required("id"), .required("permissions")],
+        result: ["record", "indexed", "vector", "indexVersion", "passages", "passageList"])
     public typealias Result = RecordState
     public var owner: String
     public var id: String
@@ -181,7 +185,8 @@ public struct RecordsSetPermissions: KindredRequest {
 
 /// `records/purgeTombstones`.
 public struct RecordsPurgeTombstones: KindredRequest {
-    public static let spec = MethodSpec("records/purgeTombstones", [.optional("owner"), .required("before")])
+    public static let spec = MethodSpec("records/purgeTombstones", [.optional("owner"), .required("before")],
+        result: ["purged"])
     public struct Result: Codable, Sendable, Hashable { public var purged: Int }
     public var owner: String?
     public var before: String

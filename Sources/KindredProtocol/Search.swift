@@ -46,7 +46,8 @@ public struct SearchResults: Codable, Sendable, Hashable {
 
 /// `search/query`: by `text`, by `vector`, or both.
 public struct SearchQuery: KindredRequest {
-    public static let spec = MethodSpec("search/query", [.required("owner"), .optional("text"), .optional("vector"), .optional("limit"), .optional("mode"), .optional("filters")])
+    public static let spec = MethodSpec("search/query", [.required("owner"), .optional("text"), .optional("vector"), .optional("limit"), .optional("mode"), .optional("filters")],
+        result: ["results", "mode", "pending", "degraded", "notes"])
     public typealias Result = SearchResults
     public var owner: String
     public var text: String?
@@ -62,7 +63,8 @@ public struct SearchQuery: KindredRequest {
 
 /// `search/similar`: the records nearest to one of the owner's records.
 public struct SearchSimilar: KindredRequest {
-    public static let spec = MethodSpec("search/similar", [.required("owner"), .required("id"), .optional("limit"), .optional("filters")])
+    public static let spec = MethodSpec("search/similar", [.required("owner"), .required("id"), .optional("limit"), .optional("filters")],
+        result: ["results", "mode", "pending", "degraded", "notes"])
     public typealias Result = SearchResults
     public var owner: String
     public var id: String

@@ -1,7 +1,8 @@
 /// `patterns/themes`: the broader patterns above groups — groups of one category that share a
 /// broader situation — with counts of distinct records over the eligible ones, like findings.
 public struct PatternsThemes: KindredRequest {
-    public static let spec = MethodSpec("patterns/themes", [.required("owner"), .optional("category"), .optional("kinds"), .optional("from"), .optional("to"), .optional("limit"), .optional("cursor")])
+    public static let spec = MethodSpec("patterns/themes", [.required("owner"), .optional("category"), .optional("kinds"), .optional("from"), .optional("to"), .optional("limit"), .optional("cursor")],
+        result: ["eligibleRecords", "total", "themes", "nextCursor"])
     public struct Result: Codable, Sendable, Hashable {
         public struct GroupDetail: Codable, Sendable, Hashable {
             public var groupId: Int

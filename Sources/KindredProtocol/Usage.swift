@@ -1,6 +1,7 @@
 /// `usage/daily`: an owner's use of remote providers per UTC day and provider, with the daily limits.
 public struct UsageDaily: KindredRequest {
-    public static let spec = MethodSpec("usage/daily", [.required("owner"), .optional("from"), .optional("to")])
+    public static let spec = MethodSpec("usage/daily", [.required("owner"), .optional("from"), .optional("to")],
+        result: ["owner", "days", "limits", "today"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Day: Codable, Sendable, Hashable {
             public var day: String

@@ -47,7 +47,9 @@ import KindredProtocol
     @Test func aRequestEncodesItsRequiredKeysAlwaysAndOnlyItsOwnKeys() throws {
         for (least, most) in Self.requests {
             let spec = type(of: least).spec
-            #expect(try Self.keys(least) == Set(spec.requiredKeys), "\(spec.method)")
+            // occurrences/put's least request is its `items` form (the other form is one record's three keys).
+            let form: Set<String> = spec.method == "occurrences/put" ? ["items"] : []
+            #expect(try Self.keys(least) == Set(spec.requiredKeys).union(form), "\(spec.method)")
             #expect(try Self.keys(most).isSuperset(of: spec.requiredKeys), "\(spec.method)")
             #expect(try Self.keys(most).isSubset(of: spec.keys), "\(spec.method)")
         }
