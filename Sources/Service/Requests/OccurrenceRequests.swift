@@ -4,10 +4,8 @@ import KindredProtocol
 
 /// `occurrences/put`: `owner` and either one record (`recordId`, `revision`, `occurrences`) or many
 /// (`items: [{recordId, revision, occurrences}]`), each occurrence `{category, description, excerpt, tags?}`.
-extension OccurrencesPut {
+extension OccurrencesPut: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = OccurrencesPut
-        static let kind = MethodKind.write
         static let recordKeys = ["recordId", "revision", "occurrences"]
         static let maxOccurrences = 1000
         static let maxItems = 1000

@@ -5,11 +5,8 @@ import JSONRPC
 import KindredProtocol
 
 /// `patterns/refresh`: `owner?` (every owner when absent).
-extension PatternsRefresh {
+extension PatternsRefresh: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = PatternsRefresh
-        static let kind = MethodKind.write
-
         var owner: String?
 
         init(_ p: Params) throws(ResponseError) { owner = try p.optionalName("owner") }
@@ -17,11 +14,8 @@ extension PatternsRefresh {
 }
 
 /// `patterns/rebuild`: `owner?`, as `patterns/refresh`.
-extension PatternsRebuild {
+extension PatternsRebuild: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = PatternsRebuild
-        static let kind = MethodKind.write
-
         var owner: String?
 
         init(_ p: Params) throws(ResponseError) { owner = try p.optionalName("owner") }
@@ -30,10 +24,8 @@ extension PatternsRebuild {
 
 /// `patterns/findings`: `owner`, `from?`, `to?`, `compareFrom?`, `compareTo?`, `category?`, `kinds?`,
 /// `includeRelated?`, `limit?`, `cursor?`, `evidenceLimit?`.
-extension PatternsFindings {
+extension PatternsFindings: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = PatternsFindings
-        static let kind = MethodKind.read
         static let maxLimit = 1000
 
         var owner: String
@@ -92,11 +84,8 @@ enum FindingsCursor {
 }
 
 /// `patterns/group`: `owner`, `groupId`.
-extension PatternsGroup {
+extension PatternsGroup: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = PatternsGroup
-        static let kind = MethodKind.read
-
         var owner: String
         var groupID: Int64
 
@@ -108,11 +97,8 @@ extension PatternsGroup {
 }
 
 /// `patterns/setLabel`: `owner`, `groupId`, `version`, `label` (null clears it), `description?`.
-extension PatternsSetLabel {
+extension PatternsSetLabel: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = PatternsSetLabel
-        static let kind = MethodKind.write
-
         var owner: String
         var groupID: Int64
         var version: Int64
@@ -133,11 +119,8 @@ extension PatternsSetLabel {
 }
 
 /// `patterns/correct`: `owner`, `correction` (see `CorrectionParams`).
-extension PatternsCorrect {
+extension PatternsCorrect: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = PatternsCorrect
-        static let kind = MethodKind.write
-
         var owner: String
         /// A correction of groups, or (`theme…` kinds) of themes (`ThemeRequests.swift`).
         var request: CorrectionRequest?
@@ -155,11 +138,8 @@ extension PatternsCorrect {
 }
 
 /// `patterns/corrections`: `owner`.
-extension PatternsCorrections {
+extension PatternsCorrections: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = PatternsCorrections
-        static let kind = MethodKind.read
-
         var owner: String
 
         init(_ p: Params) throws(ResponseError) { owner = try p.name("owner") }
@@ -167,11 +147,8 @@ extension PatternsCorrections {
 }
 
 /// `patterns/undoCorrection`: `owner`, `correctionId`.
-extension PatternsUndoCorrection {
+extension PatternsUndoCorrection: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = PatternsUndoCorrection
-        static let kind = MethodKind.write
-
         var owner: String
         var correctionID: Int64
 

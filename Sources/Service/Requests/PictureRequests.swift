@@ -4,11 +4,8 @@ import JSONRPC
 import KindredProtocol
 
 /// `patterns/map`: `owner`, `category?`, `from?`, `to?`.
-extension PatternsMap {
+extension PatternsMap: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = PatternsMap
-        static let kind = MethodKind.read
-
         var owner: String
         var query: FindingsQuery
 
@@ -24,10 +21,8 @@ extension PatternsMap {
 
 /// `patterns/timeline`: `owner`, `from?`, `to?`, `compareFrom?`, `compareTo?`, `category?`, `limit?` (findings drawn,
 /// 1–24, default 6).
-extension PatternsTimeline {
+extension PatternsTimeline: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = PatternsTimeline
-        static let kind = MethodKind.read
         static let maxLimit: Int64 = 24
 
         var owner: String

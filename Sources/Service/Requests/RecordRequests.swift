@@ -3,10 +3,8 @@ import JSONRPC
 import KindredProtocol
 
 /// `records/upsert`: `owner`, `records` (see `RecordInput` for one record).
-extension RecordsUpsert {
+extension RecordsUpsert: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = RecordsUpsert
-        static let kind = MethodKind.write
         static let maxRecords = 10_000
 
         var owner: String
@@ -25,11 +23,8 @@ extension RecordsUpsert {
 }
 
 /// `records/delete`: `owner`, `ids`.
-extension RecordsDelete {
+extension RecordsDelete: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = RecordsDelete
-        static let kind = MethodKind.write
-
         var owner: String
         var ids: [String]
 
@@ -42,11 +37,8 @@ extension RecordsDelete {
 }
 
 /// `records/get`: `owner`, `id`, `passages?` (list the record's passages).
-extension RecordsGet {
+extension RecordsGet: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = RecordsGet
-        static let kind = MethodKind.read
-
         var owner: String
         var id: String
         var listPassages: Bool
@@ -60,11 +52,8 @@ extension RecordsGet {
 }
 
 /// `records/setPermissions`: `owner`, `id`, `permissions {search?, patterns?}` (absent ones are kept).
-extension RecordsSetPermissions {
+extension RecordsSetPermissions: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = RecordsSetPermissions
-        static let kind = MethodKind.write
-
         var owner: String
         var id: String
         var search: Bool?
@@ -83,11 +72,8 @@ extension RecordsSetPermissions {
 }
 
 /// `records/purgeTombstones`: `owner?` (every owner when absent), `before` (a date or timestamp).
-extension RecordsPurgeTombstones {
+extension RecordsPurgeTombstones: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = RecordsPurgeTombstones
-        static let kind = MethodKind.write
-
         var owner: String?
         var before: String
 

@@ -3,11 +3,8 @@ import JSONRPC
 import KindredProtocol
 
 /// `search/query`: `owner`, `text` and/or `vector`, `limit?`, `mode?`, `filters?`.
-extension SearchQuery {
+extension SearchQuery: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = SearchQuery
-        static let kind = MethodKind.read
-
         var owner: String
         var text: String?
         var vector: [Float]?
@@ -40,11 +37,8 @@ extension SearchQuery {
 }
 
 /// `search/similar`: `owner`, `id`, `limit?`, `filters?`.
-extension SearchSimilar {
+extension SearchSimilar: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = SearchSimilar
-        static let kind = MethodKind.read
-
         var owner: String
         var id: String
         var limit: Int

@@ -5,11 +5,8 @@ import JSONRPC
 import KindredProtocol
 
 /// `patterns/themes`: `owner`, `category?`, `kinds?`, `from?`, `to?`, `limit?`, `cursor?`.
-extension PatternsThemes {
+extension PatternsThemes: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = PatternsThemes
-        static let kind = MethodKind.read
-
         var owner: String
         var category: String?
         /// Only records of these kinds count, in the denominators and as evidence.

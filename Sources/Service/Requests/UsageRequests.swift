@@ -3,11 +3,8 @@ import JSONRPC
 import KindredProtocol
 
 /// `usage/daily`: `owner`, `from?`, `to?` (UTC days, YYYY-MM-DD, inclusive).
-extension UsageDaily {
+extension UsageDaily: CheckedRequest {
     struct Checked: MethodParams {
-        typealias Wire = UsageDaily
-        static let kind = MethodKind.read
-
         var owner: String
         var from: String?
         var to: String?
