@@ -37,17 +37,14 @@ import JSONRPC
     /// Every documented request the service answers gets an answer whose fields are the catalogue's
     /// result fields, and which the method's `Result` type reads.
     @Test func everyDocumentedAnswerHasTheCataloguesResultFieldsAndReadsAsItsResultType() throws {
-        let f = try ServiceFixture(embedder: LetterEmbedder())
-        _ = try f.upsert("alice", [rec("note-1", axis: 0), rec("note-2", axis: 1)])
+        let (f, requests) = try DocsParamsTests.documentedRequests()
         var answered: Set<String> = []
-        for section in try DocsParamsTests.allSections() where !section.methods.isEmpty {
-            for (method, params) in DocsParamsTests.requests(DocsParamsTests.examples(section.body), methods: section.methods) {
-                guard let answer = try? f.call(method, params), let type = KindredMethods.all.first(where: { $0.method == method }) else { continue }
-                answered.insert(method)
-                let fields = Set(answer.objectValue.map { o in Array(o.makeIterator()).map(\.key) } ?? [])
-                #expect(fields.subtracting(["usage"]).isSubset(of: type.spec.result), "\(method): \(fields.subtracting(type.spec.result).sorted())")
-                #expect(Self.reads(type, answer) == nil, "\(method): \(Self.reads(type, answer) ?? "")")
-            }
+        for (method, params) in requests {
+            guard let answer = try? f.call(method, params), let type = KindredMethods.all.first(where: { $0.method == method }) else { continue }
+            answered.insert(method)
+            let fields = Set(answer.objectValue.map { o in Array(o.makeIterator()).map(\.key) } ?? [])
+            #expect(fields.subtracting(["usage"]).isSubset(of: type.spec.result), "\(method): \(fields.subtracting(type.spec.result).sorted())")
+            #expect(Self.reads(type, answer) == nil, "\(method): \(Self.reads(type, answer) ?? "")")
         }
         #expect(answered.count >= 15, "only \(answered.sorted()) answered")
     }

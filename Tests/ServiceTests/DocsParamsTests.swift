@@ -115,17 +115,21 @@ import KindredProtocol
         return out
     }
 
-    @Test func everyDocumentedRequestUsesOnlyKeysTheMethodAccepts() throws {
+    /// Every documented request of a section about methods (the Params section shows a refused key
+    /// on purpose), and a service holding the records the examples name.
+    static func documentedRequests() throws -> (ServiceFixture, [(String, JSONValue)]) {
         let f = try ServiceFixture(embedder: LetterEmbedder())
         _ = try f.upsert("alice", [rec("note-1", axis: 0), rec("note-2", axis: 1)])
+        return (f, try allSections().filter { !$0.methods.isEmpty }.flatMap { Self.requests(Self.examples($0.body), methods: $0.methods) })
+    }
+
+    @Test func everyDocumentedRequestUsesOnlyKeysTheMethodAccepts() throws {
+        let (f, requests) = try Self.documentedRequests()
         var sent: Set<String> = []
-        // Sections about methods only: the Params section shows a refused key on purpose.
-        for section in try Self.allSections() where !section.methods.isEmpty {
-            for (method, params) in Self.requests(Self.examples(section.body), methods: section.methods) {
-                sent.insert(method)
-                let e = f.callError(method, params)
-                #expect(e?.data?["unknown"] == nil, "\(method) \(params): \(e?.message ?? "")")
-            }
+        for (method, params) in requests {
+            sent.insert(method)
+            let e = f.callError(method, params)
+            #expect(e?.data?["unknown"] == nil, "\(method) \(params): \(e?.message ?? "")")
         }
         // Every method has at least one documented example.
         #expect(sent.isSuperset(of: KindredService.routes.map(\.method)), "no example for \(Set(KindredService.routes.map(\.method)).subtracting(sent).sorted())")
