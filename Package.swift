@@ -63,7 +63,8 @@ let package = Package(
         .executableTarget(name: "kindred-bench", dependencies: [
             "Service", "VectorIndex", "Embedding", "Grouping", "KindredCore", "KindredCLI", "KindredTestSupport", "LinearAlgebra",
         ]),
-        // Typed requests and results over Service, with Swift concurrency; its public API names no type of ours below it.
+        // Typed requests and results over Service, with Swift concurrency; its public API names no type of ours below it
+        // but the protocol's (KindredProtocol, which it re-exports).
         // On Apple platforms CBLAS/CLAPACKE would be Accelerate instead of OpenBLAS/LAPACKE (docs/library.md); not built here.
         .target(name: "KindredKit", dependencies: ["Service", "KindredCore", "KindredProtocol", "JSONRPC"]),
         // A program that uses only KindredKit's public API; scripts/test.sh runs it.
