@@ -6,6 +6,7 @@ import PackageDescription
 //   kindred -> Cluster -> Service (Cluster also on JSONRPC, KindredCore and CNATS)
 //   kindred, kindred-bench, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, KeywordIndex, Embedding, Remote, Grouping, Pictures} -> {LinearAlgebra, KindredCore}
 //   VectorIndex, Embedding, Grouping -> Kernels -> CKernels (Kernels imports nothing else of ours)
+//   Service, KindredKit -> KindredProtocol (the request and result types of every method; imports nothing of ours)
 // (MCP sits on JSONRPC; the numeric modules import LinearAlgebra, not KindredCore — the indexes take their top-k heap from it; Pictures draws SVG
 // from plain values and imports nothing of ours.)
 // Benchmarks and synthetic data live outside the product modules: in kindred-bench (an executable
@@ -46,11 +47,14 @@ let package = Package(
         // HTTP over libcurl and the remote providers spoken over it (embeddings, chat completions).
         .target(name: "Remote", dependencies: ["KindredCore", "LinearAlgebra", "CCurl"]),
         .target(name: "Grouping", dependencies: ["LinearAlgebra", "Kernels"], exclude: ["README.md"]),
+        // One Codable request and result type per method and the catalogue of methods and their params.
+        .target(name: "KindredProtocol", exclude: ["README.md"]),
         .target(name: "JSONRPC", dependencies: ["KindredCore"]),
         .target(name: "MCP", dependencies: ["KindredCore", "JSONRPC"]),
         .target(name: "Pictures"),
         .target(name: "Service", dependencies: [
-            "KindredCore", "LinearAlgebra", "Storage", "VectorIndex", "KeywordIndex", "Embedding", "Remote", "Grouping", "JSONRPC", "MCP", "Pictures",
+            "KindredCore", "KindredProtocol", "LinearAlgebra", "Storage", "VectorIndex", "KeywordIndex", "Embedding", "Remote", "Grouping", "JSONRPC", "MCP",
+            "Pictures",
         ]),
         // Owners sharded over `kindred node` processes on NATS JetStream: shard hashing, the shard map,
         // the write log, the node and the router (docs/scale-out.md).
@@ -63,9 +67,10 @@ let package = Package(
         .executableTarget(name: "kindred-bench", dependencies: [
             "Service", "VectorIndex", "Embedding", "Grouping", "KindredCore", "KindredCLI", "KindredTestSupport", "LinearAlgebra",
         ]),
-        // Typed requests and results over Service, with Swift concurrency; its public API names no type of ours below it.
+        // Typed requests and results over Service, with Swift concurrency; its public API names no type of ours below it
+        // but the protocol's (KindredProtocol, which it re-exports).
         // On Apple platforms CBLAS/CLAPACKE would be Accelerate instead of OpenBLAS/LAPACKE (docs/library.md); not built here.
-        .target(name: "KindredKit", dependencies: ["Service", "KindredCore", "JSONRPC"]),
+        .target(name: "KindredKit", dependencies: ["Service", "KindredCore", "KindredProtocol", "JSONRPC"]),
         // A program that uses only KindredKit's public API; scripts/test.sh runs it.
         .executableTarget(name: "KindredKitExample", dependencies: ["KindredKit"], path: "Examples/KindredKitExample"),
 
@@ -80,7 +85,8 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "KindredCore"]),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "JSONRPC", "KindredCore"]),
         .testTarget(name: "PicturesTests", dependencies: ["Pictures"]),
-        .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore", "KindredKit", "Grouping", "MCP"]),
+        .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore", "KindredProtocol", "Grouping", "MCP"]),
+        .testTarget(name: "KindredProtocolTests", dependencies: ["KindredProtocol"]),
         .testTarget(name: "KindredKitTests", dependencies: ["KindredKit"]),
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "KindredCore"]),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster", "KindredCore"]),

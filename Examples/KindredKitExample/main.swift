@@ -21,7 +21,7 @@ let entries: [RecordInput] = [
     RecordInput(id: "d3", revision: 1, text: "Missed my train again and watched it go.", kind: "dream", date: "2024-03-20"),
     RecordInput(id: "n1", revision: 1, text: "Booked train tickets to Lyon for the conference.", kind: "note", date: "2024-03-21"),
 ]
-let upserted = try await kindred.send(UpsertRecords(owner: "me", records: entries, waitForIndex: true))
+let upserted = try await kindred.send(RecordsUpsert(owner: "me", records: entries, waitForIndex: true))
 print("upserted:", upserted.results.map { "\($0.id) \($0.status)" }.joined(separator: ", "), "— indexed:", upserted.indexed ?? false)
 
 let hits = try await kindred.send(SearchQuery(owner: "me", text: "the dream where I missed a train", limit: 3, filters: SearchFilters(kinds: ["dream"])))
@@ -29,16 +29,16 @@ for hit in hits.results { print("hit", hit.id, String(format: "%.3f", hit.score)
 check(Set(hits.results.map(\.id)) == ["d1", "d2", "d3"], "search found \(hits.results.map(\.id))")
 
 for id in ["d1", "d2", "d3", "n1"] {
-    _ = try await kindred.send(PutOccurrences(owner: "me", recordId: id, revision: 1, occurrences: [
+    _ = try await kindred.send(OccurrencesPut(owner: "me", recordId: id, revision: 1, occurrences: [
         OccurrenceInput(category: "object", description: "a train", excerpt: "train")]))
 }
 let steps = ProgressLog()
-let refresh = try await kindred.send(RefreshPatterns(owner: "me"), progress: { steps.add($0) })
+let refresh = try await kindred.send(PatternsRefresh(owner: "me"), progress: { steps.add($0) })
 print("refresh: \(refresh.recordsGrouped) records grouped into \(refresh.activeGroups) groups; progress \(steps.kinds.map(\.rawValue))")
 check(refresh.occurrences == refresh.occurrencesInGroups + refresh.pending, "refresh counts do not add up")
 check(steps.kinds.first == .begin && steps.kinds.last == .end, "progress \(steps.kinds.map(\.rawValue))")
 
-let dreams = try await kindred.send(Findings(owner: "me", kinds: ["dream"], limit: 1, evidenceLimit: 2))
+let dreams = try await kindred.send(PatternsFindings(owner: "me", kinds: ["dream"], limit: 1, evidenceLimit: 2))
 if let f = dreams.findings.first {
     print("finding:", f.generatedLabel, "—", f.summary, "(+\(f.moreEvidence) more)")
 }
@@ -53,7 +53,7 @@ do {
 }
 
 // Cancelling the task cancels the request.
-let rebuild = Task { try await kindred.send(RebuildIndex()) }
+let rebuild = Task { try await kindred.send(IndexRebuild()) }
 rebuild.cancel()
 switch await rebuild.result {
 case .failure(let e) where e is CancellationError: print("rebuild cancelled")

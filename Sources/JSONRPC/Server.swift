@@ -8,9 +8,9 @@ public enum MethodKind: Sendable { case read, write }
 
 public typealias MethodHandler = @Sendable (_ params: JSONValue?, _ context: RequestContext) throws -> JSONValue
 
-/// The JSON-RPC 2.0 server: lifecycle, dispatch, batches, cancellation, progress and logging.
-/// Knows no domain: methods are registered by the composition root.
-public final class Server: ClientChannel {
+/// The JSON-RPC 2.0 server: lifecycle, dispatch, batches, cancellation, progress and logging, on
+/// a `MessageLoop`. Knows no domain: methods are registered by the composition root.
+public final class Server: ClientChannel, MessageDispatcher {
     public struct Options: Sendable {
         public var framing: Framing?
         public var maxMessageBytes: Int
@@ -30,7 +30,6 @@ public final class Server: ClientChannel {
 
     struct State {
         var lifecycle = Lifecycle.uninitialized
-        var framing: Framing?
         var inflight: [RequestID: CancellationToken] = [:]
         var exitCode: Int32?
         /// What the client declared in `initialize`.
@@ -43,7 +42,7 @@ public final class Server: ClientChannel {
     }
 
     private let options: Options
-    private let sink: any MessageSink
+    private let loop: MessageLoop
     private let methods: Mutex<[String: (MethodKind, MethodHandler)]> = Mutex([:])
     private let state: Mutex<State>
     private let work = DispatchQueue(label: "kindred.rpc.work", attributes: .concurrent)
@@ -59,10 +58,10 @@ public final class Server: ClientChannel {
     ///   - onShutdown: called once, after all acknowledged work, when the server stops (close the database here).
     public init(options: Options, sink: any MessageSink, initialize: @escaping MethodHandler, onShutdown: @escaping @Sendable () -> Void) {
         self.options = options
-        self.sink = sink
+        self.loop = MessageLoop(framing: options.framing, maxMessageBytes: options.maxMessageBytes, sink: sink)
         self.initializeHandler = initialize
         self.shutdownHandler = onShutdown
-        self.state = Mutex(State(framing: options.framing))
+        self.state = Mutex(State())
     }
 
     public func register(_ method: String, kind: MethodKind, _ handler: @escaping MethodHandler) {
@@ -74,10 +73,7 @@ public final class Server: ClientChannel {
     // MARK: output
 
     /// Sends one message (JSON bytes) in the connection's framing.
-    private func send(_ json: [UInt8]) {
-        let framing = state.withLock { $0.framing } ?? .ndjson
-        sink.write(FrameEncoder.encode(json, framing: framing))
-    }
+    private func send(_ json: [UInt8]) { loop.send(json) }
 
     /// Sends a notification to the client (`window/logMessage`, `$/progress`).
     public func notify(_ method: String, _ params: JSONValue) {
@@ -92,16 +88,12 @@ public final class Server: ClientChannel {
 
     /// Reads frames from `read` (a blocking byte source returning nil at end of input) until `exit`
     /// or end of input; returns the process exit code.
-    public func run(read: () -> [UInt8]?) -> Int32 {
-        var decoder = FrameDecoder(framing: options.framing, maxMessageBytes: options.maxMessageBytes)
-        outer: while let chunk = read() {
-            decoder.feed(chunk)
-            while let frame = decoder.next() {
-                if state.withLock({ $0.framing == nil }) { state.withLock { $0.framing = decoder.framing } }
-                handle(frame: frame)
-                if state.withLock({ $0.exitCode != nil }) { break outer }
-            }
-        }
+    public func run(read: () -> [UInt8]?) -> Int32 { loop.run(read: read, dispatcher: self) }
+
+    public var batchRefusal: ResponseError? { nil }
+    public var stopsReading: Bool { state.withLock { $0.exitCode != nil } }
+
+    public func finish() -> Int32 {
         // Nothing can answer the requests sent to the client any more.
         let waiting = state.withLock { s -> [ReplyWaiter] in
             s.inputClosed = true
@@ -115,45 +107,8 @@ public final class Server: ClientChannel {
         return state.withLock { $0.exitCode } ?? 0
     }
 
-    func handle(frame: Frame) {
-        switch frame {
-        case .tooLarge(let size):
-            send(OutgoingMessage.error(id: .null, ResponseError(
-                code: .invalidRequest, message: "message of \(size) bytes exceeds the limit of \(options.maxMessageBytes) bytes",
-                data: ["size": .int(Int64(size)), "limit": .int(Int64(options.maxMessageBytes))])))
-        case .badHeader(let reason):
-            send(OutgoingMessage.error(id: .null, .parseError(reason)))
-        case .message(let bytes):
-            let document: JSONDocument
-            do { document = try JSONParser.parseDocument(bytes, keepingNumberTextOf: "id") } catch {
-                send(OutgoingMessage.error(id: .null, .parseError(error.description)))
-                return
-            }
-            if case .array(let items) = document.value {
-                handleBatch(items, document.numberText)
-            } else {
-                dispatch(IncomingMessage.classify(document.value) { document.numberText[$0] }) { [self] response in
-                    if let response { send(response) }
-                }
-            }
-        }
-    }
-
-    private func handleBatch(_ items: [JSONValue], _ numberText: [[JSONPathElement]: String]) {
-        guard !items.isEmpty else {
-            send(OutgoingMessage.error(id: .null, .invalidRequest("empty batch")))
-            return
-        }
-        let collector = BatchCollector(count: items.count) { [self] responses in
-            if !responses.isEmpty { send(OutgoingMessage.batch(responses)) }
-        }
-        for (i, item) in items.enumerated() {
-            dispatch(IncomingMessage.classify(item) { numberText[[.index(i)] + $0] }) { collector.set(i, $0) }
-        }
-    }
-
     /// Routes one message; `reply` is called exactly once (with nil for notifications and responses).
-    private func dispatch(_ message: IncomingMessage, reply: @escaping @Sendable ([UInt8]?) -> Void) {
+    public func dispatch(_ message: IncomingMessage, reply: @escaping @Sendable ([UInt8]?) -> Void) {
         switch message {
         case let .response(id, result, error):
             deliverResponse(id: id, result: result, error: error)
@@ -333,26 +288,5 @@ extension Server {
         } else {
             waiter.deliver(.result(result))
         }
-    }
-}
-
-/// Collects the responses of one batch and sends them together, in request order.
-final class BatchCollector: Sendable {
-    private struct S { var slots: [[UInt8]?]; var remaining: Int }
-    private let s: Mutex<S>
-    private let done: @Sendable ([[UInt8]]) -> Void
-
-    init(count: Int, done: @escaping @Sendable ([[UInt8]]) -> Void) {
-        s = Mutex(S(slots: Array(repeating: nil, count: count), remaining: count))
-        self.done = done
-    }
-
-    func set(_ i: Int, _ v: [UInt8]?) {
-        let finished: [[UInt8]]? = s.withLock { st in
-            st.slots[i] = v
-            st.remaining -= 1
-            return st.remaining == 0 ? st.slots.compactMap { $0 } : nil
-        }
-        if let finished { done(finished) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KindredCore
+import KindredProtocol
 
 /// Typed requests and results to and from the service's JSON values, through Foundation's coders:
 /// the service then reads them exactly as it reads a message from the wire.

@@ -2,6 +2,8 @@ import Dispatch
 import Foundation
 import JSONRPC
 import KindredCore
+// The requests and results are the protocol's own types: an app imports KindredKit alone.
+@_exported import KindredProtocol
 import Service
 
 /// Kindred in-process: one database file, its search index and the embedder, answering the same
@@ -9,7 +11,7 @@ import Service
 ///
 /// ```swift
 /// let kindred = try Kindred(databasePath: "journal.sqlite")
-/// _ = try await kindred.send(UpsertRecords(owner: "me", records: [RecordInput(id: "d1", revision: 1, text: "I missed the train.")], waitForIndex: true))
+/// _ = try await kindred.send(RecordsUpsert(owner: "me", records: [RecordInput(id: "d1", revision: 1, text: "I missed the train.")], waitForIndex: true))
 /// let hits = try await kindred.send(SearchQuery(owner: "me", text: "the dream where I missed a train"))
 /// kindred.close()
 /// ```

@@ -1,4 +1,5 @@
 import JSONRPC
+import KindredProtocol
 
 /// An error answer, with the same code, message and data as over the wire (docs/methods.md,
 /// "Error codes"). `field` names the parameter for `.invalidParams` (`records[0].revision`).

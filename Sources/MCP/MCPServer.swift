@@ -3,13 +3,13 @@ public import JSONRPC
 import Dispatch
 import Synchronization
 
-/// A Model Context Protocol server over one newline-delimited JSON-RPC stream, for clients of both
-/// protocol eras. The client's first request decides the era once, as the `mcp` SDK's own servers
+/// A Model Context Protocol server over one newline-delimited JSON-RPC stream (the JSON-RPC
+/// `MessageLoop` that `Server` also runs on), for clients of both protocol eras. The client's first request decides the era once, as the `mcp` SDK's own servers
 /// do: a request carrying the 2026-07-28 envelope (`_meta` with the protocol version) opens a
 /// stateless connection, where every request names its version and capabilities and every result
 /// carries `resultType`; anything else (the `initialize` handshake) opens a handshake connection.
 /// A later request of the other era is refused. Knows no domain: tools are given by the caller.
-public final class MCPServer: Sendable {
+public final class MCPServer: MessageDispatcher {
     public struct Info: Sendable {
         public var name: String
         public var version: String
@@ -36,8 +36,7 @@ public final class MCPServer: Sendable {
     let info: Info
     let tools: [String: Tool]
     let toolOrder: [String]
-    private let sink: any MessageSink
-    private let maxMessageBytes: Int
+    private let loop: MessageLoop
     private let state = Mutex(State())
     private let work = DispatchQueue(label: "kindred.mcp.work", attributes: .concurrent)
     private let group = DispatchGroup()
@@ -46,53 +45,37 @@ public final class MCPServer: Sendable {
         self.info = info
         self.tools = Dictionary(tools.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.toolOrder = tools.map(\.name)
-        self.sink = sink
-        self.maxMessageBytes = maxMessageBytes
+        self.loop = MessageLoop(framing: .ndjson, maxMessageBytes: maxMessageBytes, sink: sink)
     }
 
-    func send(_ bytes: [UInt8]) { sink.write(FrameEncoder.encode(bytes, framing: .ndjson)) }
+    func send(_ bytes: [UInt8]) { loop.send(bytes) }
 
     /// Reads until end of input (a blocking byte source returning nil at the end), answers every
     /// request, waits for calls still running, and returns the exit code (0).
-    public func run(read: () -> [UInt8]?) -> Int32 {
-        var decoder = FrameDecoder(framing: .ndjson, maxMessageBytes: maxMessageBytes)
-        while let chunk = read() {
-            decoder.feed(chunk)
-            while let frame = decoder.next() { handle(frame) }
-        }
+    public func run(read: () -> [UInt8]?) -> Int32 { loop.run(read: read, dispatcher: self) }
+
+    public var batchRefusal: ResponseError? { .invalidRequest("MCP does not use JSON-RPC batches: send one message per line") }
+    public var stopsReading: Bool { false }
+
+    public func finish() -> Int32 {
         group.wait()
         work.sync(flags: .barrier) {}
         return 0
     }
 
-    func handle(_ frame: Frame) {
-        switch frame {
-        case .tooLarge(let size):
-            send(OutgoingMessage.error(id: .null, ResponseError(
-                code: .invalidRequest, message: "message of \(size) bytes exceeds the limit of \(maxMessageBytes) bytes")))
-        case .badHeader(let reason):
-            send(OutgoingMessage.error(id: .null, .parseError(reason)))
-        case .message(let bytes):
-            let document: JSONDocument
-            do { document = try JSONParser.parseDocument(bytes, keepingNumberTextOf: "id") } catch {
-                send(OutgoingMessage.error(id: .null, .parseError(error.description)))
-                return
-            }
-            if case .array = document.value {
-                send(OutgoingMessage.error(id: .null, .invalidRequest("MCP does not use JSON-RPC batches: send one message per line")))
-                return
-            }
-            switch IncomingMessage.classify(document.value, numberText: { document.numberText[$0] }) {
-            case .response, .cancel:
-                break
-            case .invalid(let id, let error):
-                send(OutgoingMessage.error(id: id, error))
-            case .notification(let method, let params):
-                notification(method, params)
-            case .request(let id, let method, let params):
-                request(id, method, params)
-            }
+    /// Answers go out on their own (a tool call's when it finishes), so `reply` only ever gets nil.
+    public func dispatch(_ message: IncomingMessage, reply: @escaping @Sendable ([UInt8]?) -> Void) {
+        switch message {
+        case .response, .cancel:
+            break
+        case .invalid(let id, let error):
+            send(OutgoingMessage.error(id: id, error))
+        case .notification(let method, let params):
+            notification(method, params)
+        case .request(let id, let method, let params):
+            request(id, method, params)
         }
+        reply(nil)
     }
 
     func notification(_ method: String, _ params: JSONValue?) {

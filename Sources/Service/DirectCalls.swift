@@ -1,6 +1,7 @@
 public import KindredCore
 public import JSONRPC
 public import VectorIndex
+import KindredProtocol
 
 extension KindredService {
     /// Calls a method in-process, without a server (the CLI uses this). Same validation, same results.

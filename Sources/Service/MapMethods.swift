@@ -3,11 +3,12 @@ import KindredCore
 import JSONRPC
 import LinearAlgebra
 import Pictures
+import KindredProtocol
 
 /// `patterns/map`: the owner's groups (those reported as findings, related ones included) placed by
 /// PCA of their centroids, drawn as SVG.
 extension KindredService {
-    func patternMap(_ req: PatternsMap, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+    func patternMap(_ req: PatternsMap.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         let data = try pictureData(owner: req.owner, query: req.query, withVectors: true, ctx)
         let occurrences = data.patterns.occurrences
         // Centroid: the mean of the unit vectors of the group's eligible members.

@@ -2,6 +2,7 @@ import KindredCore
 import JSONRPC
 import LinearAlgebra
 import Storage
+import KindredProtocol
 
 /// `occurrences/put`: a client's occurrences of one record revision, replacing that record's
 /// occurrences. Excerpts must occur in the text (after folding whitespace, curly quotes and case);
@@ -16,9 +17,9 @@ extension KindredService {
 
     /// One record of a put, after its excerpts were matched against the stored text.
     private struct Plan {
-        var item: OccurrencesPut.RecordItem
+        var item: OccurrencesPut.Checked.RecordItem
         var text: String
-        var accepted: [(input: OccurrencesPut.Item, match: ExcerptMatcher.Match)] = []
+        var accepted: [(input: OccurrencesPut.Checked.Item, match: ExcerptMatcher.Match)] = []
         var rejected: [JSONValue] = []
         /// Where this record's vectors start in the batch sent to the embedder.
         var firstVector = 0
@@ -28,7 +29,7 @@ extension KindredService {
     /// one batch, and every record is written in one transaction. The single-record form fails as a
     /// whole (-32001, -32010); with `items`, a record that is missing or not at the given revision
     /// gets an `error` in its own result and the others are written.
-    func putOccurrences(_ req: OccurrencesPut, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+    func putOccurrences(_ req: OccurrencesPut.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         let owner = req.owner
         var outcomes: [Result<Plan, ResponseError>] = try withReader { store in
             try req.records.map { item -> Result<Plan, ResponseError> in
@@ -128,7 +129,7 @@ extension KindredService {
         return .object(result)
     }
 
-    private static func match(_ item: OccurrencesPut.RecordItem, in text: String) -> Plan {
+    private static func match(_ item: OccurrencesPut.Checked.RecordItem, in text: String) -> Plan {
         var plan = Plan(item: item, text: text)
         for input in item.occurrences {
             if let m = ExcerptMatcher.find(input.excerpt, in: text) {

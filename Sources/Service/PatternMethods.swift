@@ -3,12 +3,13 @@ import Grouping
 import KindredCore
 import JSONRPC
 import Storage
+import KindredProtocol
 
 /// Pattern discovery methods: findings, groups, labels and corrections.
 extension KindredService {
     // MARK: findings
 
-    func findings(_ req: PatternsFindings, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+    func findings(_ req: PatternsFindings.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         let owner = req.owner, query = req.query
         let config = patternConfig
         let version = indexVersion
@@ -41,7 +42,7 @@ extension KindredService {
 
     // MARK: groups
 
-    func patternGroup(_ req: PatternsGroup) throws(ResponseError) -> JSONValue {
+    func patternGroup(_ req: PatternsGroup.Checked) throws(ResponseError) -> JSONValue {
         let owner = req.owner, groupID = req.groupID
         let config = patternConfig
         return try withPatternReader(owner: owner) { store in
@@ -68,7 +69,7 @@ extension KindredService {
         }
     }
 
-    func setLabel(_ req: PatternsSetLabel) throws(ResponseError) -> JSONValue {
+    func setLabel(_ req: PatternsSetLabel.Checked) throws(ResponseError) -> JSONValue {
         let owner = req.owner, groupID = req.groupID, version = req.version, label = req.label, description = req.description
         return try withPatternWriter(owner: owner) { store in
             try store.database.transaction {
@@ -83,7 +84,7 @@ extension KindredService {
 
     // MARK: corrections
 
-    func correct(_ req: PatternsCorrect) throws(ResponseError) -> JSONValue {
+    func correct(_ req: PatternsCorrect.Checked) throws(ResponseError) -> JSONValue {
         guard let request = req.request else { return try correctTheme(owner: req.owner, req.theme!) }
         let owner = req.owner
         let config = patternConfig.grouping
@@ -100,7 +101,7 @@ extension KindredService {
         }
     }
 
-    func corrections(_ req: PatternsCorrections) throws(ResponseError) -> JSONValue {
+    func corrections(_ req: PatternsCorrections.Checked) throws(ResponseError) -> JSONValue {
         let owner = req.owner
         let rows = try withPatternReader(owner: owner) { try $0.correctionRows(owner: owner) }
         var out: [JSONValue] = []
@@ -118,7 +119,7 @@ extension KindredService {
     /// Undoes a correction: it stops constraining later refreshes (constraints are derived from the
     /// corrections still in force), and the engine moves back what it moved (`PatternEngine.undo`);
     /// an occurrence it sent to pending is evaluated afresh by the next refresh.
-    func undoCorrection(_ req: PatternsUndoCorrection) throws(ResponseError) -> JSONValue {
+    func undoCorrection(_ req: PatternsUndoCorrection.Checked) throws(ResponseError) -> JSONValue {
         let owner = req.owner, id = req.correctionID
         return try withPatternWriter(owner: owner) { store in
             try store.database.transaction {

@@ -1,14 +1,13 @@
 import KindredCore
 import JSONRPC
+import KindredProtocol
 
 /// Validates the `records` of `records/upsert`. Collects every problem so the client sees them all;
 /// one bad record refuses the whole request.
-enum RecordInput {
+extension RecordInput {
     struct Problem { var index: Int; var field: String; var reason: String }
 
     static let maxTextBytes = 1 << 20
-    static let keys = ["id", "revision", "text", "kind", "date", "tags", "metadata", "permissions", "vector"]
-    static let permissionKeys = ["search", "patterns"]
 
     static func parse(_ items: [JSONValue], rules: ParamRules) throws(ResponseError) -> [Record] {
         var records: [Record] = []
@@ -41,7 +40,7 @@ enum RecordInput {
 
     static func parseOne(_ item: JSONValue, index i: Int, rules: ParamRules) throws(ResponseError) -> Record {
         guard case .object(let o) = item else { throw ResponseError.invalidParams(field: "records[\(i)]", reason: "must be an object") }
-        let p = try Params(object: o, prefix: "records[\(i)]", keys: keys, what: "a record field", rules: rules)
+        let p = try Params(object: o, prefix: "records[\(i)]", keys: Self.fields, what: "a record field", rules: rules)
         let id = try p.name("id")
         let revision = try p.positiveInt("revision")
         let text = try p.string("text")
@@ -60,8 +59,8 @@ enum RecordInput {
                 }
             }
         }
-        var permissions = Permissions()
-        if let perm = try p.optionalObject("permissions", keys: permissionKeys, what: "a permission") {
+        var permissions = KindredCore.Permissions()
+        if let perm = try p.optionalObject("permissions", keys: Permissions.fields, what: "a permission") {
             permissions.search = try perm.optionalBool("search") ?? true
             permissions.patterns = try perm.optionalBool("patterns") ?? true
         }

@@ -2,9 +2,10 @@ import KindredCore
 import JSONRPC
 import Storage
 import VectorIndex
+import KindredProtocol
 
 extension KindredService {
-    func upsert(_ req: RecordUpsert, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+    func upsert(_ req: RecordsUpsert.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         let records = req.records
         let owner = req.owner
         let waitForIndex = req.waitForIndex
@@ -104,7 +105,7 @@ extension KindredService {
         return (outcomes, placements)
     }
 
-    func delete(_ req: RecordDelete) throws(ResponseError) -> JSONValue {
+    func delete(_ req: RecordsDelete.Checked) throws(ResponseError) -> JSONValue {
         let owner = req.owner, ids = req.ids
         let result = try withWriter { store in
             let r = try withPatternInvalidation(store, owner: owner, recordIDs: ids) { try store.delete(owner: owner, ids: ids) }
@@ -115,7 +116,7 @@ extension KindredService {
         return ["deleted": .from(result.deleted.map(\.id)), "missing": .from(result.missing)]
     }
 
-    func get(_ req: RecordGet) throws(ResponseError) -> JSONValue {
+    func get(_ req: RecordsGet.Checked) throws(ResponseError) -> JSONValue {
         let owner = req.owner, id = req.id
         let version = indexVersion
         let (stored, tombstone, spans) = try withReader { store in
@@ -157,7 +158,7 @@ extension KindredService {
         ]
     }
 
-    func setPermissions(_ req: RecordSetPermissions) throws(ResponseError) -> JSONValue {
+    func setPermissions(_ req: RecordsSetPermissions.Checked) throws(ResponseError) -> JSONValue {
         let owner = req.owner, id = req.id, search = req.search, patterns = req.patterns
         let version = indexVersion
         let stored: StoredRecord? = try withWriter { store in

@@ -4,6 +4,7 @@ import JSONRPC
 import Remote
 import Storage
 import Synchronization
+import KindredProtocol
 
 /// What the request being handled asked of remote providers, reported as its `usage`.
 final class UsageTally: Sendable {
@@ -105,7 +106,7 @@ extension KindredService {
     }
 
     /// `usage/daily`: an owner's remote provider use per UTC day and provider.
-    func dailyUsage(_ req: UsageDaily) throws(ResponseError) -> JSONValue {
+    func dailyUsage(_ req: UsageDaily.Checked) throws(ResponseError) -> JSONValue {
         let owner = req.owner, from = req.from, to = req.to
         let rows = try withReader { try $0.usage(owner: owner, from: from, to: to) }
         let callLimit = settings.usage.dailyCallLimit, charLimit = settings.usage.dailyCharacterLimit

@@ -3,15 +3,16 @@ import JSONRPC
 import Storage
 import VectorIndex
 import LinearAlgebra
+import KindredProtocol
 
 extension KindredService {
     enum SearchMode: String { case hybrid, semantic, keyword }
 
-    func searchQuery(_ req: SearchQuery, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+    func searchQuery(_ req: SearchQuery.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         try runSearch(req, ctx)
     }
 
-    func searchSimilar(_ req: SearchSimilar, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+    func searchSimilar(_ req: SearchSimilar.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         let owner = req.owner, id = req.id, limit = req.limit, filters = req.filters
         let version = indexVersion
         guard let stored = try withReader({ try $0.get(owner: owner, id: id) }) else { throw .notFound("record", id: id, owner: owner) }
@@ -28,7 +29,7 @@ extension KindredService {
         return try results(hits.map { ($0.rowid, Double($0.score)) }, owner: owner, mode: .semantic, words: [], degraded: nil)
     }
 
-    func runSearch(_ request: SearchQuery, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+    func runSearch(_ request: SearchQuery.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         var req = request
         var notes: [String] = []
         let maxQueryChars = settings.search.maxQueryChars

@@ -1,9 +1,10 @@
 import KindredCore
 import JSONRPC
 import Storage
+import KindredProtocol
 
 extension KindredService {
-    func status(_ req: IndexStatus) throws(ResponseError) -> JSONValue {
+    func status(_ req: IndexStatus.Checked) throws(ResponseError) -> JSONValue {
         let owner = req.owner
         let version = indexVersion
         let s = try withReader { try $0.status(owner: owner, indexVersion: version) }

@@ -3,11 +3,12 @@ import Grouping
 import KindredCore
 import JSONRPC
 import Storage
+import KindredProtocol
 
 /// `patterns/themes`, theme corrections (through `patterns/correct`) and the theme fields of
 /// `patterns/group`.
 extension KindredService {
-    func themes(_ req: PatternsThemes, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+    func themes(_ req: PatternsThemes.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         let owner = req.owner
         let config = patternConfig
         let version = indexVersion

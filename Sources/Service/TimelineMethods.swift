@@ -2,6 +2,7 @@ import Grouping
 import KindredCore
 import JSONRPC
 import Pictures
+import KindredProtocol
 
 /// `patterns/timeline`: the top recurring findings as small multiples of records per month (or per
 /// longer bin when the records span many years), over the month's eligible records.
@@ -10,7 +11,7 @@ extension KindredService {
     /// until the records' span fits.
     static let maxTimelineBins = 72
 
-    func patternTimeline(_ req: PatternsTimeline, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+    func patternTimeline(_ req: PatternsTimeline.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         let data = try pictureData(owner: req.owner, query: req.query, withVectors: false, ctx)
         let period = req.query.period
         let shown = Array(data.report.findings.prefix(req.limit))

@@ -1,12 +1,13 @@
 import KindredCore
 import JSONRPC
 import Storage
+import KindredProtocol
 
 /// `records/purgeTombstones`: drops the tombstones of records deleted before a date, so that the
 /// ids may be written from revision 1 again. A tombstone is what makes a replayed old revision of a
 /// deleted record `stale` (see `RecordStore.delete`).
 extension KindredService {
-    func purgeTombstones(_ req: RecordPurgeTombstones) throws(ResponseError) -> JSONValue {
+    func purgeTombstones(_ req: RecordsPurgeTombstones.Checked) throws(ResponseError) -> JSONValue {
         let owner = req.owner, before = req.before
         let purged: Int = try withWriter { store in
             do {

@@ -36,33 +36,33 @@ import KindredKit
     @Test func typedRequestsAndResults() async throws {
         let (k, _) = try Self.open()
         defer { k.close() }
-        let up = try await k.send(UpsertRecords(owner: "me", records: [
+        let up = try await k.send(RecordsUpsert(owner: "me", records: [
             RecordInput(id: "a", revision: 1, text: "Dentist on Thursday.", kind: "note", tags: ["health"], metadata: ["mood": .number(3)], vector: Self.axis(0)),
             RecordInput(id: "b", revision: 1, text: "Train to Lyon.", kind: "note", vector: Self.axis(1)),
         ]))
         #expect(up.results.map(\.status) == ["created", "created"])
         let hits = try await k.send(SearchQuery(owner: "me", vector: Self.axis(0, 0.1), limit: 1))
         #expect(hits.results.map(\.id) == ["a"] && hits.mode == "semantic")
-        let got = try await k.send(GetRecord(owner: "me", id: "a", passages: true))
+        let got = try await k.send(RecordsGet(owner: "me", id: "a", passages: true))
         #expect(got.record.metadata["mood"] == .number(3) && got.vector == "client" && got.indexed)
         #expect(got.passageList?.map(\.text) == ["Dentist on Thursday."] && got.passageList?.first?.vector == true)
         let status = try await k.send(IndexStatus(owner: "me"))
         #expect(status.records == 2 && status.embedder.available == false)
         #expect(k.methods.contains("patterns/findings") && k.methods.contains("records/upsert"))
-        let deleted = try await k.send(DeleteRecords(owner: "me", ids: ["b", "zz"]))
+        let deleted = try await k.send(RecordsDelete(owner: "me", ids: ["b", "zz"]))
         #expect(deleted.deleted == ["b"] && deleted.missing == ["zz"])
     }
 
     @Test func errorsAreTheWiresErrors() async throws {
         let (k, _) = try Self.open()
         defer { k.close() }
-        await #expect { try await k.send(UpsertRecords(owner: "me", records: [RecordInput(id: "x", revision: 0, text: "t")])) } throws: { e in
+        await #expect { try await k.send(RecordsUpsert(owner: "me", records: [RecordInput(id: "x", revision: 0, text: "t")])) } throws: { e in
             (e as? KindredError)?.code == .invalidParams && (e as? KindredError)?.field == "records[0].revision"
         }
         await #expect { try await k.send(SearchQuery(owner: "me", text: "x", limit: 5000)) } throws: { e in
             (e as? KindredError)?.code == .limitExceeded && (e as? KindredError)?.data?["limit"]?.int == 1000
         }
-        await #expect { try await k.send(GetRecord(owner: "me", id: "nope")) } throws: { e in
+        await #expect { try await k.send(RecordsGet(owner: "me", id: "nope")) } throws: { e in
             (e as? KindredError)?.code == .notFound && (e as? KindredError)?.data?["what"]?.string == "record"
         }
         await #expect { try await k.send(SearchQuery(owner: "me", text: "x", mode: "semantic")) } throws: { e in
@@ -84,37 +84,38 @@ import KindredKit
             RecordInput(id: "d\(i)", revision: 1, text: "Missed the train \(i).", kind: i < 3 ? "dream" : "note", date: "2024-03-0\(i + 1)",
                         vector: Self.axis(7, Float(i) * 0.01))
         }
-        _ = try await k.send(UpsertRecords(owner: "me", records: records))
+        _ = try await k.send(RecordsUpsert(owner: "me", records: records))
         let seen = Seen()
-        let r = try await k.send(RefreshPatterns(owner: "me"), progress: { seen.add($0.kind) })
+        let r = try await k.send(PatternsRefresh(owner: "me"), progress: { seen.add($0.kind) })
         #expect(r.recordsGrouped == 3 && r.pending == 1 && r.occurrences == r.occurrencesInGroups + r.pending)
         #expect(seen.kinds.first == .begin && seen.kinds.last == .end)
-        let f = try await k.send(Findings(owner: "me", kinds: ["dream"], evidenceLimit: 1))
+        let f = try await k.send(PatternsFindings(owner: "me", kinds: ["dream"], evidenceLimit: 1))
         #expect(f.eligibleRecords == 3 && f.findings.first?.records == 3 && f.findings.first?.moreEvidence == 2)
-        let g = try await k.send(GetGroup(owner: "me", groupId: try #require(f.findings.first?.groupId)))
-        let label = try await k.send(SetLabel(owner: "me", groupId: g.group.groupId, version: g.group.version, label: "trains"))
+        let g = try await k.send(PatternsGroup(owner: "me", groupId: try #require(f.findings.first?.groupId)))
+        let label = try await k.send(PatternsSetLabel(owner: "me", groupId: g.group.groupId, version: g.group.version, label: "trains"))
         #expect(label.ok && label.label == "trains")
-        await #expect { try await k.send(SetLabel(owner: "me", groupId: g.group.groupId, version: g.group.version - 1, label: nil)) } throws: { e in
+        await #expect { try await k.send(PatternsSetLabel(owner: "me", groupId: g.group.groupId, version: g.group.version - 1, label: nil)) } throws: { e in
             (e as? KindredError)?.code == .staleGroupVersion
         }
-        let map = try await k.send(PatternMap(owner: "me"))
+        let map = try await k.send(PatternsMap(owner: "me"))
         #expect(map.groups.map(\.groupId) == [g.group.groupId] && map.svg.hasPrefix("<?xml"))
-        let timeline = try await k.send(PatternTimeline(owner: "me", limit: 1))
+        let timeline = try await k.send(PatternsTimeline(owner: "me", limit: 1))
         #expect(timeline.findings.first?.records == 3 && timeline.findings.first?.bins.map(\.records).reduce(0, +) == 3)
-        #expect(try await k.send(Findings(owner: "me", kinds: ["note"])).findings.isEmpty)
+        #expect(try await k.send(PatternsFindings(owner: "me", kinds: ["note"])).findings.isEmpty)
     }
 
     @Test func occurrencesOfManyRecordsInOneCall() async throws {
         let (k, _) = try Self.open()
         defer { k.close() }
-        _ = try await k.send(UpsertRecords(owner: "me", records: [RecordInput(id: "a", revision: 1, text: "The strict teacher.", vector: Self.axis(3))]))
-        let r = try await k.send(PutOccurrenceItems(owner: "me", items: [
+        _ = try await k.send(RecordsUpsert(owner: "me", records: [RecordInput(id: "a", revision: 1, text: "The strict teacher.", vector: Self.axis(3))]))
+        let r = try await k.send(OccurrencesPut(owner: "me", items: [
             .init(recordId: "a", revision: 1, occurrences: [OccurrenceInput(category: "person", description: "teacher", excerpt: "strict teacher")]),
             .init(recordId: "zz", revision: 1, occurrences: []),
         ]))
         #expect(r.written == 1 && r.failed == 1)
-        #expect(r.items[0].occurrences?.first?.excerpt == "strict teacher" && r.items[1].error?.code == KindredError.Code.notFound.rawValue)
-        await #expect { try await k.send(PutOccurrenceItems(owner: "me", items: [])) } throws: { e in
+        let items = try #require(r.items)
+        #expect(items[0].occurrences?.first?.excerpt == "strict teacher" && items[1].error?.code == KindredError.Code.notFound.rawValue)
+        await #expect { try await k.send(OccurrencesPut(owner: "me", items: [])) } throws: { e in
             (e as? KindredError)?.field == "items"
         }
     }
@@ -126,11 +127,11 @@ import KindredKit
         let task = Task {
             // Cancelled before it is sent: it never runs.
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await k.send(UpsertRecords(owner: "me", records: records))
+            return try await k.send(RecordsUpsert(owner: "me", records: records))
         }
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(try await k.send(IndexStatus(owner: "me")).records == 0)
-        _ = try await k.send(UpsertRecords(owner: "me", records: records))
+        _ = try await k.send(RecordsUpsert(owner: "me", records: records))
         #expect(try await k.send(IndexStatus(owner: "me")).records == 50)
     }
 }

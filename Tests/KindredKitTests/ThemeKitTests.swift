@@ -8,19 +8,19 @@ import KindredKit
     @Test func themesAreTyped() async throws {
         let (k, _) = try KindredKitTests.open(["patterns.themes": "true"])
         defer { k.close() }
-        _ = try await k.send(UpsertRecords(owner: "me", records: (0..<6).map { i in
+        _ = try await k.send(RecordsUpsert(owner: "me", records: (0..<6).map { i in
             RecordInput(id: "r\(i)", revision: 1, text: "entry \(i)", kind: "dream", vector: KindredKitTests.axis(i % 2, Float(i) * 0.01))
         }, waitForIndex: true))
-        let refreshed = try await k.send(RefreshPatterns(owner: "me"))
+        let refreshed = try await k.send(PatternsRefresh(owner: "me"))
         #expect(refreshed.activeThemes >= 0 && refreshed.themesCreated >= 0)
-        let themes = try await k.send(Themes(owner: "me", kinds: ["dream"]))
+        let themes = try await k.send(PatternsThemes(owner: "me", kinds: ["dream"]))
         #expect(themes.eligibleRecords == 6)
         #expect(themes.total == themes.themes.count)
         for t in themes.themes { #expect(t.label.count <= 60 && t.groups.count >= 2) }
         let missing = await #expect(throws: KindredError.self) {
-            try await k.send(CorrectTheme(owner: "me", correction: .dismiss(999)))
+            try await k.send(PatternsCorrect(owner: "me", correction: .themeDismiss(999)))
         }
         #expect(missing?.code == .notFound)
-        await #expect(throws: KindredError.self) { try await k.send(Themes(owner: "me", limit: 0)) }
+        await #expect(throws: KindredError.self) { try await k.send(PatternsThemes(owner: "me", limit: 0)) }
     }
 }

@@ -2,10 +2,12 @@ import Foundation
 import Testing
 import KindredCore
 import JSONRPC
+import KindredProtocol
 @testable import Service
 
-/// The method reference and the params types agree: each method's documented keys are exactly the
-/// keys its type accepts, and every documented request example is accepted key for key.
+/// The method reference and the protocol's catalogue agree: each method's documented keys are
+/// exactly its catalogue keys, documented as required exactly when the catalogue requires them, and
+/// every documented request example is accepted by the service key for key.
 @Suite struct DocsParamsTests {
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static func doc(_ name: String) throws -> String { try String(contentsOf: repo.appendingPathComponent("docs/\(name)"), encoding: .utf8) }
@@ -30,35 +32,41 @@ import JSONRPC
         return stride(from: 1, to: parts.count, by: 2).map { String(parts[$0]) }
     }
 
-    /// The names in the first column of the table whose header's first cell is `header`.
-    static func tableKeys(_ body: [String], header: String) -> [String]? {
+    /// The rows of the table whose header's first cell is `header`: each name in the first column
+    /// (`from`, `to` are two) with the row's last cell.
+    static func tableRows(_ body: [String], header: String) -> [(key: String, note: String)]? {
         guard let start = body.firstIndex(where: { $0.hasPrefix("| \(header) |") }) else { return nil }
-        var keys: [String] = []
+        var rows: [(key: String, note: String)] = []
         for line in body[(start + 2)...] {
             guard line.hasPrefix("|") else { break }
-            let first = line.split(separator: "|", omittingEmptySubsequences: true).first.map(String.init) ?? ""
-            keys += codeSpans(first)
+            let cells = line.split(separator: "|", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
+            rows += codeSpans(cells.first ?? "").map { ($0, cells.last ?? "") }
         }
-        return keys
+        return rows
     }
+
+    static func tableKeys(_ body: [String], header: String) -> [String]? { tableRows(body, header: header)?.map(\.key) }
 
     static func allSections() throws -> [Section] { try sections(doc("methods.md")) + sections(doc("patterns.md")) }
 
-    @Test func everyMethodsDocumentedParamsAreTheKeysItAccepts() throws {
+    @Test func everyMethodsDocumentedParamsAreItsCatalogueKeys() throws {
         let sections = try Self.allSections()
-        for route in KindredService.routes {
-            let section = try #require(sections.first { $0.methods.contains(route.method) }, "no section for \(route.method)")
-            let documented = try #require(Self.tableKeys(section.body, header: "param"), "no params table for \(route.method)")
-            #expect(Set(documented.filter { $0 != "workDoneToken" }) == Set(route.keys), "\(route.method)")
-            #expect(documented.count == Set(documented).count, "\(route.method) lists a key twice")
+        for spec in KindredMethods.all.map({ $0.spec }) {
+            let section = try #require(sections.first { $0.methods.contains(spec.method) }, "no section for \(spec.method)")
+            let rows = try #require(Self.tableRows(section.body, header: "param"), "no params table for \(spec.method)")
+                .filter { $0.key != "workDoneToken" }
+            #expect(Set(rows.map(\.key)) == Set(spec.keys), "\(spec.method)")
+            #expect(rows.count == Set(rows.map(\.key)).count, "\(spec.method) lists a key twice")
+            let documentedRequired = rows.filter { $0.note.hasPrefix("required") }.map(\.key)
+            #expect(Set(documentedRequired) == Set(spec.requiredKeys), "\(spec.method): required keys")
         }
     }
 
     @Test(arguments: [
-        ("records/upsert", "field", RecordInput.keys),
-        ("search/query", "filter", SearchParams.filterKeys),
-        ("occurrences/put", "field", OccurrencesPut.occurrenceKeys),
-        ("patterns/correct", "field", CorrectionParams.keys),
+        ("records/upsert", "field", RecordInput.fields),
+        ("search/query", "filter", KindredProtocol.SearchFilters.fields),
+        ("occurrences/put", "field", OccurrenceInput.fields),
+        ("patterns/correct", "field", PatternsCorrect.Correction.fields),
     ])
     func nestedObjectsDocumentedFieldsAreTheKeysTheyAccept(method: String, header: String, keys: [String]) throws {
         let section = try #require(try Self.allSections().first { $0.methods.contains(method) })
@@ -107,17 +115,21 @@ import JSONRPC
         return out
     }
 
-    @Test func everyDocumentedRequestUsesOnlyKeysTheMethodAccepts() throws {
+    /// Every documented request of a section about methods (the Params section shows a refused key
+    /// on purpose), and a service holding the records the examples name.
+    static func documentedRequests() throws -> (ServiceFixture, [(String, JSONValue)]) {
         let f = try ServiceFixture(embedder: LetterEmbedder())
         _ = try f.upsert("alice", [rec("note-1", axis: 0), rec("note-2", axis: 1)])
+        return (f, try allSections().filter { !$0.methods.isEmpty }.flatMap { Self.requests(Self.examples($0.body), methods: $0.methods) })
+    }
+
+    @Test func everyDocumentedRequestUsesOnlyKeysTheMethodAccepts() throws {
+        let (f, requests) = try Self.documentedRequests()
         var sent: Set<String> = []
-        // Sections about methods only: the Params section shows a refused key on purpose.
-        for section in try Self.allSections() where !section.methods.isEmpty {
-            for (method, params) in Self.requests(Self.examples(section.body), methods: section.methods) {
-                sent.insert(method)
-                let e = f.callError(method, params)
-                #expect(e?.data?["unknown"] == nil, "\(method) \(params): \(e?.message ?? "")")
-            }
+        for (method, params) in requests {
+            sent.insert(method)
+            let e = f.callError(method, params)
+            #expect(e?.data?["unknown"] == nil, "\(method) \(params): \(e?.message ?? "")")
         }
         // Every method has at least one documented example.
         #expect(sent.isSuperset(of: KindredService.routes.map(\.method)), "no example for \(Set(KindredService.routes.map(\.method)).subtracting(sent).sorted())")

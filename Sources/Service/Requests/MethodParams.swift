@@ -1,19 +1,22 @@
 import KindredCore
 import JSONRPC
+import KindredProtocol
 
-/// One request's params as a value: the method's name, how it is scheduled, the keys its params
-/// object may hold, and a decoding that refuses anything else. The method name lives only here.
+/// A protocol request type the service answers: its params checked strictly into `Checked`, the
+/// values its handler takes. The method's name and the keys its params object may hold are the
+/// protocol's (`spec`), so a key the catalogue lacks is refused.
+protocol CheckedRequest: KindredRequest {
+    associatedtype Checked: MethodParams
+}
+
+/// One request's params as the service reads them, refusing anything its method does not take.
 protocol MethodParams: Sendable {
-    static var method: String { get }
-    static var kind: MethodKind { get }
-    /// Every key of the params object (besides `workDoneToken`, which every method accepts).
-    static var keys: [String] { get }
     init(_ p: Params) throws(ResponseError)
 }
 
-extension MethodParams {
-    static func decode(_ params: JSONValue?, rules: ParamRules) throws(ResponseError) -> Self {
-        try Self(Params(params, method: method, keys: keys, rules: rules))
+extension CheckedRequest {
+    static func check(_ params: JSONValue?, rules: ParamRules) throws(ResponseError) -> Checked {
+        try Checked(Params(params, method: spec.method, keys: spec.keys, rules: rules))
     }
 }
 
@@ -24,13 +27,13 @@ struct Route: Sendable {
     let keys: [String]
     let run: @Sendable (KindredService, JSONValue?, RequestContext) throws(ResponseError) -> JSONValue
 
-    init<R: MethodParams>(_ type: R.Type,
-                          _ handler: @escaping @Sendable (KindredService, R, RequestContext) throws(ResponseError) -> JSONValue) {
+    init<R: CheckedRequest>(_ type: R.Type, _ kind: MethodKind,
+                            _ handler: @escaping @Sendable (KindredService, R.Checked, RequestContext) throws(ResponseError) -> JSONValue) {
         method = R.method
-        kind = R.kind
-        keys = R.keys
+        self.kind = kind
+        keys = R.spec.keys
         run = { service, params, ctx throws(ResponseError) in
-            let request = try R.decode(params, rules: service.paramRules)
+            let request = try R.check(params, rules: service.paramRules)
             // Work that called a remote provider says so in `usage`.
             let tally = UsageTally()
             let result: JSONValue

@@ -2,79 +2,74 @@ import Foundation
 import Grouping
 import KindredCore
 import JSONRPC
+import KindredProtocol
 
 /// `patterns/refresh`: `owner?` (every owner when absent).
-struct PatternsRefresh: MethodParams {
-    static let method = "patterns/refresh"
-    static let kind = MethodKind.write
-    static let keys = ["owner"]
+extension PatternsRefresh: CheckedRequest {
+    struct Checked: MethodParams {
+        var owner: String?
 
-    var owner: String?
-
-    init(_ p: Params) throws(ResponseError) { owner = try p.optionalName("owner") }
+        init(_ p: Params) throws(ResponseError) { owner = try p.optionalName("owner") }
+    }
 }
 
 /// `patterns/rebuild`: `owner?`, as `patterns/refresh`.
-struct PatternsRebuild: MethodParams {
-    static let method = "patterns/rebuild"
-    static let kind = MethodKind.write
-    static let keys = ["owner"]
+extension PatternsRebuild: CheckedRequest {
+    struct Checked: MethodParams {
+        var owner: String?
 
-    var owner: String?
-
-    init(_ p: Params) throws(ResponseError) { owner = try p.optionalName("owner") }
+        init(_ p: Params) throws(ResponseError) { owner = try p.optionalName("owner") }
+    }
 }
 
 /// `patterns/findings`: `owner`, `from?`, `to?`, `compareFrom?`, `compareTo?`, `category?`, `kinds?`,
 /// `includeRelated?`, `limit?`, `cursor?`, `evidenceLimit?`.
-struct PatternsFindings: MethodParams {
-    static let method = "patterns/findings"
-    static let kind = MethodKind.read
-    static let keys = ["owner", "from", "to", "compareFrom", "compareTo", "category", "kinds", "includeRelated",
-                       "limit", "cursor", "evidenceLimit"]
-    static let maxLimit = 1000
+extension PatternsFindings: CheckedRequest {
+    struct Checked: MethodParams {
+        static let maxLimit = 1000
 
-    var owner: String
-    var query: FindingsQuery
-    /// Only records of these kinds count, in the denominators and as evidence.
-    var kinds: [String]?
-    /// Findings per page (all when absent), and where the page starts.
-    var limit: Int?
-    var offset: Int
-    /// Evidence items per finding (all when absent).
-    var evidenceLimit: Int?
+        var owner: String
+        var query: FindingsQuery
+        /// Only records of these kinds count, in the denominators and as evidence.
+        var kinds: [String]?
+        /// Findings per page (all when absent), and where the page starts.
+        var limit: Int?
+        var offset: Int
+        /// Evidence items per finding (all when absent).
+        var evidenceLimit: Int?
 
-    init(_ p: Params) throws(ResponseError) {
-        owner = try p.name("owner")
-        query = FindingsQuery()
-        query.period = try Self.period(p, "from", "to")
-        query.comparePeriod = try Self.period(p, "compareFrom", "compareTo")
-        query.category = try p.optionalName("category", maxLength: 128)
-        query.includeRelated = try p.optionalBool("includeRelated") ?? true
-        kinds = try p.names("kinds")
-        if let kinds, kinds.isEmpty { throw p.fail("kinds", "must name at least one kind (leave it out for every kind)") }
-        limit = try Self.count(p, "limit")
-        evidenceLimit = try Self.count(p, "evidenceLimit")
-        offset = 0
-        if let cursor = try p.optionalString("cursor") {
-            guard let n = FindingsCursor.offset(cursor) else { throw p.fail("cursor", "is not a cursor this method returned") }
-            offset = n
+        init(_ p: Params) throws(ResponseError) {
+            owner = try p.name("owner")
+            query = FindingsQuery()
+            query.period = try Self.period(p, "from", "to")
+            query.comparePeriod = try Self.period(p, "compareFrom", "compareTo")
+            query.category = try p.optionalName("category", maxLength: 128)
+            query.includeRelated = try p.optionalBool("includeRelated") ?? true
+            kinds = try p.names("kinds")
+            if let kinds, kinds.isEmpty { throw p.fail("kinds", "must name at least one kind (leave it out for every kind)") }
+            limit = try Self.count(p, "limit")
+            evidenceLimit = try Self.count(p, "evidenceLimit")
+            offset = 0
+            if let cursor = try p.optionalString("cursor") {
+                guard let n = FindingsCursor.offset(cursor) else { throw p.fail("cursor", "is not a cursor this method returned") }
+                offset = n
+            }
         }
-    }
 
-    static func count(_ p: Params, _ key: String) throws(ResponseError) -> Int? {
-        guard let n = try p.optionalInt(key) else { return nil }
-        guard n >= 1 else { throw p.fail(key, "must be at least 1") }
-        guard n <= Int64(maxLimit) else { throw ResponseError.limitExceeded(field: key, limit: maxLimit) }
-        return Int(n)
-    }
+        static func count(_ p: Params, _ key: String) throws(ResponseError) -> Int? {
+            guard let n = try p.optionalInt(key) else { return nil }
+            guard n >= 1 else { throw p.fail(key, "must be at least 1") }
+            guard n <= Int64(maxLimit) else { throw ResponseError.limitExceeded(field: key, limit: maxLimit) }
+            return Int(n)
+        }
 
-    static func period(_ p: Params, _ fromKey: String, _ toKey: String) throws(ResponseError) -> Period? {
-        let from = try p.optionalDate(fromKey), to = try p.optionalDate(toKey)
-        guard from != nil || to != nil else { return nil }
-        let period = Period(from: from ?? "0000-01-01", to: to ?? "9999-12-31")
-        guard period.from <= period.to else { throw p.fail(toKey, "must not be before \(fromKey)") }
-        return period
+        static func period(_ p: Params, _ fromKey: String, _ toKey: String) throws(ResponseError) -> Period? {
+            let from = try p.optionalDate(fromKey), to = try p.optionalDate(toKey)
+            guard from != nil || to != nil else { return nil }
+            let period = Period(from: from ?? "0000-01-01", to: to ?? "9999-12-31")
+            guard period.from <= period.to else { throw p.fail(toKey, "must not be before \(fromKey)") }
+            return period
+        }
     }
 }
 
@@ -89,87 +84,77 @@ enum FindingsCursor {
 }
 
 /// `patterns/group`: `owner`, `groupId`.
-struct PatternsGroup: MethodParams {
-    static let method = "patterns/group"
-    static let kind = MethodKind.read
-    static let keys = ["owner", "groupId"]
+extension PatternsGroup: CheckedRequest {
+    struct Checked: MethodParams {
+        var owner: String
+        var groupID: Int64
 
-    var owner: String
-    var groupID: Int64
-
-    init(_ p: Params) throws(ResponseError) {
-        owner = try p.name("owner")
-        groupID = try p.int("groupId")
+        init(_ p: Params) throws(ResponseError) {
+            owner = try p.name("owner")
+            groupID = try p.int("groupId")
+        }
     }
 }
 
 /// `patterns/setLabel`: `owner`, `groupId`, `version`, `label` (null clears it), `description?`.
-struct PatternsSetLabel: MethodParams {
-    static let method = "patterns/setLabel"
-    static let kind = MethodKind.write
-    static let keys = ["owner", "groupId", "version", "label", "description"]
+extension PatternsSetLabel: CheckedRequest {
+    struct Checked: MethodParams {
+        var owner: String
+        var groupID: Int64
+        var version: Int64
+        var label: String?
+        var description: String?
 
-    var owner: String
-    var groupID: Int64
-    var version: Int64
-    var label: String?
-    var description: String?
-
-    init(_ p: Params) throws(ResponseError) {
-        owner = try p.name("owner")
-        groupID = try p.int("groupId")
-        version = try p.int("version")
-        guard p.object["label"] != nil else { throw p.fail("label", "is required (null clears the label)") }
-        label = try p.optionalString("label")
-        if let label, label.isEmpty { throw p.fail("label", "must not be empty (null clears the label)") }
-        if let label, label.utf8.count > 512 { throw p.fail("label", "must be at most 512 bytes") }
-        description = try p.optionalString("description")
+        init(_ p: Params) throws(ResponseError) {
+            owner = try p.name("owner")
+            groupID = try p.int("groupId")
+            version = try p.int("version")
+            guard p.object["label"] != nil else { throw p.fail("label", "is required (null clears the label)") }
+            label = try p.optionalString("label")
+            if let label, label.isEmpty { throw p.fail("label", "must not be empty (null clears the label)") }
+            if let label, label.utf8.count > 512 { throw p.fail("label", "must be at most 512 bytes") }
+            description = try p.optionalString("description")
+        }
     }
 }
 
 /// `patterns/correct`: `owner`, `correction` (see `CorrectionParams`).
-struct PatternsCorrect: MethodParams {
-    static let method = "patterns/correct"
-    static let kind = MethodKind.write
-    static let keys = ["owner", "correction"]
+extension PatternsCorrect: CheckedRequest {
+    struct Checked: MethodParams {
+        var owner: String
+        /// A correction of groups, or (`theme…` kinds) of themes (`ThemeRequests.swift`).
+        var request: CorrectionRequest?
+        var theme: ThemeCorrectionInput?
 
-    var owner: String
-    /// A correction of groups, or (`theme…` kinds) of themes (`ThemeRequests.swift`).
-    var request: CorrectionRequest?
-    var theme: ThemeCorrectionInput?
-
-    init(_ p: Params) throws(ResponseError) {
-        owner = try p.name("owner")
-        if ThemeCorrectionParams.isTheme(p) {
-            theme = try ThemeCorrectionParams.decode(p)
-        } else {
-            request = try CorrectionParams.decode(p)
+        init(_ p: Params) throws(ResponseError) {
+            owner = try p.name("owner")
+            if ThemeCorrectionParams.isTheme(p) {
+                theme = try ThemeCorrectionParams.decode(p)
+            } else {
+                request = try CorrectionParams.decode(p)
+            }
         }
     }
 }
 
 /// `patterns/corrections`: `owner`.
-struct PatternsCorrections: MethodParams {
-    static let method = "patterns/corrections"
-    static let kind = MethodKind.read
-    static let keys = ["owner"]
+extension PatternsCorrections: CheckedRequest {
+    struct Checked: MethodParams {
+        var owner: String
 
-    var owner: String
-
-    init(_ p: Params) throws(ResponseError) { owner = try p.name("owner") }
+        init(_ p: Params) throws(ResponseError) { owner = try p.name("owner") }
+    }
 }
 
 /// `patterns/undoCorrection`: `owner`, `correctionId`.
-struct PatternsUndoCorrection: MethodParams {
-    static let method = "patterns/undoCorrection"
-    static let kind = MethodKind.write
-    static let keys = ["owner", "correctionId"]
+extension PatternsUndoCorrection: CheckedRequest {
+    struct Checked: MethodParams {
+        var owner: String
+        var correctionID: Int64
 
-    var owner: String
-    var correctionID: Int64
-
-    init(_ p: Params) throws(ResponseError) {
-        owner = try p.name("owner")
-        correctionID = try p.int("correctionId")
+        init(_ p: Params) throws(ResponseError) {
+            owner = try p.name("owner")
+            correctionID = try p.int("correctionId")
+        }
     }
 }

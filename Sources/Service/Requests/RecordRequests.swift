@@ -1,94 +1,86 @@
 import KindredCore
 import JSONRPC
+import KindredProtocol
 
 /// `records/upsert`: `owner`, `records` (see `RecordInput` for one record).
-struct RecordUpsert: MethodParams {
-    static let method = "records/upsert"
-    static let kind = MethodKind.write
-    static let keys = ["owner", "records", "waitForIndex"]
-    static let maxRecords = 10_000
+extension RecordsUpsert: CheckedRequest {
+    struct Checked: MethodParams {
+        static let maxRecords = 10_000
 
-    var owner: String
-    var records: [Record]
-    /// Answer once every searchable record of the request is in the semantic index (or the timeout passed).
-    var waitForIndex: Bool
+        var owner: String
+        var records: [Record]
+        /// Answer once every searchable record of the request is in the semantic index (or the timeout passed).
+        var waitForIndex: Bool
 
-    init(_ p: Params) throws(ResponseError) {
-        owner = try p.name("owner")
-        waitForIndex = try p.optionalBool("waitForIndex") ?? false
-        let items = try p.array("records")
-        guard items.count <= Self.maxRecords else { throw .limitExceeded(field: "records", limit: Self.maxRecords) }
-        records = try RecordInput.parse(items, rules: p.rules)
+        init(_ p: Params) throws(ResponseError) {
+            owner = try p.name("owner")
+            waitForIndex = try p.optionalBool("waitForIndex") ?? false
+            let items = try p.array("records")
+            guard items.count <= Self.maxRecords else { throw .limitExceeded(field: "records", limit: Self.maxRecords) }
+            records = try RecordInput.parse(items, rules: p.rules)
+        }
     }
 }
 
 /// `records/delete`: `owner`, `ids`.
-struct RecordDelete: MethodParams {
-    static let method = "records/delete"
-    static let kind = MethodKind.write
-    static let keys = ["owner", "ids"]
+extension RecordsDelete: CheckedRequest {
+    struct Checked: MethodParams {
+        var owner: String
+        var ids: [String]
 
-    var owner: String
-    var ids: [String]
-
-    init(_ p: Params) throws(ResponseError) {
-        owner = try p.name("owner")
-        guard let ids = try p.names("ids") else { throw p.fail("ids", "is required") }
-        self.ids = ids
+        init(_ p: Params) throws(ResponseError) {
+            owner = try p.name("owner")
+            guard let ids = try p.names("ids") else { throw p.fail("ids", "is required") }
+            self.ids = ids
+        }
     }
 }
 
 /// `records/get`: `owner`, `id`, `passages?` (list the record's passages).
-struct RecordGet: MethodParams {
-    static let method = "records/get"
-    static let kind = MethodKind.read
-    static let keys = ["owner", "id", "passages"]
+extension RecordsGet: CheckedRequest {
+    struct Checked: MethodParams {
+        var owner: String
+        var id: String
+        var listPassages: Bool
 
-    var owner: String
-    var id: String
-    var listPassages: Bool
-
-    init(_ p: Params) throws(ResponseError) {
-        owner = try p.name("owner")
-        id = try p.name("id")
-        listPassages = try p.optionalBool("passages") ?? false
+        init(_ p: Params) throws(ResponseError) {
+            owner = try p.name("owner")
+            id = try p.name("id")
+            listPassages = try p.optionalBool("passages") ?? false
+        }
     }
 }
 
 /// `records/setPermissions`: `owner`, `id`, `permissions {search?, patterns?}` (absent ones are kept).
-struct RecordSetPermissions: MethodParams {
-    static let method = "records/setPermissions"
-    static let kind = MethodKind.write
-    static let keys = ["owner", "id", "permissions"]
+extension RecordsSetPermissions: CheckedRequest {
+    struct Checked: MethodParams {
+        var owner: String
+        var id: String
+        var search: Bool?
+        var patterns: Bool?
 
-    var owner: String
-    var id: String
-    var search: Bool?
-    var patterns: Bool?
-
-    init(_ p: Params) throws(ResponseError) {
-        owner = try p.name("owner")
-        id = try p.name("id")
-        guard let perm = try p.optionalObject("permissions", keys: RecordInput.permissionKeys, what: "a permission") else {
-            throw p.fail("permissions", "is required")
+        init(_ p: Params) throws(ResponseError) {
+            owner = try p.name("owner")
+            id = try p.name("id")
+            guard let perm = try p.optionalObject("permissions", keys: RecordInput.Permissions.fields, what: "a permission") else {
+                throw p.fail("permissions", "is required")
+            }
+            search = try perm.optionalBool("search")
+            patterns = try perm.optionalBool("patterns")
         }
-        search = try perm.optionalBool("search")
-        patterns = try perm.optionalBool("patterns")
     }
 }
 
 /// `records/purgeTombstones`: `owner?` (every owner when absent), `before` (a date or timestamp).
-struct RecordPurgeTombstones: MethodParams {
-    static let method = "records/purgeTombstones"
-    static let kind = MethodKind.write
-    static let keys = ["owner", "before"]
+extension RecordsPurgeTombstones: CheckedRequest {
+    struct Checked: MethodParams {
+        var owner: String?
+        var before: String
 
-    var owner: String?
-    var before: String
-
-    init(_ p: Params) throws(ResponseError) {
-        owner = try p.optionalName("owner")
-        guard let before = try p.optionalDate("before") else { throw p.fail("before", "is required") }
-        self.before = before
+        init(_ p: Params) throws(ResponseError) {
+            owner = try p.optionalName("owner")
+            guard let before = try p.optionalDate("before") else { throw p.fail("before", "is required") }
+            self.before = before
+        }
     }
 }

@@ -2,32 +2,31 @@ import Foundation
 import Grouping
 import KindredCore
 import JSONRPC
+import KindredProtocol
 
 /// `patterns/themes`: `owner`, `category?`, `kinds?`, `from?`, `to?`, `limit?`, `cursor?`.
-struct PatternsThemes: MethodParams {
-    static let method = "patterns/themes"
-    static let kind = MethodKind.read
-    static let keys = ["owner", "category", "kinds", "from", "to", "limit", "cursor"]
+extension PatternsThemes: CheckedRequest {
+    struct Checked: MethodParams {
+        var owner: String
+        var category: String?
+        /// Only records of these kinds count, in the denominators and as evidence.
+        var kinds: [String]?
+        var period: Period?
+        var limit: Int?
+        var offset: Int
 
-    var owner: String
-    var category: String?
-    /// Only records of these kinds count, in the denominators and as evidence.
-    var kinds: [String]?
-    var period: Period?
-    var limit: Int?
-    var offset: Int
-
-    init(_ p: Params) throws(ResponseError) {
-        owner = try p.name("owner")
-        category = try p.optionalName("category", maxLength: 128)
-        kinds = try p.names("kinds")
-        if let kinds, kinds.isEmpty { throw p.fail("kinds", "must name at least one kind (leave it out for every kind)") }
-        period = try PatternsFindings.period(p, "from", "to")
-        limit = try PatternsFindings.count(p, "limit")
-        offset = 0
-        if let cursor = try p.optionalString("cursor") {
-            guard let n = ThemesCursor.offset(cursor) else { throw p.fail("cursor", "is not a cursor this method returned") }
-            offset = n
+        init(_ p: Params) throws(ResponseError) {
+            owner = try p.name("owner")
+            category = try p.optionalName("category", maxLength: 128)
+            kinds = try p.names("kinds")
+            if let kinds, kinds.isEmpty { throw p.fail("kinds", "must name at least one kind (leave it out for every kind)") }
+            period = try PatternsFindings.Checked.period(p, "from", "to")
+            limit = try PatternsFindings.Checked.count(p, "limit")
+            offset = 0
+            if let cursor = try p.optionalString("cursor") {
+                guard let n = ThemesCursor.offset(cursor) else { throw p.fail("cursor", "is not a cursor this method returned") }
+                offset = n
+            }
         }
     }
 }

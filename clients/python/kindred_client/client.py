@@ -254,7 +254,8 @@ class Client:
             req._finish(error)
 
 
-# One method per RPC method: Python name → (method, whether `owner` is the first positional argument).
+# One method per RPC method: Python name → method. A test holds it to the protocol's catalogue
+# (KindredMethods.all in Sources/KindredProtocol): every method, each name the method's in snake case.
 METHODS = {
     "records_upsert": "records/upsert",
     "records_delete": "records/delete",

@@ -1,15 +1,13 @@
 import Foundation
 
-/// A typed request: its method name, its params as the properties (wire names, absent when nil),
-/// and the type of its result. `Kindred.send(_:)` answers it.
-public protocol KindredRequest: Encodable, Sendable {
-    associatedtype Result: Decodable & Sendable
-    static var method: String { get }
-}
-
 /// A record as `records/upsert` takes it.
 public struct RecordInput: Codable, Sendable, Hashable {
+    /// The keys a record object may hold.
+    public static let fields = ["id", "revision", "text", "kind", "date", "tags", "metadata", "permissions", "vector"]
+
     public struct Permissions: Codable, Sendable, Hashable {
+        /// The keys a permissions object may hold.
+        public static let fields = ["search", "patterns"]
         public var search: Bool?
         public var patterns: Bool?
         public init(search: Bool? = nil, patterns: Bool? = nil) { self.search = search; self.patterns = patterns }
@@ -95,10 +93,11 @@ public struct RecordInput: Codable, Sendable, Hashable {
 }
 
 /// `records/upsert`.
-public struct UpsertRecords: KindredRequest {
-    public static let method = "records/upsert"
-    public struct Result: Decodable, Sendable, Hashable {
-        public struct Item: Decodable, Sendable, Hashable {
+public struct RecordsUpsert: KindredRequest {
+    public static let spec = MethodSpec("records/upsert", [.required("owner"), .required("records"), .optional("waitForIndex")],
+        result: ["results", "indexed"])
+    public struct Result: Codable, Sendable, Hashable {
+        public struct Item: Codable, Sendable, Hashable {
             public var id: String
             public var revision: Int
             /// `created`, `updated`, `unchanged`, `stale` or `conflict`.
@@ -119,9 +118,10 @@ public struct UpsertRecords: KindredRequest {
 }
 
 /// `records/delete`.
-public struct DeleteRecords: KindredRequest {
-    public static let method = "records/delete"
-    public struct Result: Decodable, Sendable, Hashable {
+public struct RecordsDelete: KindredRequest {
+    public static let spec = MethodSpec("records/delete", [.required("owner"), .required("ids")],
+        result: ["deleted", "missing"])
+    public struct Result: Codable, Sendable, Hashable {
         public var deleted: [String]
         public var missing: [String]
     }
@@ -131,8 +131,8 @@ public struct DeleteRecords: KindredRequest {
 }
 
 /// The answer of `records/get` and `records/setPermissions`.
-public struct RecordState: Decodable, Sendable, Hashable {
-    public struct Stored: Decodable, Sendable, Hashable {
+public struct RecordState: Codable, Sendable, Hashable {
+    public struct Stored: Codable, Sendable, Hashable {
         public var id: String
         public var revision: Int
         public var text: String
@@ -142,7 +142,7 @@ public struct RecordState: Decodable, Sendable, Hashable {
         public var metadata: [String: KindredJSON]
         public var permissions: RecordInput.Permissions
     }
-    public struct Passage: Decodable, Sendable, Hashable {
+    public struct Passage: Codable, Sendable, Hashable {
         public var index: Int
         /// Offsets in Unicode scalars into the record's text.
         public var start: Int
@@ -157,13 +157,14 @@ public struct RecordState: Decodable, Sendable, Hashable {
     public var vector: String?
     public var indexVersion: String?
     public var passages: Int
-    /// With `GetRecord(passages: true)`.
+    /// With `RecordsGet(passages: true)`.
     public var passageList: [Passage]?
 }
 
 /// `records/get`.
-public struct GetRecord: KindredRequest {
-    public static let method = "records/get"
+public struct RecordsGet: KindredRequest {
+    public static let spec = MethodSpec("records/get", [.required("owner"), .required("id"), .optional("passages")],
+        result: ["record", "indexed", "vector", "indexVersion", "passages", "passageList"])
     public typealias Result = RecordState
     public var owner: String
     public var id: String
@@ -172,8 +173,9 @@ public struct GetRecord: KindredRequest {
 }
 
 /// `records/setPermissions`.
-public struct SetPermissions: KindredRequest {
-    public static let method = "records/setPermissions"
+public struct RecordsSetPermissions: KindredRequest {
+    public static let spec = MethodSpec("records/setPermissions", [.required("owner"), .required("id"), .required("permissions")],
+        result: ["record", "indexed", "vector", "indexVersion", "passages", "passageList"])
     public typealias Result = RecordState
     public var owner: String
     public var id: String
@@ -182,57 +184,11 @@ public struct SetPermissions: KindredRequest {
 }
 
 /// `records/purgeTombstones`.
-public struct PurgeTombstones: KindredRequest {
-    public static let method = "records/purgeTombstones"
-    public struct Result: Decodable, Sendable, Hashable { public var purged: Int }
+public struct RecordsPurgeTombstones: KindredRequest {
+    public static let spec = MethodSpec("records/purgeTombstones", [.optional("owner"), .required("before")],
+        result: ["purged"])
+    public struct Result: Codable, Sendable, Hashable { public var purged: Int }
     public var owner: String?
     public var before: String
     public init(owner: String? = nil, before: String) { self.owner = owner; self.before = before }
-}
-
-/// `index/status`: counts for one owner, or the whole database.
-public struct IndexStatus: KindredRequest {
-    public static let method = "index/status"
-    public struct Result: Decodable, Sendable, Hashable {
-        public struct Embedder: Decodable, Sendable, Hashable { public var available: Bool; public var problem: String? }
-        public struct Patterns: Decodable, Sendable, Hashable {
-            public var occurrences: Int
-            public var occurrencesWaitingForVectors: Int
-            public var groups: Int
-            public var activeGroups: Int
-        }
-        public var owner: String?
-        public var records: Int
-        public var searchable: Int
-        public var vectors: Int
-        public var indexed: Int
-        public var pendingEmbeddings: Int
-        public var vectorsOtherVersions: Int
-        public var indexVersion: String
-        public var model: String
-        public var dimension: Int
-        public var embedder: Embedder
-        public var schemaVersion: Int
-        public var patterns: Patterns?
-    }
-    public var owner: String?
-    public init(owner: String? = nil) { self.owner = owner }
-}
-
-/// `index/rebuild`: re-embeds every record with the current model (progress, cancellable).
-public struct RebuildIndex: KindredRequest {
-    public static let method = "index/rebuild"
-    public struct Result: Decodable, Sendable, Hashable {
-        public var reembedded: Int
-        /// Records whose new vector an earlier, interrupted rebuild had already staged.
-        public var resumed: Int?
-        /// Staged vectors moved in when the new version was complete.
-        public var moved: Int?
-        public var deletedOtherVersions: Int?
-        public var spaceReclaimed: Bool?
-        public var pending: Int
-        public var indexVersion: String
-        public var durationMs: Int
-    }
-    public init() {}
 }

@@ -1,8 +1,9 @@
 /// `patterns/map`: the owner's groups placed by PCA of their centroids, as SVG.
-public struct PatternMap: KindredRequest {
-    public static let method = "patterns/map"
-    public struct Result: Decodable, Sendable, Hashable {
-        public struct Circle: Decodable, Sendable, Hashable {
+public struct PatternsMap: KindredRequest {
+    public static let spec = MethodSpec("patterns/map", [.required("owner"), .optional("category"), .optional("from"), .optional("to")],
+        result: ["svg", "eligibleRecords", "explainedVariance", "groups", "themes"])
+    public struct Result: Codable, Sendable, Hashable {
+        public struct Circle: Codable, Sendable, Hashable {
             public var groupId: Int
             public var label: String
             public var category: String
@@ -11,12 +12,17 @@ public struct PatternMap: KindredRequest {
             public var y: Double
             /// False: numbered in its circle and listed under the legend.
             public var labelBeside: Bool
+            /// The theme the group is in (with `patterns.themes` on).
+            public var themeId: Int?
         }
+        /// With `patterns.themes` on: the themes drawn, each around its groups.
+        public struct Theme: Codable, Sendable, Hashable { public var themeId: Int; public var label: String; public var groups: [Int] }
         /// Plain SVG 1.1.
         public var svg: String
         public var eligibleRecords: Int
         public var explainedVariance: [Double]
         public var groups: [Circle]
+        public var themes: [Theme]?
     }
     public var owner: String
     public var category: String?
@@ -28,18 +34,19 @@ public struct PatternMap: KindredRequest {
 }
 
 /// `patterns/timeline`: the top recurring findings as small multiples of monthly bars, as SVG.
-public struct PatternTimeline: KindredRequest {
-    public static let method = "patterns/timeline"
-    public struct Result: Decodable, Sendable, Hashable {
-        public struct Bin: Decodable, Sendable, Hashable { public var start: String; public var records: Int; public var eligible: Int }
-        public struct Panel: Decodable, Sendable, Hashable {
+public struct PatternsTimeline: KindredRequest {
+    public static let spec = MethodSpec("patterns/timeline", [.required("owner"), .optional("from"), .optional("to"), .optional("compareFrom"), .optional("compareTo"), .optional("category"), .optional("limit")],
+        result: ["svg", "eligibleRecords", "binMonths", "undatedRecords", "findings"])
+    public struct Result: Codable, Sendable, Hashable {
+        public struct Bin: Codable, Sendable, Hashable { public var start: String; public var records: Int; public var eligible: Int }
+        public struct Panel: Codable, Sendable, Hashable {
             public var groupId: Int
             public var label: String
             public var category: String
             public var records: Int
             public var eligible: Int
             public var bins: [Bin]
-            public var comparison: Findings.Result.Comparison?
+            public var comparison: PatternsFindings.Result.Comparison?
         }
         public var svg: String
         public var eligibleRecords: Int

@@ -1,5 +1,8 @@
 /// Search filters (all optional, combined with AND).
 public struct SearchFilters: Codable, Sendable, Hashable {
+    /// The keys a filters object may hold.
+    public static let fields = ["kinds", "tags", "tagsMode", "from", "to", "metadata"]
+
     public var kinds: [String]?
     public var tags: [String]?
     /// `any` (default) or `all`.
@@ -14,14 +17,14 @@ public struct SearchFilters: Codable, Sendable, Hashable {
 }
 
 /// The answer of `search/query` and `search/similar`.
-public struct SearchResults: Decodable, Sendable, Hashable {
-    public struct Span: Decodable, Sendable, Hashable {
+public struct SearchResults: Codable, Sendable, Hashable {
+    public struct Span: Codable, Sendable, Hashable {
         /// Offsets in Unicode scalars into the record's text.
         public var start: Int
         public var end: Int
         public var text: String
     }
-    public struct Hit: Decodable, Sendable, Hashable {
+    public struct Hit: Codable, Sendable, Hashable {
         public var id: String
         public var revision: Int
         /// Higher is better; comparable within one answer.
@@ -31,7 +34,7 @@ public struct SearchResults: Decodable, Sendable, Hashable {
         public var passage: Span
         public var highlight: Span?
     }
-    public struct Degraded: Decodable, Sendable, Hashable { public var reason: String }
+    public struct Degraded: Codable, Sendable, Hashable { public var reason: String }
     public var results: [Hit]
     /// The mode used: `hybrid`, `semantic` or `keyword`.
     public var mode: String
@@ -43,7 +46,8 @@ public struct SearchResults: Decodable, Sendable, Hashable {
 
 /// `search/query`: by `text`, by `vector`, or both.
 public struct SearchQuery: KindredRequest {
-    public static let method = "search/query"
+    public static let spec = MethodSpec("search/query", [.required("owner"), .optional("text"), .optional("vector"), .optional("limit"), .optional("mode"), .optional("filters")],
+        result: ["results", "mode", "pending", "degraded", "notes"])
     public typealias Result = SearchResults
     public var owner: String
     public var text: String?
@@ -59,7 +63,8 @@ public struct SearchQuery: KindredRequest {
 
 /// `search/similar`: the records nearest to one of the owner's records.
 public struct SearchSimilar: KindredRequest {
-    public static let method = "search/similar"
+    public static let spec = MethodSpec("search/similar", [.required("owner"), .required("id"), .optional("limit"), .optional("filters")],
+        result: ["results", "mode", "pending", "degraded", "notes"])
     public typealias Result = SearchResults
     public var owner: String
     public var id: String

@@ -1,0 +1,124 @@
+/// A correction as `patterns/corrections` and `patterns/group` list it.
+public struct CorrectionRecord: Codable, Sendable, Hashable {
+    public var correctionId: Int
+    public var kind: String
+    public var groupId: Int
+    public var occurrenceId: Int?
+    public var moveOut: [Int]?
+    public var fromGroupId: Int?
+    public var note: String?
+    public var createdAt: String
+    public var undone: Bool
+    public var separated: [[String]]
+    public var joined: [[String]]
+}
+
+/// `patterns/correct`: a group correction (dismiss, split, merge, pin) or a theme correction
+/// (`themeRemove`, `themeSplit`, `themeMerge`, `themePin`, `themeDismiss`). Corrections are stored
+/// apart from groups and themes and honoured by every later refresh; `patterns/undoCorrection`
+/// undoes one by its id.
+public struct PatternsCorrect: KindredRequest {
+    public static let spec = MethodSpec("patterns/correct", [.required("owner"), .required("correction")],
+        result: ["correctionId", "affectedGroups", "affectedThemes"])
+    public struct Correction: Codable, Sendable, Hashable {
+        /// The keys a correction object may hold (each kind takes its own, docs/patterns.md).
+        public static let fields = ["kind", "groupId", "note", "occurrenceId", "moveOut", "fromGroupId", "themeId", "fromThemeId"]
+
+        public var kind: String
+        public var groupId: Int?
+        public var occurrenceId: Int?
+        public var moveOut: [Int]?
+        public var fromGroupId: Int?
+        public var themeId: Int?
+        public var fromThemeId: Int?
+        public var note: String?
+
+        public static func dismiss(occurrence: Int, from group: Int, note: String? = nil) -> Self {
+            Self(kind: "dismiss", groupId: group, occurrenceId: occurrence, note: note)
+        }
+        public static func pin(occurrence: Int, to group: Int, note: String? = nil) -> Self {
+            Self(kind: "pin", groupId: group, occurrenceId: occurrence, note: note)
+        }
+        public static func split(_ group: Int, moveOut: [Int], note: String? = nil) -> Self {
+            Self(kind: "split", groupId: group, moveOut: moveOut, note: note)
+        }
+        public static func merge(_ from: Int, into group: Int, note: String? = nil) -> Self {
+            Self(kind: "merge", groupId: group, fromGroupId: from, note: note)
+        }
+        /// `group` leaves `theme` and never joins it again.
+        public static func themeRemove(group: Int, from theme: Int, note: String? = nil) -> Self {
+            Self(kind: "themeRemove", groupId: group, themeId: theme, note: note)
+        }
+        /// `moveOut` groups go to a new theme and never share one with the groups that stay.
+        public static func themeSplit(_ theme: Int, moveOut: [Int], note: String? = nil) -> Self {
+            Self(kind: "themeSplit", moveOut: moveOut, themeId: theme, note: note)
+        }
+        public static func themeMerge(_ from: Int, into theme: Int, note: String? = nil) -> Self {
+            Self(kind: "themeMerge", themeId: theme, fromThemeId: from, note: note)
+        }
+        public static func themePin(group: Int, to theme: Int, note: String? = nil) -> Self {
+            Self(kind: "themePin", groupId: group, themeId: theme, note: note)
+        }
+        public static func themeDismiss(_ theme: Int, note: String? = nil) -> Self {
+            Self(kind: "themeDismiss", themeId: theme, note: note)
+        }
+    }
+    /// `affectedGroups` for a group correction, `affectedThemes` for a theme correction.
+    public struct Result: Codable, Sendable, Hashable {
+        public var correctionId: Int
+        public var affectedGroups: [Int]?
+        public var affectedThemes: [Int]?
+    }
+    public var owner: String
+    public var correction: Correction
+    public init(owner: String, correction: Correction) { self.owner = owner; self.correction = correction }
+}
+
+/// `patterns/corrections`.
+public struct PatternsCorrections: KindredRequest {
+    public static let spec = MethodSpec("patterns/corrections", [.required("owner")],
+        result: ["corrections", "themeCorrections"])
+    public struct Result: Codable, Sendable, Hashable {
+        public var corrections: [CorrectionRecord]
+        /// The theme corrections, each as docs/patterns.md lists it.
+        public var themeCorrections: [KindredJSON]?
+    }
+    public var owner: String
+    public init(owner: String) { self.owner = owner }
+}
+
+/// `patterns/undoCorrection`.
+public struct PatternsUndoCorrection: KindredRequest {
+    public static let spec = MethodSpec("patterns/undoCorrection", [.required("owner"), .required("correctionId")],
+        result: ["correctionId", "undone", "affectedGroups"])
+    public struct Result: Codable, Sendable, Hashable { public var correctionId: Int; public var undone: Bool; public var affectedGroups: [Int] }
+    public var owner: String
+    public var correctionId: Int
+    public init(owner: String, correctionId: Int) { self.owner = owner; self.correctionId = correctionId }
+}
+
+/// `patterns/setLabel`: a client-written label for the group at `version` (nil clears it).
+public struct PatternsSetLabel: KindredRequest {
+    public static let spec = MethodSpec("patterns/setLabel", [.required("owner"), .required("groupId"), .required("version"), .required("label"), .optional("description")],
+        result: ["ok", "groupId", "version", "label"])
+    public struct Result: Codable, Sendable, Hashable { public var ok: Bool; public var groupId: Int; public var version: Int; public var label: String? }
+    public var owner: String
+    public var groupId: Int
+    public var version: Int
+    public var label: String?
+    public var description: String?
+    public init(owner: String, groupId: Int, version: Int, label: String?, description: String? = nil) {
+        self.owner = owner; self.groupId = groupId; self.version = version; self.label = label; self.description = description
+    }
+
+    // `label` is required: null clears it, so it is written even when nil.
+    enum CodingKeys: String, CodingKey { case owner, groupId, version, label, description }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(owner, forKey: .owner)
+        try c.encode(groupId, forKey: .groupId)
+        try c.encode(version, forKey: .version)
+        try c.encode(label, forKey: .label)
+        try c.encodeIfPresent(description, forKey: .description)
+    }
+}

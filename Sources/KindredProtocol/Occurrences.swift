@@ -1,0 +1,83 @@
+/// An occurrence as a client's extractor finds it (`occurrences/put`).
+public struct OccurrenceInput: Codable, Sendable, Hashable {
+    /// The keys an occurrence object may hold.
+    public static let fields = ["category", "description", "excerpt", "tags"]
+
+    public var category: String
+    public var description: String
+    /// Must occur in the record's text (after folding whitespace, curly quotes and case).
+    public var excerpt: String
+    public var tags: [String]?
+    public init(category: String, description: String, excerpt: String, tags: [String]? = nil) {
+        self.category = category; self.description = description; self.excerpt = excerpt; self.tags = tags
+    }
+}
+
+/// `occurrences/put`, in one of two forms: one record revision's occurrences (`recordId`,
+/// `revision`, `occurrences`), replacing what it had; or `items`, many records' occurrences in one
+/// call (one embedder batch, one transaction), where a record that is missing or not at the given
+/// revision gets an `error` in its own result and the others are written.
+public struct OccurrencesPut: KindredRequest {
+    public static let spec = MethodSpec("occurrences/put", [
+        .required("owner"), .optional("recordId"), .optional("revision"), .optional("occurrences"), .optional("items"),
+    ],
+        result: ["recordId", "revision", "accepted", "occurrences", "rejected", "vectors", "written", "failed", "items"])
+
+    /// One record's occurrences in the `items` form.
+    public struct Item: Codable, Sendable, Hashable {
+        public var recordId: String
+        public var revision: Int
+        public var occurrences: [OccurrenceInput]
+        public init(recordId: String, revision: Int, occurrences: [OccurrenceInput]) {
+            self.recordId = recordId; self.revision = revision; self.occurrences = occurrences
+        }
+    }
+
+    /// The answer: one record's fields in the single form; `written`, `failed` and `items` (one
+    /// result per item, in order) in the `items` form. `accepted` and `vectors` are in both.
+    public struct Result: Codable, Sendable, Hashable {
+        public struct Accepted: Codable, Sendable, Hashable {
+            public var index: Int
+            public var occurrenceId: Int
+            public var excerpt: String
+            public var start: Int
+            public var end: Int
+        }
+        public struct Rejected: Codable, Sendable, Hashable { public var index: Int; public var field: String; public var reason: String }
+        public struct ItemError: Codable, Sendable, Hashable { public var code: Int; public var message: String; public var data: KindredJSON? }
+        public struct ItemResult: Codable, Sendable, Hashable {
+            public var recordId: String
+            public var revision: Int?
+            public var accepted: Int?
+            public var occurrences: [Accepted]?
+            public var rejected: [Rejected]?
+            public var vectors: String?
+            /// Set when this item was not written.
+            public var error: ItemError?
+        }
+        public var recordId: String?
+        public var revision: Int?
+        public var accepted: Int
+        public var occurrences: [Accepted]?
+        public var rejected: [Rejected]?
+        /// `stored`, or `waiting` (no embedder yet).
+        public var vectors: String
+        public var written: Int?
+        public var failed: Int?
+        public var items: [ItemResult]?
+    }
+
+    public var owner: String
+    public var recordId: String?
+    public var revision: Int?
+    public var occurrences: [OccurrenceInput]?
+    public var items: [Item]?
+
+    /// One record revision's occurrences.
+    public init(owner: String, recordId: String, revision: Int, occurrences: [OccurrenceInput]) {
+        self.owner = owner; self.recordId = recordId; self.revision = revision; self.occurrences = occurrences
+    }
+
+    /// Many records' occurrences in one call.
+    public init(owner: String, items: [Item]) { self.owner = owner; self.items = items }
+}

@@ -1,0 +1,156 @@
+/// The answer of `patterns/refresh` and `patterns/rebuild`; `occurrences == occurrencesInGroups + pending`.
+public struct RefreshSummary: Codable, Sendable, Hashable {
+    public var recordsGrouped: Int
+    public var activeGroups: Int
+    public var groupsCreated: Int
+    public var groupsChanged: Int
+    public var groupsDormant: Int
+    /// PatternsThemes the refresh created and changed, and active themes afterwards (`PatternsThemes`).
+    public var themesCreated: Int
+    public var themesChanged: Int
+    public var activeThemes: Int
+    public var occurrences: Int
+    public var occurrencesInGroups: Int
+    /// Occurrences in a group now that were in none before this refresh; `seeded` of them in groups it created.
+    public var placed: Int
+    public var seeded: Int
+    /// The engine's placements into a group after it was created (groups created earlier in the same refresh included).
+    public var assigned: Int
+    public var evicted: Int
+    public var pending: Int
+    public var owners: Int
+    public var passageOccurrences: Int
+    public var vectorsComputed: Int
+    public var waitingForEmbedder: Int
+    public var durationMs: Int
+    /// A category whose background level in force moved in this refresh, in hundredths (`previous` nil: it had none).
+    public struct BackgroundLevel: Codable, Sendable, Hashable { public var owner: String; public var category: String; public var level: Int; public var previous: Int? }
+    public var backgroundLevels: [BackgroundLevel]?
+}
+
+/// `patterns/refresh`: places what changed (progress, cancellable; one transaction).
+public struct PatternsRefresh: KindredRequest {
+    public static let spec = MethodSpec("patterns/refresh", [.optional("owner")],
+        result: ["recordsGrouped", "activeGroups", "groupsCreated", "groupsChanged", "groupsDormant", "themesCreated", "themesChanged", "activeThemes", "occurrences", "occurrencesInGroups", "placed", "seeded", "assigned", "evicted", "pending", "owners", "passageOccurrences", "vectorsComputed", "waitingForEmbedder", "durationMs", "backgroundLevels"])
+    public typealias Result = RefreshSummary
+    /// Every owner when nil.
+    public var owner: String?
+    public init(owner: String? = nil) { self.owner = owner }
+}
+
+/// `patterns/rebuild`: regroups from scratch, keeping corrections.
+public struct PatternsRebuild: KindredRequest {
+    public static let spec = MethodSpec("patterns/rebuild", [.optional("owner")],
+        result: ["recordsGrouped", "activeGroups", "groupsCreated", "groupsChanged", "groupsDormant", "themesCreated", "themesChanged", "activeThemes", "occurrences", "occurrencesInGroups", "placed", "seeded", "assigned", "evicted", "pending", "owners", "passageOccurrences", "vectorsComputed", "waitingForEmbedder", "durationMs", "backgroundLevels"])
+    public typealias Result = RefreshSummary
+    public var owner: String?
+    public init(owner: String? = nil) { self.owner = owner }
+}
+
+/// `patterns/findings`: recurring patterns with counts of distinct records and their evidence.
+public struct PatternsFindings: KindredRequest {
+    public static let spec = MethodSpec("patterns/findings", [.required("owner"), .optional("from"), .optional("to"), .optional("compareFrom"), .optional("compareTo"), .optional("category"), .optional("kinds"), .optional("includeRelated"), .optional("limit"), .optional("cursor"), .optional("evidenceLimit")],
+        result: ["eligibleRecords", "insufficientHistory", "total", "findings", "nextCursor"])
+    public struct Result: Codable, Sendable, Hashable {
+        public struct Count: Codable, Sendable, Hashable { public var records: Int; public var eligible: Int }
+        public struct Comparison: Codable, Sendable, Hashable {
+            public var current: Count
+            public var previous: Count
+            public var suppressed: Bool
+            public var trend: String?
+        }
+        public struct Evidence: Codable, Sendable, Hashable {
+            public var recordId: String
+            public var revision: Int
+            public var occurrenceId: Int
+            public var excerpt: String
+            public var date: String?
+        }
+        public struct Finding: Codable, Sendable, Hashable {
+            public var groupId: Int
+            public var version: Int
+            /// `recurring` or `related`.
+            public var kind: String
+            public var category: String
+            public var label: String?
+            public var labelDescription: String?
+            public var description: String
+            public var keywords: [String]
+            public var generatedLabel: String
+            public var records: Int
+            public var eligible: Int
+            public var summary: String
+            public var moreEvidence: Int
+            public var comparison: Comparison?
+            public var evidence: [Evidence]
+        }
+        public var eligibleRecords: Int
+        public var insufficientHistory: Bool
+        public var total: Int
+        public var findings: [Finding]
+        /// Pass it as `cursor` for the next page.
+        public var nextCursor: String?
+    }
+    public var owner: String
+    public var from: String?
+    public var to: String?
+    public var compareFrom: String?
+    public var compareTo: String?
+    public var category: String?
+    /// Only records of these kinds count, in the denominators and as evidence.
+    public var kinds: [String]?
+    public var includeRelated: Bool?
+    public var limit: Int?
+    public var cursor: String?
+    public var evidenceLimit: Int?
+    public init(owner: String, from: String? = nil, to: String? = nil, compareFrom: String? = nil, compareTo: String? = nil,
+                category: String? = nil, kinds: [String]? = nil, includeRelated: Bool? = nil, limit: Int? = nil,
+                cursor: String? = nil, evidenceLimit: Int? = nil) {
+        self.owner = owner; self.from = from; self.to = to; self.compareFrom = compareFrom; self.compareTo = compareTo
+        self.category = category; self.kinds = kinds; self.includeRelated = includeRelated; self.limit = limit
+        self.cursor = cursor; self.evidenceLimit = evidenceLimit
+    }
+}
+
+/// `patterns/group`: one group with its members and the corrections that name it.
+public struct PatternsGroup: KindredRequest {
+    public static let spec = MethodSpec("patterns/group", [.required("owner"), .required("groupId")],
+        result: ["group", "corrections", "theme"])
+    public struct Result: Codable, Sendable, Hashable {
+        public struct Member: Codable, Sendable, Hashable {
+            public var occurrenceId: Int
+            /// `automatic`, `pinned` or `moved`.
+            public var source: String
+            public var score: Int?
+            public var recordId: String?
+            public var revision: Int?
+            public var description: String?
+            public var excerpt: String?
+            public var date: String?
+            public var medoid: Bool
+            public var exemplar: Bool
+        }
+        public struct Group: Codable, Sendable, Hashable {
+            public var groupId: Int
+            public var category: String
+            public var state: String
+            public var version: Int
+            public var label: String?
+            public var labelDescription: String?
+            public var description: String?
+            public var keywords: [String]
+            public var records: Int
+            public var medoid: Int?
+            public var exemplars: [Int]
+            public var mergedInto: Int?
+            public var members: [Member]
+        }
+        public var group: Group
+        public var corrections: [CorrectionRecord]
+        /// The theme holding the group (nil when it is in no active theme).
+        public var theme: GroupTheme?
+    }
+    public var owner: String
+    public var groupId: Int
+    public init(owner: String, groupId: Int) { self.owner = owner; self.groupId = groupId }
+}

@@ -1,0 +1,67 @@
+/// `patterns/themes`: the broader patterns above groups — groups of one category that share a
+/// broader situation — with counts of distinct records over the eligible ones, like findings.
+public struct PatternsThemes: KindredRequest {
+    public static let spec = MethodSpec("patterns/themes", [.required("owner"), .optional("category"), .optional("kinds"), .optional("from"), .optional("to"), .optional("limit"), .optional("cursor")],
+        result: ["eligibleRecords", "total", "themes", "nextCursor"])
+    public struct Result: Codable, Sendable, Hashable {
+        public struct GroupDetail: Codable, Sendable, Hashable {
+            public var groupId: Int
+            public var records: Int
+            /// `automatic`, `pinned` or `moved`.
+            public var source: String
+            public var representative: Bool
+            public var example: Bool
+        }
+        public struct Evidence: Codable, Sendable, Hashable {
+            public var groupId: Int
+            public var recordId: String
+            public var revision: Int
+            public var occurrenceId: Int
+            public var excerpt: String
+            public var date: String?
+        }
+        public struct Theme: Codable, Sendable, Hashable {
+            public var themeId: Int
+            public var version: Int
+            public var category: String
+            /// At most 60 characters: a key phrase and keywords (never stopwords).
+            public var label: String
+            public var description: String
+            public var keywords: [String]
+            public var groups: [Int]
+            public var groupDetails: [GroupDetail]
+            public var representativeGroupId: Int?
+            public var records: Int
+            public var eligible: Int
+            public var summary: String
+            public var evidence: [Evidence]
+        }
+        public var eligibleRecords: Int
+        public var total: Int
+        public var themes: [Theme]
+        /// Pass it as `cursor` for the next page.
+        public var nextCursor: String?
+    }
+    public var owner: String
+    public var category: String?
+    public var kinds: [String]?
+    public var from: String?
+    public var to: String?
+    public var limit: Int?
+    public var cursor: String?
+    public init(owner: String, category: String? = nil, kinds: [String]? = nil, from: String? = nil, to: String? = nil,
+                limit: Int? = nil, cursor: String? = nil) {
+        self.owner = owner; self.category = category; self.kinds = kinds; self.from = from; self.to = to
+        self.limit = limit; self.cursor = cursor
+    }
+}
+
+/// The theme a group is in, as `patterns/group` gives it (`PatternsGroup.Result.theme`).
+public struct GroupTheme: Codable, Sendable, Hashable {
+    public var themeId: Int
+    public var version: Int
+    public var label: String?
+    public var groups: [Int]
+    public var source: String?
+    public var representative: Bool
+}
