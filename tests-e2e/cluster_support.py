@@ -179,3 +179,17 @@ def wait_all_led(urls, nodes, timeout=60):
             pass
         time.sleep(0.5)
     raise AssertionError(f"shards not all led after {timeout}s: {status}\n" + "\n".join(n.log() for n in nodes))
+
+
+def nats_publish(port, messages):
+    """Publishes `(subject, payload bytes)` pairs with the plain NATS protocol, as any client may:
+    a stream whose subjects match stores them."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        reader = s.makefile("rb")
+        assert reader.readline().startswith(b"INFO "), "not a NATS server"
+        s.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\n')
+        for subject, payload in messages:
+            s.sendall(f"PUB {subject} {len(payload)}\r\n".encode() + payload + b"\r\n")
+        s.sendall(b"PING\r\n")
+        line = reader.readline()
+        assert line.startswith(b"PONG"), line

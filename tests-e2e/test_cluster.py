@@ -5,6 +5,7 @@ Writes are acknowledged only once the replicated write log holds them, so killin
 a node loses no acknowledged write; owners stay apart across shards exactly as in one process.
 """
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -13,7 +14,7 @@ import time
 
 import pytest
 
-from cluster_support import NatsCluster, Node, Router, cluster_status, wait_all_led
+from cluster_support import NatsCluster, Node, Router, cluster_status, nats_publish, wait_all_led
 from conftest import INVALID_PARAMS, NOT_FOUND, REPO, Server, run_cli
 
 SHARDS = 16
@@ -408,6 +409,80 @@ def test_a_drained_node_hands_every_shard_over_while_two_clients_write(cluster):
     a.start()
     wait_all_led(nats.urls, [a, b])
     assert {n["name"]: n["drained"] for n in cluster_status(nats.urls)["nodes"]} == {"a": False, "b": False}
+
+
+TOPICS = ["walked the dog by the river at dawn", "argued with my sister about money", "baked sourdough bread for the first time",
+          "missed the last train home again", "a dream of flying over the sea", "planted tomatoes in the garden",
+          "a long phone call with an old friend", "lost my keys on the way to work", "painted the kitchen a pale green"]
+
+
+def semantic(r, owner, text):
+    return [(h["id"], round(h["score"], 5)) for h in r.result("search/query", {"owner": owner, "text": text, "mode": "semantic", "limit": 50}, timeout=60)["results"]]
+
+
+def test_a_node_joining_after_the_log_was_trimmed_starts_from_a_snapshot(cluster, tmp_path):
+    nats, node, router = cluster
+    # Snapshots every 3 writes of a shard: each owner's shard is snapshotted, its log trimmed.
+    config = tmp_path / "snapshots.json"
+    config.write_text(json.dumps({"cluster": {"shards": SHARDS, "failoverMs": 2000, "snapshotEvery": 3, "snapshotEveryMs": 0}}))
+    a = node("a", config=config)
+    wait_all_led(nats.urls, [a])
+    r = router()
+    owners = [f"person-{i}" for i in range(6)]
+
+    def write(k):
+        for o in owners:
+            upsert(r, o, [{"id": f"s{k}", "revision": 1, "text": f"{o} {TOPICS[k]}"}])
+
+    write(0)
+    first = {shard_of(o): cluster_status(nats.urls)["shards"][shard_of(o)]["logSequence"] for o in owners}
+    for k in range(1, len(TOPICS)):
+        write(k)
+    deadline = time.monotonic() + 60
+    while True:
+        rows = [cluster_status(nats.urls)["shards"][s] for s in first]
+        if all(row["snapshot"] and row["logFirst"] > first[row["shard"]] for row in rows) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    for row in rows:
+        # The log no longer holds the shard's first writes: they are in the snapshot.
+        assert row["snapshot"] and row["logFirst"] > first[row["shard"]], row
+        assert row["snapshot"]["sequence"] >= row["logFirst"] - 1 and row["snapshot"]["bytes"] > 0, row
+    asked = ["baking bread", "a journey by train", "family quarrel over money"]
+    before = {o: [semantic(r, o, q) for q in asked] for o in owners}
+    assert all(len(hits) == len(TOPICS) for answers in before.values() for hits in answers)
+
+    # A forged newest snapshot of one shard: its chunk is not what its header's digest says.
+    target = shard_of(owners[0])
+    real = cluster_status(nats.urls)["shards"][target]["snapshot"]
+    junk = b"not a database " * 100
+    forged = {"id": "forged", "shard": target, "sequence": real["sequence"] + 1, "size": len(junk),
+              "sha256": hashlib.sha256(b"something else").hexdigest(), "chunks": 1}
+    nats_publish(nats.client_ports[0], [(f"kindred.snapshots.{target}.forged", json.dumps(forged).encode()),
+                                         (f"kindred.snapshots.{target}.forged", junk),
+                                         (f"kindred.snapshots.{target}.done", json.dumps(forged).encode())])
+    deadline = time.monotonic() + 10
+    while cluster_status(nats.urls)["shards"][target]["snapshot"]["id"] != "forged":
+        assert time.monotonic() < deadline, "the forged snapshot is not the newest"
+        time.sleep(0.2)
+
+    b = node("b", config=config)
+    status = wait_all_led(nats.urls, [a, b], timeout=120)
+    moved = [o for o in owners if status["shards"][shard_of(o)]["leader"] == "b"]
+    assert moved, "no owner's shard moved to the joining node"
+    log = b.log_path.read_text(errors="replace")
+    # b refused the forged snapshot and started from the real one; it could not have replayed the
+    # log from its start, which no longer holds the first writes.
+    assert f"snapshot forged of shard {target} refused" in log, log
+    for s in first:
+        assert f"shard {s}: restored from snapshot " in log, (s, log)
+    for o in owners:
+        # The tail's texts are embedded again by their new leader, in the background.
+        deadline = time.monotonic() + 60
+        while (st := r.result("index/status", {"owner": o}))["pendingEmbeddings"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert st["records"] == len(TOPICS) and st["pendingEmbeddings"] == 0, st
+        assert [semantic(r, o, q) for q in asked] == before[o], o
 
 
 def without_store_ids(value):

@@ -22,6 +22,10 @@ public final class Node: @unchecked Sendable {
         public var failoverMs: Int = 5000
         /// Other nodes keeping a copy of each shard, applying its log as it grows.
         public var standbys: Int = 1
+        /// A shard's leader snapshots it after this many writes (0: not by count)...
+        public var snapshotEvery: Int = 10_000
+        /// ...or this long after the last snapshot when it took a write since (0: not by time).
+        public var snapshotEveryMs: Int = 600_000
         /// Wait before the first claim, so that nodes started together share the shards.
         public var joinWaitMs: Int = 1500
         public init(name: String, dataDirectory: String) {
@@ -34,6 +38,7 @@ public final class Node: @unchecked Sendable {
     let connection: NATSConnection
     let map: ShardMap
     let log: WriteLog
+    let snapshots: SnapshotStore
     public let shardCount: Int
     let makeService: @Sendable (_ path: String) throws -> KindredService
     let say: @Sendable (String) -> Void
@@ -65,6 +70,7 @@ public final class Node: @unchecked Sendable {
         let replicas = min(3, connection.knownServers)
         map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: replicas))
         log = try WriteLog(connection, replicas: replicas)
+        snapshots = try SnapshotStore(connection, replicas: replicas)
         shardCount = try map.shardCount(creating: options.shards)
         try map.join(node: options.name)
         try map.undrain(node: options.name)
@@ -72,6 +78,9 @@ public final class Node: @unchecked Sendable {
 
     /// The shards this node leads now, in order.
     public var ledShards: [Int] { led.withLock { $0.keys.sorted() } }
+
+    /// The hosts of the shards this node leads now, in shard order.
+    var ledHosts: [ShardHost] { led.withLock { $0.sorted { $0.key < $1.key }.map(\.value.host) } }
 
     /// Heartbeats and claims until `stop`. Heartbeats have a thread of their own, so that a long
     /// replay while taking a shard never makes this node look silent.
@@ -86,6 +95,8 @@ public final class Node: @unchecked Sendable {
         beats.start()
         let standbys = Thread { [self] in keepStandbys() }
         standbys.start()
+        let snapshotting = Thread { [self] in keepSnapshots() }
+        snapshotting.start()
         let statusSubscription = try? connection.subscribe(ClusterLayout.nodeSubject(options.name)) { [self] _, reply in
             if let reply { try? connection.publish(reply, Wire.answer(.success(standbyStatus()))) }
         }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 public import KindredCore
 public import JSONRPC
 import Storage
@@ -32,5 +35,28 @@ extension KindredService {
             }
         }
         return try outcome.get()
+    }
+}
+
+/// What a cluster node needs to make and use a shard's snapshot: a consistent copy of the store
+/// taken while it serves, and the log sequence a file holds.
+extension KindredService {
+    /// Copies the store into a new file at `path` (on a read-only connection: writes go on
+    /// meanwhile) and returns the log sequence the copy holds.
+    public func copyStore(to path: String) throws(ResponseError) -> Int64 {
+        try withReader { try StoreCopy.write($0.database, to: path) }
+        return try Self.appliedSequence(atPath: path)
+    }
+
+    /// The log sequence of the last write the file at `path` applied (0 when it has none or
+    /// there is no file).
+    public static func appliedSequence(atPath path: String) throws(ResponseError) -> Int64 {
+        try answering(owner: nil) {
+            guard access(path, F_OK) == 0 else { return 0 }
+            let db = try Database(path: path, readOnly: true)
+            defer { db.close() }
+            guard try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'applied_sequence'") == 1 else { return 0 }
+            return try AppliedSequence.read(db)
+        }
     }
 }

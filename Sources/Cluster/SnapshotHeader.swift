@@ -1,0 +1,62 @@
+public import KindredCore
+
+/// What a snapshot's header message and its final marker say: the shard, the write log sequence
+/// the copy holds (every write up to it is in the copy, none after it), its size in bytes, its
+/// SHA-256 and the number of chunks that follow the header.
+public struct SnapshotHeader: Sendable, Equatable {
+    public let id: String
+    public let shard: Int
+    public let sequence: UInt64
+    public let size: Int
+    public let sha256: String
+    public let chunks: Int
+
+    public var json: JSONValue {
+        ["id": .string(id), "shard": .from(shard), "sequence": .int(Int64(sequence)), "size": .from(size),
+         "sha256": .string(sha256), "chunks": .from(chunks)]
+    }
+
+    public init(id: String, shard: Int, sequence: UInt64, size: Int, sha256: String, chunks: Int) {
+        (self.id, self.shard, self.sequence, self.size, self.sha256, self.chunks) = (id, shard, sequence, size, sha256, chunks)
+    }
+
+    /// Decodes a header or marker message; nil for anything else.
+    public init?(_ bytes: [UInt8]) {
+        guard let v = try? JSONParser.parse(bytes), let id = v["id"]?.stringValue, let shard = v["shard"]?.intValue,
+              let sequence = v["sequence"]?.intValue, sequence >= 0, let size = v["size"]?.intValue, size >= 0,
+              let sha = v["sha256"]?.stringValue, let chunks = v["chunks"]?.intValue, chunks >= 0 else { return nil }
+        self.init(id: id, shard: Int(shard), sequence: UInt64(sequence), size: Int(size), sha256: sha, chunks: Int(chunks))
+    }
+}
+
+/// The reader's check of a snapshot's chunks against its header: their count, their total size and
+/// their SHA-256. A snapshot that fails it is refused, never restored.
+public struct SnapshotCheck {
+    public let header: SnapshotHeader
+    private var digest = SHA256()
+    private var size = 0
+    private var count = 0
+
+    public init(_ header: SnapshotHeader) { self.header = header }
+
+    /// Takes the next chunk; refuses one beyond the header's size or count.
+    public mutating func add(_ chunk: [UInt8]) throws(ClusterError) {
+        count += 1
+        size += chunk.count
+        guard count <= header.chunks, size <= header.size else {
+            throw ClusterError("snapshot \(header.id) of shard \(header.shard): more data than its header's \(header.size) bytes in \(header.chunks) chunks")
+        }
+        digest.update(chunk)
+    }
+
+    /// Checks that every chunk came and that their SHA-256 is the header's.
+    public mutating func finish() throws(ClusterError) {
+        guard count == header.chunks, size == header.size else {
+            throw ClusterError("snapshot \(header.id) of shard \(header.shard): \(size) bytes in \(count) chunks, its header says \(header.size) in \(header.chunks)")
+        }
+        let got = digest.hexDigest()
+        guard got == header.sha256 else {
+            throw ClusterError("snapshot \(header.id) of shard \(header.shard) refused: its chunks' SHA-256 is \(got), its header says \(header.sha256)")
+        }
+    }
+}

@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KindredCore
+
+/// The shards' snapshots in JetStream (libnats 3.4 has no object store: this is one, on a plain
+/// stream with replicas). A snapshot is a header message (`SnapshotHeader` as JSON), the file's
+/// bytes in chunks of `chunkBytes`, all on `kindred.snapshots.N.ID`, then its final marker (the
+/// header again) on `kindred.snapshots.N.done`: a snapshot without a marker is incomplete and never
+/// read. The reader checks size and SHA-256 against the header before it uses a byte.
+public struct SnapshotStore: Sendable {
+    let connection: NATSConnection
+    /// Under NATS's default 1 MB message limit, with room for the protocol.
+    static let chunkBytes = 256 * 1024
+    /// Snapshots kept per shard: the newest, and one before it for a reader still reading it when
+    /// the next one lands.
+    public static let kept = 2
+
+    public init(_ connection: NATSConnection, replicas: Int) throws {
+        self.connection = connection
+        try connection.ensureStream(ClusterLayout.snapshotStream, subjects: [ClusterLayout.snapshotSubjects], replicas: replicas)
+    }
+
+    /// Publishes the file at `path`, a copy of the shard's store holding the log up to `sequence`.
+    public func publish(shard: Int, path: String, sequence: UInt64) throws -> SnapshotHeader {
+        var digest = SHA256()
+        var size = 0
+        var chunks = 0
+        try Self.forEachChunk(path) { chunk in
+            digest.update(chunk)
+            size += chunk.count
+            chunks += 1
+        }
+        var rng = SystemRandomNumberGenerator()
+        let id = "\(sequence)-\(String(rng.next(), radix: 16))"
+        let header = SnapshotHeader(id: id, shard: shard, sequence: sequence, size: size, sha256: digest.hexDigest(), chunks: chunks)
+        let subject = ClusterLayout.snapshotSubject(shard, id: id)
+        _ = try connection.store(subject, JSONWriter.bytes(header.json))
+        var sent = 0
+        try Self.forEachChunk(path) { chunk in
+            _ = try connection.store(subject, chunk)
+            sent += 1
+        }
+        guard sent == chunks else { throw ClusterError("shard \(shard): its snapshot file changed while it was published") }
+        _ = try connection.store(ClusterLayout.snapshotMarkers(shard), JSONWriter.bytes(header.json))
+        return header
+    }
+
+    /// The shard's complete snapshots, oldest first (at most `kept` and any that landed since).
+    public func markers(shard: Int) throws -> [SnapshotHeader] {
+        var out: [SnapshotHeader] = []
+        var from: UInt64 = 1
+        while let (sequence, data) = try connection.next(stream: ClusterLayout.snapshotStream, subject: ClusterLayout.snapshotMarkers(shard), from: from) {
+            if let h = SnapshotHeader(data), h.shard == shard { out.append(h) }
+            from = sequence + 1
+        }
+        return out
+    }
+
+    /// The newest complete snapshot of the shard, if any (one read).
+    public func newest(shard: Int) throws -> SnapshotHeader? {
+        let last = try connection.lastSequence(stream: ClusterLayout.snapshotStream, subject: ClusterLayout.snapshotMarkers(shard))
+        guard last > 0, let (_, data) = try connection.next(stream: ClusterLayout.snapshotStream, subject: ClusterLayout.snapshotMarkers(shard), from: last) else {
+            return nil
+        }
+        return SnapshotHeader(data)
+    }
+
+    /// Reads the snapshot into a new file at `path`, checking it against its header as it comes;
+    /// a snapshot that fails the check (or whose chunks are gone) leaves no file and throws.
+    public func fetch(_ marker: SnapshotHeader, to path: String) throws {
+        let subject = ClusterLayout.snapshotSubject(marker.shard, id: marker.id)
+        unlink(path)
+        guard let file = fopen(path, "wb") else { throw ClusterError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        var closed = false
+        defer { if !closed { fclose(file); unlink(path) } }
+        guard let (first, data) = try connection.next(stream: ClusterLayout.snapshotStream, subject: subject, from: 1),
+              let header = SnapshotHeader(data) else {
+            throw ClusterError("snapshot \(marker.id) of shard \(marker.shard): its header is gone (a newer snapshot replaced it)")
+        }
+        guard header == marker else {
+            throw ClusterError("snapshot \(marker.id) of shard \(marker.shard) refused: its header does not match its marker")
+        }
+        var check = SnapshotCheck(header)
+        var from = first + 1
+        for _ in 0..<header.chunks {
+            guard let (sequence, chunk) = try connection.next(stream: ClusterLayout.snapshotStream, subject: subject, from: from) else { break }
+            try check.add(chunk)
+            guard chunk.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, file) }) == chunk.count else {
+                throw ClusterError("cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            from = sequence + 1
+        }
+        try check.finish()
+        guard fflush(file) == 0, fsync(fileno(file)) == 0 else { throw ClusterError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        fclose(file)
+        closed = true
+    }
+
+    /// Keeps the shard's `kept` newest snapshots and removes the rest (with the chunks of any
+    /// snapshot left without a marker); returns the kept snapshots, oldest first.
+    public func prune(shard: Int) throws -> [SnapshotHeader] {
+        let all = try markers(shard: shard)
+        let keep = Array(all.suffix(Self.kept))
+        let keepIDs = Set(keep.map(\.id))
+        let markersSubject = ClusterLayout.snapshotMarkers(shard)
+        // Markers first: a reader never finds a marker whose chunks are gone for good.
+        if all.count > keep.count {
+            try connection.purge(stream: ClusterLayout.snapshotStream, subject: markersSubject, keep: UInt64(Self.kept))
+        }
+        let prefix = "kindred.snapshots.\(shard)."
+        for subject in try connection.subjects(stream: ClusterLayout.snapshotStream, filter: prefix + "*").keys
+        where subject != markersSubject && !keepIDs.contains(String(subject.dropFirst(prefix.count))) {
+            try connection.purge(stream: ClusterLayout.snapshotStream, subject: subject)
+        }
+        return keep
+    }
+
+    /// Calls `body` with the file's bytes, `chunkBytes` at a time.
+    static func forEachChunk(_ path: String, _ body: ([UInt8]) throws -> Void) throws {
+        guard let file = fopen(path, "rb") else { throw ClusterError("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { fclose(file) }
+        var buffer = [UInt8](repeating: 0, count: chunkBytes)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, chunkBytes, file) }
+            if n > 0 { try body(Array(buffer[0..<n])) }
+            if n < chunkBytes {
+                if ferror(file) != 0 { throw ClusterError("cannot read \(path): \(String(cString: strerror(errno)))") }
+                return
+            }
+        }
+    }
+}

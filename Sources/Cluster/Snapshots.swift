@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KindredCore
+import Service
+
+extension Node {
+    /// The snapshot loop, on a thread of its own: every second, each shard this node leads that has
+    /// taken `snapshotEvery` writes (or any write `snapshotEveryMs` ago) since its last snapshot is
+    /// copied, published, its older snapshots pruned and its log trimmed (`snapshot`).
+    func keepSnapshots() {
+        while !isStopping {
+            for host in ledHosts where !isStopping && host.snapshotDue(every: options.snapshotEvery, everyMs: options.snapshotEveryMs) {
+                do { try snapshot(host) } catch { say("shard \(host.shard): snapshot: \(error)") }
+            }
+            usleep(1_000_000)
+        }
+    }
+
+    /// Copies the shard's store while it serves (`VACUUM INTO`), publishes the copy with the log
+    /// sequence it holds, keeps the newest `SnapshotStore.kept` snapshots and trims the log below the
+    /// oldest of them: every write from it on stays in the log, and a copy behind it starts from a
+    /// snapshot.
+    func snapshot(_ host: ShardHost) throws {
+        let shard = host.shard
+        let path = "\(options.dataDirectory)/shard-\(shard).snapshot"
+        unlink(path)
+        defer { unlink(path) }
+        let start = ShardMap.nowMs()
+        guard let sequence = try host.copyStore(to: path) else { return }
+        guard sequence > host.snapshotSequence else { return host.snapshotTaken(at: sequence) }
+        let header = try snapshots.publish(shard: shard, path: path, sequence: sequence)
+        host.snapshotTaken(at: sequence)
+        let kept = try snapshots.prune(shard: shard)
+        var trimmed = ""
+        if let oldest = kept.map(\.sequence).min() {
+            try log.trim(shard: shard, below: oldest)
+            trimmed = "; log trimmed below \(oldest)"
+        }
+        say("shard \(shard): snapshot \(header.id) at \(sequence), \(header.size) bytes in \(header.chunks) chunks, \(ShardMap.nowMs() - start) ms\(trimmed)")
+    }
+
+    /// Replaces the shard's file at `path` by the newest snapshot that reads back whole when the
+    /// file is behind the oldest snapshot kept (the log, trimmed below it, may no longer hold the
+    /// writes the file lacks; a new file holds none), then the log's tail is applied as usual.
+    /// A snapshot that fails its check is refused (logged) and the one before it tried.
+    /// - Returns: the restored snapshot's sequence (nil when the file was kept).
+    @discardableResult
+    func restoreIfBehind(_ shard: Int, path: String) throws -> UInt64? {
+        let markers = try snapshots.markers(shard: shard)
+        guard let oldest = markers.map(\.sequence).min() else { return nil }
+        let applied = UInt64(try KindredService.appliedSequence(atPath: path))
+        guard applied < oldest else { return nil }
+        for marker in markers.reversed() {
+            let start = ShardMap.nowMs()
+            let incoming = path + ".incoming"
+            do {
+                try snapshots.fetch(marker, to: incoming)
+            } catch {
+                say("shard \(shard): \(error)")
+                continue
+            }
+            for suffix in ["", "-wal", "-shm", "-codes"] { unlink(path + suffix) }
+            guard rename(incoming, path) == 0 else { throw ClusterError("shard \(shard): cannot move the snapshot into \(path): \(String(cString: strerror(errno)))") }
+            say("shard \(shard): restored from snapshot \(marker.id) at \(marker.sequence) (\(marker.size) bytes, \(ShardMap.nowMs() - start) ms); the log's tail follows")
+            return marker.sequence
+        }
+        throw ClusterError("shard \(shard): no snapshot reads back whole, and the log holds only the writes after \(oldest) while this copy holds up to \(applied)")
+    }
+}
