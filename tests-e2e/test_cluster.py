@@ -15,7 +15,7 @@ import time
 import pytest
 
 from cluster_support import NatsCluster, Node, Router, cluster_status, nats_publish, wait_all_led
-from conftest import INVALID_PARAMS, NOT_FOUND, REPO, Server, run_cli
+from conftest import INVALID_PARAMS, NOT_FOUND, REPO, REQUEST_CANCELLED, Server, run_cli, vec
 
 SHARDS = 16
 SHARD_UNAVAILABLE = -32060
@@ -457,7 +457,7 @@ def test_a_node_joining_after_the_log_was_trimmed_starts_from_a_snapshot(cluster
     real = cluster_status(nats.urls)["shards"][target]["snapshot"]
     junk = b"not a database " * 100
     forged = {"id": "forged", "shard": target, "sequence": real["sequence"] + 1, "size": len(junk),
-              "sha256": hashlib.sha256(b"something else").hexdigest(), "chunks": 1}
+              "sha256": hashlib.sha256(b"something else").hexdigest(), "chunks": 1, "logFrom": real["sequence"]}
     nats_publish(nats.client_ports[0], [(f"kindred.snapshots.{target}.forged", json.dumps(forged).encode()),
                                          (f"kindred.snapshots.{target}.forged", junk),
                                          (f"kindred.snapshots.{target}.done", json.dumps(forged).encode())])
@@ -470,6 +470,10 @@ def test_a_node_joining_after_the_log_was_trimmed_starts_from_a_snapshot(cluster
     status = wait_all_led(nats.urls, [a, b], timeout=120)
     moved = [o for o in owners if status["shards"][shard_of(o)]["leader"] == "b"]
     assert moved, "no owner's shard moved to the joining node"
+    # b keeps a standby copy of each shard a still leads (it opens them in the background).
+    for s in first:
+        if status["shards"][s]["leader"] == "a":
+            wait_standby_current(nats.urls, s, "b")
     log = b.log_path.read_text(errors="replace")
     # b refused the forged snapshot and started from the real one; it could not have replayed the
     # log from its start, which no longer holds the first writes.
@@ -579,3 +583,79 @@ def test_mcp_on_the_cluster_acts_for_its_owner_through_the_owners_shard(cluster,
         row, was = status["shards"][shard_of(owner)], before["shards"][shard_of(owner)]
         # The refresh is in the shard's log (stream sequences count every shard's writes) and applied.
         assert row["applied"] == row["logSequence"] > was["logSequence"], (row, was)
+
+
+def b64(values):
+    import base64
+    import struct
+
+    return base64.b64encode(struct.pack("<%df" % len(values), *values)).decode("ascii")
+
+
+def without_ids(value):
+    if isinstance(value, dict):
+        return {k: without_ids(v) for k, v in value.items() if k != "id"}
+    if isinstance(value, list):
+        return [without_ids(v) for v in value]
+    return value
+
+
+def test_progress_the_judge_and_cancellation_travel_through_the_router_as_in_one_process(cluster, tmp_path):
+    from test_judge import judged_call, small_journal, yes
+
+    nats, node, router = cluster
+    config = tmp_path / "judge.json"
+    config.write_text(json.dumps({"cluster": {"shards": SHARDS, "failoverMs": 2000}, "patterns": {"judge": "client"}}))
+    a = node("a", config=config)
+    wait_all_led(nats.urls, [a])
+
+    def opened(s, judge):
+        caps = {"judge": True} if judge else {}
+        init = s.result("initialize", {"processId": None, "clientInfo": {"name": "relay-e2e"}, "capabilities": caps})
+        s.notify("initialized", {})
+        assert init["capabilities"]["judge"] == "client"
+        return s
+
+    single = opened(Server(tmp_path / "single.sqlite", tmp_path, args=("--set", "patterns.judge=client")), judge=True)
+    routed = opened(Router(tmp_path, nats.urls), judge=True)
+    answers = {}
+    for name, s in (("single", single), ("routed", routed)):
+        small_journal(s)
+        # The node asks the router's client, through the router, exactly what one process asks.
+        r, questions = judged_call(s, "patterns/refresh", {"owner": "me", "workDoneToken": "rf"}, yes)
+        assert "error" not in r, r
+        progress = [n["params"] for n in s.notifications if n["method"] == "$/progress"]
+        answers[name] = (without_ids(questions), r["result"]["groupsCreated"], r["result"]["judgeAsked"], progress,
+                         without_store_ids(s.result("patterns/findings", {"owner": "me"})))
+    assert answers["routed"] == answers["single"]
+    questions, created, asked, progress, _ = answers["routed"]
+    assert questions and created == 1 and asked == len(questions)
+    assert {p["token"] for p in progress} == {"rf"} and "begin" in [p["value"]["kind"] for p in progress]
+    assert progress[-1]["value"]["kind"] == "end"
+    assert single.shutdown_and_exit() == 0
+
+    # A write still queued on the node when its client cancels it is answered -32800 and never
+    # made, as a write queued in one process: the cancellation reaches the node before the write
+    # enters the log. (The node works on one shard's requests in arrival order: a refresh of many
+    # records holds the write back.)
+    busy = opened(Router(tmp_path, nats.urls), judge=False)
+    other = opened(Router(tmp_path, nats.urls), judge=False)
+    n = 4000
+    for start in range(0, n, 250):
+        busy.result("records/upsert", {"owner": "bulk", "records": [
+            {"id": f"b{i}", "revision": 1, "text": f"bulk record {i}", "vector": b64(vec(i))} for i in range(start, start + 250)]}, timeout=120)
+    busy.request_async("patterns/refresh", {"owner": "bulk"}, id="rf")
+    time.sleep(0.5)
+    other.request_async("records/upsert", {"owner": "bulk", "records": [{"id": "late", "revision": 1, "text": "a late record"}]}, id="x")
+    time.sleep(0.3)
+    while not busy.messages.empty():
+        busy.pending.append(busy.messages.get())
+    assert not any(m.get("id") == "rf" for m in busy.pending if isinstance(m, dict)), "the refresh ended before the write could be cancelled"
+    other.notify("$/cancelRequest", {"id": "x"})
+    cancelled = other.response("x", timeout=120)
+    assert cancelled.get("error", {}).get("code") == REQUEST_CANCELLED, cancelled
+    assert "result" in busy.response("rf", timeout=300)
+    assert other.error("records/get", {"owner": "bulk", "id": "late"})["code"] == NOT_FOUND
+    assert other.result("index/status", {"owner": "bulk"})["records"] == n
+    for s in (routed, busy, other):
+        assert s.shutdown_and_exit() == 0

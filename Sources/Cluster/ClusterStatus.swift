@@ -28,7 +28,7 @@ public enum ClusterStatus {
             let last = try connection.lastSequence(stream: ClusterLayout.writeStream, subject: ClusterLayout.writeSubject(shard))
             row["logSequence"] = .int(Int64(last))
             row["logFirst"] = .int(Int64(try connection.next(stream: ClusterLayout.writeStream, subject: ClusterLayout.writeSubject(shard), from: 1)?.sequence ?? 0))
-            row["snapshot"] = try snapshots.newest(shard: shard).map { ["id": .string($0.id), "sequence": .int(Int64($0.sequence)), "bytes": .from($0.size)] } ?? .null
+            row["snapshot"] = try snapshots.newest(shard: shard).map { ["id": .string($0.id), "sequence": .int(Int64($0.sequence)), "bytes": .from($0.size), "logFrom": .int(Int64($0.logFrom))] } ?? .null
             if leader != nil, let applied = probe(connection, shard: shard, timeoutMs: 2000)?["applied"]?.intValue {
                 row["applied"] = .int(applied)
                 row["lag"] = .int(Int64(last) - applied)

@@ -57,6 +57,8 @@ public final class Node: @unchecked Sendable {
     /// While drained: the shard last handed over, to whom and when (milliseconds since 1970).
     let handing = Mutex<(shard: Int, taker: String, atMs: Int64)?>(nil)
     private let stopping = Atomic<Bool>(false)
+    /// Requests routers may cancel, by relay id.
+    let relayed = RelayedRequests()
 
     public init(connection: NATSConnection, options: Options, makeService: @escaping @Sendable (String) throws -> KindredService,
                 say: @escaping @Sendable (String) -> Void) throws {
@@ -97,6 +99,7 @@ public final class Node: @unchecked Sendable {
         standbys.start()
         let snapshotting = Thread { [self] in keepSnapshots() }
         snapshotting.start()
+        let cancellations = try? listenForCancellations()
         let statusSubscription = try? connection.subscribe(ClusterLayout.nodeSubject(options.name)) { [self] _, reply in
             if let reply { try? connection.publish(reply, Wire.answer(.success(standbyStatus()))) }
         }
@@ -106,6 +109,7 @@ public final class Node: @unchecked Sendable {
             usleep(UInt32(options.heartbeatMs) * 1000)
         }
         statusSubscription?.cancel()
+        cancellations?.cancel()
         let all = led.withLock { s -> [Led] in defer { s = [:] }; return Array(s.values) }
         for l in all { l.subscription.cancel(); l.host.close() }
         for h in standing.withLock({ s -> [ShardHost] in defer { s = [:] }; return Array(s.values) }) { h.close() }
@@ -215,10 +219,13 @@ public final class Node: @unchecked Sendable {
         dropped?.subscription.drain(timeoutMs: 2000)
     }
 
-    /// Answers one request for a shard this node leads.
+    /// Answers one request for a shard this node leads; with a relay, its work reaches the router's
+    /// client (`relayContext`).
     func handle(_ host: ShardHost, _ data: [UInt8]) -> Result<JSONValue, ResponseError> {
         do throws(ResponseError) {
-            let (method, params) = try Wire.decodeRequest(data)
+            let (method, params, relay) = try Wire.decodeRelayed(data)
+            let token = relay.map { relayed.start($0.id) }
+            defer { if let relay { relayed.end(relay.id) } }
             switch method {
             case NodeMethods.initialize:
                 return .success(host.service.initializeResult(methods: KindredService.methodNames))
@@ -228,8 +235,13 @@ public final class Node: @unchecked Sendable {
                 break
             }
             guard let kind = KindredService.methodKind(method) else { throw ResponseError.methodNotFound(method) }
-            if kind == .write { return write(host, method, params) }
-            return .success(try host.service.call(method, params ?? .object(JSONObject())))
+            if kind == .write {
+                // Cancelled before it is logged, a write is not made; once logged it applies whole.
+                try token?.check()
+                return write(host, method, params, context: relay.map { relayContext($0, method: method, token: CancellationToken()) })
+            }
+            let ctx = relay.flatMap { r in token.map { relayContext(r, method: method, token: $0) } }
+            return .success(try host.service.call(method, params ?? .object(JSONObject()), context: ctx))
         } catch {
             return .failure(error)
         }
@@ -238,7 +250,7 @@ public final class Node: @unchecked Sendable {
     /// Appends the write to the shard's log (fenced by the last sequence this store applied), then
     /// applies it. A lost acknowledgement is retried under the same message id, which JetStream
     /// stores once.
-    func write(_ host: ShardHost, _ method: String, _ params: JSONValue?) -> Result<JSONValue, ResponseError> {
+    func write(_ host: ShardHost, _ method: String, _ params: JSONValue?, context: RequestContext? = nil) -> Result<JSONValue, ResponseError> {
         let entry = Wire.request(method, params)
         var rng = SystemRandomNumberGenerator()
         let id = "\(options.name)-\(String(rng.next(), radix: 16))\(String(rng.next(), radix: 16))"
@@ -246,7 +258,7 @@ public final class Node: @unchecked Sendable {
         while true {
             do {
                 let sequence = try log.append(shard: host.shard, entry, expectedLast: host.appliedSequence, id: id)
-                return host.apply(sequence, entry)
+                return host.apply(sequence, entry, context: context)
             } catch let e where e.isWrongLastSequence && attempts < 3 {
                 // The log holds writes this store has not applied: this node's own write whose
                 // acknowledgement was lost, or another node's if the shard moved.

@@ -65,21 +65,23 @@ final class ShardHost: @unchecked Sendable {
         try checkLogHolds(after: from)
     }
 
-    /// The log holds every write of the shard after the oldest snapshot kept (it is trimmed only
-    /// below it, after older snapshots are removed): `sequence` at or above it has its tail there.
+    /// The log holds every write of the shard from the newest snapshot's `logFrom` on (it is
+    /// trimmed only below it, once that snapshot is published): `sequence` at or above it has its
+    /// tail there.
     func checkLogHolds(after sequence: UInt64) throws {
-        let oldest = try snapshots.markers(shard: shard).map(\.sequence).min() ?? 0
-        if sequence < oldest { throw LogTrimmed(shard: shard, applied: sequence, oldestSnapshot: oldest) }
+        let from = try snapshots.newest(shard: shard)?.logFrom ?? 0
+        if sequence < from { throw LogTrimmed(shard: shard, applied: sequence, oldestSnapshot: from) }
     }
 
-    /// Applies one logged write. A write that fails (bad params) fails the same way whenever it is
-    /// applied, so its sequence counts as applied either way.
+    /// Applies one logged write (the leader's with its request's `context`: progress, the judge).
+    /// A write that fails (bad params) fails the same way whenever it is applied, so its sequence
+    /// counts as applied either way.
     @discardableResult
-    func apply(_ sequence: UInt64, _ entry: [UInt8]) -> Result<JSONValue, ResponseError> {
+    func apply(_ sequence: UInt64, _ entry: [UInt8], context: RequestContext? = nil) -> Result<JSONValue, ResponseError> {
         let outcome: Result<JSONValue, ResponseError>
         do throws(ResponseError) {
             let (method, params) = try Wire.decodeRequest(entry)
-            outcome = .success(try service.applyLogged(sequence: Int64(sequence), method, params))
+            outcome = .success(try service.applyLogged(sequence: Int64(sequence), method, params, context: context))
         } catch {
             outcome = .failure(error)
         }

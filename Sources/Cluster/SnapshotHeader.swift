@@ -2,7 +2,9 @@ public import KindredCore
 
 /// What a snapshot's header message and its final marker say: the shard, the write log sequence
 /// the copy holds (every write up to it is in the copy, none after it), its size in bytes, its
-/// SHA-256 and the number of chunks that follow the header.
+/// SHA-256, the number of chunks that follow the header, and `logFrom`: the shard's log is trimmed
+/// below it once this snapshot is published (the oldest snapshot kept with it), so a copy that has
+/// applied less must start from a snapshot.
 public struct SnapshotHeader: Sendable, Equatable {
     public let id: String
     public let shard: Int
@@ -10,22 +12,24 @@ public struct SnapshotHeader: Sendable, Equatable {
     public let size: Int
     public let sha256: String
     public let chunks: Int
+    public let logFrom: UInt64
 
     public var json: JSONValue {
         ["id": .string(id), "shard": .from(shard), "sequence": .int(Int64(sequence)), "size": .from(size),
-         "sha256": .string(sha256), "chunks": .from(chunks)]
+         "sha256": .string(sha256), "chunks": .from(chunks), "logFrom": .int(Int64(logFrom))]
     }
 
-    public init(id: String, shard: Int, sequence: UInt64, size: Int, sha256: String, chunks: Int) {
-        (self.id, self.shard, self.sequence, self.size, self.sha256, self.chunks) = (id, shard, sequence, size, sha256, chunks)
+    public init(id: String, shard: Int, sequence: UInt64, size: Int, sha256: String, chunks: Int, logFrom: UInt64) {
+        (self.id, self.shard, self.sequence, self.size, self.sha256, self.chunks, self.logFrom) = (id, shard, sequence, size, sha256, chunks, logFrom)
     }
 
     /// Decodes a header or marker message; nil for anything else.
     public init?(_ bytes: [UInt8]) {
         guard let v = try? JSONParser.parse(bytes), let id = v["id"]?.stringValue, let shard = v["shard"]?.intValue,
               let sequence = v["sequence"]?.intValue, sequence >= 0, let size = v["size"]?.intValue, size >= 0,
-              let sha = v["sha256"]?.stringValue, let chunks = v["chunks"]?.intValue, chunks >= 0 else { return nil }
-        self.init(id: id, shard: Int(shard), sequence: UInt64(sequence), size: Int(size), sha256: sha, chunks: Int(chunks))
+              let sha = v["sha256"]?.stringValue, let chunks = v["chunks"]?.intValue, chunks >= 0,
+              let logFrom = v["logFrom"]?.intValue, logFrom >= 0 else { return nil }
+        self.init(id: id, shard: Int(shard), sequence: UInt64(sequence), size: Int(size), sha256: sha, chunks: Int(chunks), logFrom: UInt64(logFrom))
     }
 }
 

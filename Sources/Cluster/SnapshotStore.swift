@@ -21,7 +21,9 @@ public struct SnapshotStore: Sendable {
         try connection.ensureStream(ClusterLayout.snapshotStream, subjects: [ClusterLayout.snapshotSubjects], replicas: replicas)
     }
 
-    /// Publishes the file at `path`, a copy of the shard's store holding the log up to `sequence`.
+    /// Publishes the file at `path`, a copy of the shard's store holding the log up to `sequence`,
+    /// as the newest of the shard's snapshots; its `logFrom` is the older of it and the snapshot
+    /// before it (the `kept` two: the caller trims the log below it once older ones are pruned).
     public func publish(shard: Int, path: String, sequence: UInt64) throws -> SnapshotHeader {
         var digest = SHA256()
         var size = 0
@@ -33,7 +35,9 @@ public struct SnapshotStore: Sendable {
         }
         var rng = SystemRandomNumberGenerator()
         let id = "\(sequence)-\(String(rng.next(), radix: 16))"
-        let header = SnapshotHeader(id: id, shard: shard, sequence: sequence, size: size, sha256: digest.hexDigest(), chunks: chunks)
+        let previous = try newest(shard: shard)?.sequence ?? sequence
+        let header = SnapshotHeader(id: id, shard: shard, sequence: sequence, size: size, sha256: digest.hexDigest(), chunks: chunks,
+                                    logFrom: min(previous, sequence))
         let subject = ClusterLayout.snapshotSubject(shard, id: id)
         _ = try connection.store(subject, JSONWriter.bytes(header.json))
         var sent = 0
@@ -57,10 +61,10 @@ public struct SnapshotStore: Sendable {
         return out
     }
 
-    /// The newest complete snapshot of the shard, if any (one read).
+    /// The newest complete snapshot of the shard, if any: one read, of the stream's leader. Its
+    /// `logFrom` is where the shard's log starts.
     public func newest(shard: Int) throws -> SnapshotHeader? {
-        let last = try connection.lastSequence(stream: ClusterLayout.snapshotStream, subject: ClusterLayout.snapshotMarkers(shard))
-        guard last > 0, let (_, data) = try connection.next(stream: ClusterLayout.snapshotStream, subject: ClusterLayout.snapshotMarkers(shard), from: last) else {
+        guard let (_, data) = try connection.lastMessage(stream: ClusterLayout.snapshotStream, subject: ClusterLayout.snapshotMarkers(shard)) else {
             return nil
         }
         return SnapshotHeader(data)
@@ -97,23 +101,21 @@ public struct SnapshotStore: Sendable {
         closed = true
     }
 
-    /// Keeps the shard's `kept` newest snapshots and removes the rest (with the chunks of any
-    /// snapshot left without a marker); returns the kept snapshots, oldest first.
-    public func prune(shard: Int) throws -> [SnapshotHeader] {
-        let all = try markers(shard: shard)
-        let keep = Array(all.suffix(Self.kept))
-        let keepIDs = Set(keep.map(\.id))
+    /// Once `newest` is published: keeps the shard's `kept` newest markers and removes the chunks
+    /// of every snapshot older than `newest.logFrom` (those of older markers, and any a leader left
+    /// without a marker). A snapshot at or after it is never removed here, even one this read of
+    /// the markers (possibly a replica's, a moment behind) does not show yet.
+    public func prune(shard: Int, newest: SnapshotHeader) throws {
         let markersSubject = ClusterLayout.snapshotMarkers(shard)
         // Markers first: a reader never finds a marker whose chunks are gone for good.
-        if all.count > keep.count {
-            try connection.purge(stream: ClusterLayout.snapshotStream, subject: markersSubject, keep: UInt64(Self.kept))
-        }
+        try connection.purge(stream: ClusterLayout.snapshotStream, subject: markersSubject, keep: UInt64(Self.kept))
         let prefix = "kindred.snapshots.\(shard)."
-        for subject in try connection.subjects(stream: ClusterLayout.snapshotStream, filter: prefix + "*").keys
-        where subject != markersSubject && !keepIDs.contains(String(subject.dropFirst(prefix.count))) {
+        for subject in try connection.subjects(stream: ClusterLayout.snapshotStream, filter: prefix + "*").keys where subject != markersSubject {
+            // An id starts with the sequence its snapshot holds.
+            let id = subject.dropFirst(prefix.count)
+            guard let sequence = UInt64(id.prefix { $0 != "-" }), sequence < newest.logFrom else { continue }
             try connection.purge(stream: ClusterLayout.snapshotStream, subject: subject)
         }
-        return keep
     }
 
     /// Calls `body` with the file's bytes, `chunkBytes` at a time.

@@ -31,27 +31,26 @@ extension Node {
         guard sequence > host.snapshotSequence else { return host.snapshotTaken(at: sequence) }
         let header = try snapshots.publish(shard: shard, path: path, sequence: sequence)
         host.snapshotTaken(at: sequence)
-        let kept = try snapshots.prune(shard: shard)
-        var trimmed = ""
-        if let oldest = kept.map(\.sequence).min() {
-            try log.trim(shard: shard, below: oldest)
-            trimmed = "; log trimmed below \(oldest)"
-        }
-        say("shard \(shard): snapshot \(header.id) at \(sequence), \(header.size) bytes in \(header.chunks) chunks, \(ShardMap.nowMs() - start) ms\(trimmed)")
+        try snapshots.prune(shard: shard, newest: header)
+        try log.trim(shard: shard, below: header.logFrom)
+        say("shard \(shard): snapshot \(header.id) at \(sequence), \(header.size) bytes in \(header.chunks) chunks, \(ShardMap.nowMs() - start) ms; log trimmed below \(header.logFrom)")
     }
 
     /// Replaces the shard's file at `path` by the newest snapshot that reads back whole when the
-    /// file is behind the oldest snapshot kept (the log, trimmed below it, may no longer hold the
-    /// writes the file lacks; a new file holds none), then the log's tail is applied as usual.
-    /// A snapshot that fails its check is refused (logged) and the one before it tried.
+    /// file is behind where the shard's log starts (the newest snapshot's `logFrom`: the log may no
+    /// longer hold the writes the file lacks; a new file holds none), then the log's tail is
+    /// applied as usual. A snapshot that fails its check is refused (logged) and the one before it
+    /// tried, down to the oldest one the log's tail still follows.
     /// - Returns: the restored snapshot's sequence (nil when the file was kept).
     @discardableResult
     func restoreIfBehind(_ shard: Int, path: String) throws -> UInt64? {
-        let markers = try snapshots.markers(shard: shard)
-        guard let oldest = markers.map(\.sequence).min() else { return nil }
+        guard let newest = try snapshots.newest(shard: shard) else { return nil }
+        let oldest = newest.logFrom
         let applied = UInt64(try KindredService.appliedSequence(atPath: path))
         guard applied < oldest else { return nil }
-        for marker in markers.reversed() {
+        var candidates = [newest]
+        for m in try snapshots.markers(shard: shard).reversed() where m.id != newest.id && m.sequence >= oldest { candidates.append(m) }
+        for marker in candidates {
             let start = ShardMap.nowMs()
             let incoming = path + ".incoming"
             do {

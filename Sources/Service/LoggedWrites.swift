@@ -23,9 +23,10 @@ extension KindredService {
     }
 
     /// Applies a write read from the log at `sequence`, as `call` would, and answers it whole
-    /// (work a write hands on to run later runs before this returns).
-    public func applyLogged(sequence: Int64, _ method: String, _ params: JSONValue?) throws(ResponseError) -> JSONValue {
-        let ctx = RequestContext(id: .null, method: method)
+    /// (work a write hands on to run later runs before this returns). `context` carries the
+    /// request's progress, log messages and client when the leader applies it for a client.
+    public func applyLogged(sequence: Int64, _ method: String, _ params: JSONValue?, context: RequestContext? = nil) throws(ResponseError) -> JSONValue {
+        let ctx = context ?? RequestContext(id: .null, method: method)
         let outcome: Result<JSONValue, ResponseError> = AppliedSequence.$current.withValue(sequence) {
             do throws(ResponseError) {
                 let (result, later) = try callAnsweringLater(method, params ?? .object([:]), context: ctx)

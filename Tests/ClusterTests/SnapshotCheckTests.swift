@@ -6,7 +6,7 @@ import Testing
 /// is used: the digests below are FIPS 180-4's own test vectors.
 @Suite struct SnapshotCheckTests {
     static func header(size: Int, chunks: Int, sha256: String) -> SnapshotHeader {
-        SnapshotHeader(id: "7-test", shard: 3, sequence: 7, size: size, sha256: sha256, chunks: chunks)
+        SnapshotHeader(id: "7-test", shard: 3, sequence: 7, size: size, sha256: sha256, chunks: chunks, logFrom: 5)
     }
 
     static func check(_ chunks: [[UInt8]], sha256: String) throws {
