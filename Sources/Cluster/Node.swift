@@ -201,10 +201,22 @@ public final class Node: @unchecked Sendable {
                 }
             } catch {
                 host.close()
+                // Writes may be missing between two it applied: the file starts again from a snapshot.
+                if error is LogTrimmed { Self.removeStore(host.service.databasePath) }
                 throw error
             }
             led.withLock { $0[shard] = Led(host: host, subscription: subscription) }
             say("shard \(shard): leading (" + (copyAt.map { "from its standby copy at \($0), " } ?? "") + "applied up to \(host.appliedSequence))")
+        }
+    }
+
+    /// Stops leading the shard when `host` is its store here (the caller holds `opening`); returns
+    /// the subscription to end.
+    func dropLed(_ shard: Int, ifHost host: ShardHost) -> Subscription? {
+        led.withLock { led -> Subscription? in
+            guard let l = led[shard], l.host === host else { return nil }
+            led[shard] = nil
+            return l.subscription
         }
     }
 
@@ -263,7 +275,15 @@ public final class Node: @unchecked Sendable {
                 // The log holds writes this store has not applied: this node's own write whose
                 // acknowledgement was lost, or another node's if the shard moved.
                 attempts += 1
-                do { try host.catchUp() } catch { return .failure(.shardUnavailable(host.shard, "\(error)")) }
+                do {
+                    try host.catchUp()
+                } catch let trimmed as LogTrimmed {
+                    // (Off this request's thread: discarding waits for the request to end.)
+                    Thread { [self] in discard(host) }.start()
+                    return .failure(.shardUnavailable(host.shard, "\(trimmed)"))
+                } catch {
+                    return .failure(.shardUnavailable(host.shard, "\(error)"))
+                }
                 guard (try? map.leader(of: host.shard)?.value) == options.name else {
                     return .failure(.shardUnavailable(host.shard, "another node leads it now"))
                 }

@@ -67,9 +67,12 @@ final class ShardHost: @unchecked Sendable {
 
     /// The log holds every write of the shard from the newest snapshot's `logFrom` on (it is
     /// trimmed only below it, once that snapshot is published): `sequence` at or above it has its
-    /// tail there.
+    /// tail there. Once the shard has snapshots, the first write its log still holds is checked as
+    /// well (a trim keeps the write at `logFrom`, so a copy behind that first write may lack some).
     func checkLogHolds(after sequence: UInt64) throws {
-        let from = try snapshots.newest(shard: shard)?.logFrom ?? 0
+        guard let newest = try snapshots.newest(shard: shard) else { return }
+        let first = try log.firstSequence(shard: shard)
+        let from = max(newest.logFrom, first)
         if sequence < from { throw LogTrimmed(shard: shard, applied: sequence, oldestSnapshot: from) }
     }
 

@@ -22,9 +22,9 @@ public struct SnapshotStore: Sendable {
     }
 
     /// Publishes the file at `path`, a copy of the shard's store holding the log up to `sequence`,
-    /// as the newest of the shard's snapshots; its `logFrom` is the older of it and the snapshot
-    /// before it (the `kept` two: the caller trims the log below it once older ones are pruned).
-    public func publish(shard: Int, path: String, sequence: UInt64) throws -> SnapshotHeader {
+    /// as the newest of the shard's snapshots after `previous`; its `logFrom` is the older of the
+    /// two (the `kept` two: the caller trims the log below it once older ones are pruned).
+    public func publish(shard: Int, path: String, sequence: UInt64, after previous: SnapshotHeader?) throws -> SnapshotHeader {
         var digest = SHA256()
         var size = 0
         var chunks = 0
@@ -35,9 +35,8 @@ public struct SnapshotStore: Sendable {
         }
         var rng = SystemRandomNumberGenerator()
         let id = "\(sequence)-\(String(rng.next(), radix: 16))"
-        let previous = try newest(shard: shard)?.sequence ?? sequence
         let header = SnapshotHeader(id: id, shard: shard, sequence: sequence, size: size, sha256: digest.hexDigest(), chunks: chunks,
-                                    logFrom: min(previous, sequence))
+                                    logFrom: min(previous?.sequence ?? sequence, sequence))
         let subject = ClusterLayout.snapshotSubject(shard, id: id)
         _ = try connection.store(subject, JSONWriter.bytes(header.json))
         var sent = 0

@@ -29,26 +29,53 @@ extension Node {
         let start = ShardMap.nowMs()
         guard let sequence = try host.copyStore(to: path) else { return }
         guard sequence > host.snapshotSequence else { return host.snapshotTaken(at: sequence) }
-        let header = try snapshots.publish(shard: shard, path: path, sequence: sequence)
+        // Only the leader, and only forwards: a node deposed a moment ago holds an older state.
+        guard try map.leader(of: shard)?.value == options.name else { return }
+        let previous = try snapshots.newest(shard: shard)
+        if let previous, previous.sequence >= sequence { return host.snapshotTaken(at: previous.sequence) }
+        let header = try snapshots.publish(shard: shard, path: path, sequence: sequence, after: previous)
         host.snapshotTaken(at: sequence)
         try snapshots.prune(shard: shard, newest: header)
         try log.trim(shard: shard, below: header.logFrom)
         say("shard \(shard): snapshot \(header.id) at \(sequence), \(header.size) bytes in \(header.chunks) chunks, \(ShardMap.nowMs() - start) ms; log trimmed below \(header.logFrom)")
     }
 
+    /// A shard's store files: the SQLite file, its WAL and shared memory, the codes file.
+    static func removeStore(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-codes"] { unlink(path + suffix) }
+    }
+
+    /// Closes a copy that found the log trimmed past where it started reading (it may have applied
+    /// writes with others missing between them) and removes its files: whoever opens the shard
+    /// next starts from a snapshot. The copy stops leading or standing by first.
+    func discard(_ host: ShardHost) {
+        let shard = host.shard
+        let subscription = opening.withLock { () -> Subscription? in
+            let subscription = dropLed(shard, ifHost: host)
+            standing.withLock { if $0[shard] === host { $0[shard] = nil } }
+            host.close()
+            Self.removeStore(host.service.databasePath)
+            return subscription
+        }
+        subscription?.cancel()
+        say("shard \(shard): its copy here is discarded; it starts again from a snapshot")
+    }
+
     /// Replaces the shard's file at `path` by the newest snapshot that reads back whole when the
-    /// file is behind where the shard's log starts (the newest snapshot's `logFrom`: the log may no
-    /// longer hold the writes the file lacks; a new file holds none), then the log's tail is
+    /// file is behind where the shard's log starts (the newest snapshot's `logFrom`, or the first
+    /// write the log holds if later: the log may no longer hold the writes the file lacks; a new
+    /// file holds none), then the log's tail is
     /// applied as usual. A snapshot that fails its check is refused (logged) and the one before it
     /// tried, down to the oldest one the log's tail still follows.
     /// - Returns: the restored snapshot's sequence (nil when the file was kept).
     @discardableResult
     func restoreIfBehind(_ shard: Int, path: String) throws -> UInt64? {
         guard let newest = try snapshots.newest(shard: shard) else { return nil }
-        let oldest = newest.logFrom
+        // Where the log starts: `logFrom`, or later if a trim went further (`checkLogHolds`).
+        let oldest = max(newest.logFrom, try log.firstSequence(shard: shard))
         let applied = UInt64(try KindredService.appliedSequence(atPath: path))
         guard applied < oldest else { return nil }
-        var candidates = [newest]
+        var candidates = newest.sequence >= oldest ? [newest] : []
         for m in try snapshots.markers(shard: shard).reversed() where m.id != newest.id && m.sequence >= oldest { candidates.append(m) }
         for marker in candidates {
             let start = ShardMap.nowMs()
@@ -59,7 +86,7 @@ extension Node {
                 say("shard \(shard): \(error)")
                 continue
             }
-            for suffix in ["", "-wal", "-shm", "-codes"] { unlink(path + suffix) }
+            Self.removeStore(path)
             guard rename(incoming, path) == 0 else { throw ClusterError("shard \(shard): cannot move the snapshot into \(path): \(String(cString: strerror(errno)))") }
             say("shard \(shard): restored from snapshot \(marker.id) at \(marker.sequence) (\(marker.size) bytes, \(ShardMap.nowMs() - start) ms); the log's tail follows")
             return marker.sequence

@@ -63,8 +63,7 @@ extension Node {
                 } catch let trimmed as LogTrimmed {
                     // Far behind: the next round opens the copy again from the newest snapshot.
                     say("\(trimmed)")
-                    if let host { standing.withLock { if $0[shard] === host { $0[shard] = nil } } }
-                    host?.close()
+                    if let host { discard(host) }
                 } catch {
                     say("shard \(shard): standby copy: \(error)")
                 }

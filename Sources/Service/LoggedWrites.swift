@@ -54,7 +54,8 @@ extension KindredService {
     public static func appliedSequence(atPath path: String) throws(ResponseError) -> Int64 {
         try answering(owner: nil) {
             guard access(path, F_OK) == 0 else { return 0 }
-            let db = try Database(path: path, readOnly: true)
+            // Read-write, so that the WAL a killed process left is recovered, not read around.
+            let db = try Database(path: path)
             defer { db.close() }
             guard try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'applied_sequence'") == 1 else { return 0 }
             return try AppliedSequence.read(db)
