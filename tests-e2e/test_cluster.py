@@ -458,9 +458,9 @@ def test_a_node_joining_after_the_log_was_trimmed_starts_from_a_snapshot(cluster
     junk = b"not a database " * 100
     forged = {"id": "forged", "shard": target, "sequence": real["sequence"] + 1, "size": len(junk),
               "sha256": hashlib.sha256(b"something else").hexdigest(), "chunks": 1, "logFrom": real["sequence"]}
-    nats_publish(nats.client_ports[0], [(f"kindred.snapshots.{target}.forged", json.dumps(forged).encode()),
-                                         (f"kindred.snapshots.{target}.forged", junk),
-                                         (f"kindred.snapshots.{target}.done", json.dumps(forged).encode())])
+    parts = nats_publish(nats.client_ports[0], [(f"kindred.snapshots.{target}.forged", json.dumps(forged).encode()),
+                                                 (f"kindred.snapshots.{target}.forged", junk)])
+    nats_publish(nats.client_ports[0], [(f"kindred.snapshots.{target}.done", json.dumps({**forged, "parts": parts}).encode())])
     deadline = time.monotonic() + 10
     while cluster_status(nats.urls)["shards"][target]["snapshot"]["id"] != "forged":
         assert time.monotonic() < deadline, "the forged snapshot is not the newest"

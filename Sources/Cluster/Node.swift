@@ -263,13 +263,14 @@ public final class Node: @unchecked Sendable {
     /// applies it. A lost acknowledgement is retried under the same message id, which JetStream
     /// stores once.
     func write(_ host: ShardHost, _ method: String, _ params: JSONValue?, context: RequestContext? = nil) -> Result<JSONValue, ResponseError> {
-        let entry = Wire.request(method, params)
         var rng = SystemRandomNumberGenerator()
         let id = "\(options.name)-\(String(rng.next(), radix: 16))\(String(rng.next(), radix: 16))"
         var attempts = 0
         while true {
             do {
-                let sequence = try log.append(shard: host.shard, entry, expectedLast: host.appliedSequence, id: id)
+                let prev = host.appliedSequence
+                let entry = Wire.logEntry(method, params, prev: prev)
+                let sequence = try log.append(shard: host.shard, entry, expectedLast: prev, id: id)
                 return host.apply(sequence, entry, context: context)
             } catch let e where e.isWrongLastSequence && attempts < 3 {
                 // The log holds writes this store has not applied: this node's own write whose

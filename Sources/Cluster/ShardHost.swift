@@ -41,10 +41,10 @@ final class ShardHost: @unchecked Sendable {
         try open.withLock { isOpen throws in if isOpen { try catchUp() } }
     }
 
-    /// Applies the shard's writes after `appliedSequence`, up to the log's last one. Throws
-    /// `LogTrimmed` when the log no longer holds every write after `appliedSequence` (they were
-    /// trimmed below a snapshot), before or while it reads them: the copy must start again from a
-    /// snapshot.
+    /// Applies the shard's writes after `appliedSequence`, up to the log's last one, each only on top
+    /// of the write its entry names as `prev`. Throws `LogTrimmed` when the log no longer holds
+    /// every write after `appliedSequence` (they were trimmed below a snapshot): the copy must start
+    /// again from a snapshot.
     func catchUp() throws {
         let last = try log.lastSequence(shard: shard)
         let from = appliedSequence
@@ -59,10 +59,13 @@ final class ShardHost: @unchecked Sendable {
                 usleep(20_000)
                 continue
             }
+            // Only on top of the write it follows: a trim (or a replica's stale answer) may have
+            // left out writes between the last one applied here and this one.
+            if let prev = Wire.previous(data), prev != appliedSequence {
+                throw LogTrimmed(shard: shard, applied: appliedSequence, oldestSnapshot: prev)
+            }
             apply(sequence, data)
         }
-        // A trim while the writes were read may have removed some between two of them.
-        try checkLogHolds(after: from)
     }
 
     /// The log holds every write of the shard from the newest snapshot's `logFrom` on (it is
@@ -148,6 +151,6 @@ struct LogTrimmed: Error, CustomStringConvertible {
     let applied: UInt64
     let oldestSnapshot: UInt64
     var description: String {
-        "shard \(shard): the log was trimmed below \(oldestSnapshot) and this copy has applied up to \(applied); it starts again from a snapshot"
+        "shard \(shard): the log no longer holds every write after \(applied) (it goes on from \(oldestSnapshot)); this copy starts again from a snapshot"
     }
 }

@@ -13,10 +13,22 @@ public struct SnapshotHeader: Sendable, Equatable {
     public let sha256: String
     public let chunks: Int
     public let logFrom: UInt64
+    /// In the final marker only: the stream sequences of the header and of each chunk, so that a
+    /// reader asks the stream's leader for exactly those messages.
+    public var parts: [UInt64] = []
 
     public var json: JSONValue {
-        ["id": .string(id), "shard": .from(shard), "sequence": .int(Int64(sequence)), "size": .from(size),
-         "sha256": .string(sha256), "chunks": .from(chunks), "logFrom": .int(Int64(logFrom))]
+        var o: JSONObject = ["id": .string(id), "shard": .from(shard), "sequence": .int(Int64(sequence)), "size": .from(size),
+                             "sha256": .string(sha256), "chunks": .from(chunks), "logFrom": .int(Int64(logFrom))]
+        if !parts.isEmpty { o["parts"] = .array(parts.map { .int(Int64($0)) }) }
+        return .object(o)
+    }
+
+    /// The header as its first message holds it (without `parts`).
+    public var header: SnapshotHeader {
+        var h = self
+        h.parts = []
+        return h
     }
 
     public init(id: String, shard: Int, sequence: UInt64, size: Int, sha256: String, chunks: Int, logFrom: UInt64) {
@@ -30,6 +42,7 @@ public struct SnapshotHeader: Sendable, Equatable {
               let sha = v["sha256"]?.stringValue, let chunks = v["chunks"]?.intValue, chunks >= 0,
               let logFrom = v["logFrom"]?.intValue, logFrom >= 0 else { return nil }
         self.init(id: id, shard: Int(shard), sequence: UInt64(sequence), size: Int(size), sha256: sha, chunks: Int(chunks), logFrom: UInt64(logFrom))
+        parts = (v["parts"]?.arrayValue ?? []).compactMap { $0.intValue.map { UInt64(max(0, $0)) } }
     }
 }
 

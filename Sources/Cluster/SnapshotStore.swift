@@ -38,15 +38,12 @@ public struct SnapshotStore: Sendable {
         let header = SnapshotHeader(id: id, shard: shard, sequence: sequence, size: size, sha256: digest.hexDigest(), chunks: chunks,
                                     logFrom: min(previous?.sequence ?? sequence, sequence))
         let subject = ClusterLayout.snapshotSubject(shard, id: id)
-        _ = try connection.store(subject, JSONWriter.bytes(header.json))
-        var sent = 0
-        try Self.forEachChunk(path) { chunk in
-            _ = try connection.store(subject, chunk)
-            sent += 1
-        }
-        guard sent == chunks else { throw ClusterError("shard \(shard): its snapshot file changed while it was published") }
-        _ = try connection.store(ClusterLayout.snapshotMarkers(shard), JSONWriter.bytes(header.json))
-        return header
+        var marker = header
+        marker.parts.append(try connection.store(subject, JSONWriter.bytes(header.json)))
+        try Self.forEachChunk(path) { chunk in marker.parts.append(try connection.store(subject, chunk)) }
+        guard marker.parts.count == chunks + 1 else { throw ClusterError("shard \(shard): its snapshot file changed while it was published") }
+        _ = try connection.store(ClusterLayout.snapshotMarkers(shard), JSONWriter.bytes(marker.json))
+        return marker
     }
 
     /// The shard's complete snapshots, oldest first (at most `kept` and any that landed since).
@@ -71,28 +68,32 @@ public struct SnapshotStore: Sendable {
 
     /// Reads the snapshot into a new file at `path`, checking it against its header as it comes;
     /// a snapshot that fails the check (or whose chunks are gone) leaves no file and throws.
+    /// Every part is asked of the stream's leader by the sequence the marker lists (a replica may
+    /// lag it, and answer a direct read without the last chunks).
     public func fetch(_ marker: SnapshotHeader, to path: String) throws {
         let subject = ClusterLayout.snapshotSubject(marker.shard, id: marker.id)
         unlink(path)
         guard let file = fopen(path, "wb") else { throw ClusterError("cannot write \(path): \(String(cString: strerror(errno)))") }
         var closed = false
         defer { if !closed { fclose(file); unlink(path) } }
-        guard let (first, data) = try connection.next(stream: ClusterLayout.snapshotStream, subject: subject, from: 1),
-              let header = SnapshotHeader(data) else {
+        func part(_ k: Int) throws -> [UInt8]? {
+            guard k < marker.parts.count, let (s, data) = try connection.message(stream: ClusterLayout.snapshotStream, sequence: marker.parts[k]),
+                  s == subject else { return nil }
+            return data
+        }
+        guard let data = try part(0), let header = SnapshotHeader(data) else {
             throw ClusterError("snapshot \(marker.id) of shard \(marker.shard): its header is gone (a newer snapshot replaced it)")
         }
-        guard header == marker else {
+        guard header == marker.header else {
             throw ClusterError("snapshot \(marker.id) of shard \(marker.shard) refused: its header does not match its marker")
         }
         var check = SnapshotCheck(header)
-        var from = first + 1
-        for _ in 0..<header.chunks {
-            guard let (sequence, chunk) = try connection.next(stream: ClusterLayout.snapshotStream, subject: subject, from: from) else { break }
+        for k in 0..<header.chunks {
+            guard let chunk = try part(k + 1) else { break }
             try check.add(chunk)
             guard chunk.withUnsafeBytes({ fwrite($0.baseAddress, 1, $0.count, file) }) == chunk.count else {
                 throw ClusterError("cannot write \(path): \(String(cString: strerror(errno)))")
             }
-            from = sequence + 1
         }
         try check.finish()
         guard fflush(file) == 0, fsync(fileno(file)) == 0 else { throw ClusterError("cannot write \(path): \(String(cString: strerror(errno)))") }

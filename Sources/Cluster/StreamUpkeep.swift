@@ -14,6 +14,18 @@ extension NATSConnection {
         return ack!.pointee.Sequence
     }
 
+    /// The message at stream sequence `sequence` with its subject (nil when there is none), asked of
+    /// the stream's leader.
+    public func message(stream: String, sequence: UInt64) throws(NATSError) -> (subject: String, data: [UInt8])? {
+        var msg: OpaquePointer?
+        var code = jsErrCode(rawValue: 0)
+        let s = js_GetMsg(&msg, js, stream, sequence, nil, &code)
+        if s == NATS_NOT_FOUND || code == JSNoMessageFoundErr { return nil }
+        try NATSError.check(s, "message \(sequence) of \(stream)", jetStream: code)
+        defer { natsMsg_Destroy(msg) }
+        return (natsMsg_GetSubject(msg).map { String(cString: $0) } ?? "", Self.body(msg!))
+    }
+
     /// Removes the messages of `subject` (wildcards allowed) stored below stream sequence `below`,
     /// or, with `below` nil, all but the last `keep` of them.
     public func purge(stream: String, subject: String, below: UInt64? = nil, keep: UInt64 = 0) throws(NATSError) {

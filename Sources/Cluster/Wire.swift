@@ -11,6 +11,20 @@ public enum Wire {
         return JSONWriter.bytes(.object(JSONObject(pairs)))
     }
 
+    /// A write's entry in the log: the request, and `prev`, the sequence of the shard's write before
+    /// it (the expected last sequence its append is fenced by). A copy applies an entry only on top
+    /// of `prev`: one whose `prev` is not the last write it applied follows writes it lacks.
+    public static func logEntry(_ method: String, _ params: JSONValue?, prev: UInt64) -> [UInt8] {
+        JSONWriter.bytes(.object(JSONObject([("method", .string(method)), ("params", params ?? .object(JSONObject())),
+                                             ("prev", .int(Int64(prev)))])))
+    }
+
+    /// The `prev` of a log entry (nil in an entry written before entries had one).
+    static func previous(_ entry: [UInt8]) -> UInt64? {
+        guard let v = try? JSONParser.parse(entry), let prev = v["prev"]?.intValue, prev >= 0 else { return nil }
+        return UInt64(prev)
+    }
+
     public static func decodeRequest(_ bytes: [UInt8]) throws(ResponseError) -> (method: String, params: JSONValue?) {
         let (method, params, _) = try decodeRelayed(bytes)
         return (method, params)

@@ -35,6 +35,8 @@ extension KindredService {
                 return .failure(error)
             }
         }
+        // A write that committed nothing still counts as applied in the file.
+        try withWriter { try AppliedSequence.advance($0.database, to: sequence) }
         return try outcome.get()
     }
 }
