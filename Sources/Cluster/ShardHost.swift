@@ -59,23 +59,22 @@ final class ShardHost: @unchecked Sendable {
                 usleep(20_000)
                 continue
             }
-            // Only on top of the write it follows: a trim (or a replica's stale answer) may have
-            // left out writes between the last one applied here and this one.
+            // Only on top of the write it follows: a trim may have left out writes between the last
+            // one applied here and this one, or the replica that answered lacks some (one that
+            // restarted fills its store again in the background).
             if let prev = Wire.previous(data), prev != appliedSequence {
-                throw LogTrimmed(shard: shard, applied: appliedSequence, oldestSnapshot: prev)
+                try checkLogHolds(after: appliedSequence)
+                throw ClusterError("shard \(shard): the log's write \(sequence) follows \(prev), this copy has applied up to \(appliedSequence); it reads again later")
             }
             apply(sequence, data)
         }
     }
 
     /// The log holds every write of the shard from the newest snapshot's `logFrom` on (it is
-    /// trimmed only below it, once that snapshot is published): `sequence` at or above it has its
-    /// tail there. Once the shard has snapshots, the first write its log still holds is checked as
-    /// well (a trim keeps the write at `logFrom`, so a copy behind that first write may lack some).
+    /// trimmed only below it, once that snapshot is published; the marker is read from the stream's
+    /// leader): `sequence` at or above it has its tail there.
     func checkLogHolds(after sequence: UInt64) throws {
-        guard let newest = try snapshots.newest(shard: shard) else { return }
-        let first = try log.firstSequence(shard: shard)
-        let from = max(newest.logFrom, first)
+        let from = try snapshots.newest(shard: shard)?.logFrom ?? 0
         if sequence < from { throw LogTrimmed(shard: shard, applied: sequence, oldestSnapshot: from) }
     }
 

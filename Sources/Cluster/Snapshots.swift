@@ -62,20 +62,18 @@ extension Node {
     }
 
     /// Replaces the shard's file at `path` by the newest snapshot that reads back whole when the
-    /// file is behind where the shard's log starts (the newest snapshot's `logFrom`, or the first
-    /// write the log holds if later: the log may no longer hold the writes the file lacks; a new
-    /// file holds none), then the log's tail is
+    /// file is behind where the shard's log starts (the newest snapshot's `logFrom`: the log may no
+    /// longer hold the writes the file lacks; a new file holds none), then the log's tail is
     /// applied as usual. A snapshot that fails its check is refused (logged) and the one before it
     /// tried, down to the oldest one the log's tail still follows.
     /// - Returns: the restored snapshot's sequence (nil when the file was kept).
     @discardableResult
     func restoreIfBehind(_ shard: Int, path: String) throws -> UInt64? {
         guard let newest = try snapshots.newest(shard: shard) else { return nil }
-        // Where the log starts: `logFrom`, or later if a trim went further (`checkLogHolds`).
-        let oldest = max(newest.logFrom, try log.firstSequence(shard: shard))
+        let oldest = newest.logFrom
         let applied = UInt64(try KindredService.appliedSequence(atPath: path))
         guard applied < oldest else { return nil }
-        var candidates = newest.sequence >= oldest ? [newest] : []
+        var candidates = [newest]
         for m in try snapshots.markers(shard: shard).reversed() where m.id != newest.id && m.sequence >= oldest { candidates.append(m) }
         for marker in candidates {
             let start = ShardMap.nowMs()

@@ -34,9 +34,4 @@ extension WriteLog {
     public func trim(shard: Int, below sequence: UInt64) throws(NATSError) {
         try connection.purge(stream: ClusterLayout.writeStream, subject: ClusterLayout.writeSubject(shard), below: sequence)
     }
-
-    /// The sequence of the shard's first write the log still holds (0 when it holds none).
-    public func firstSequence(shard: Int) throws(NATSError) -> UInt64 {
-        try next(shard: shard, from: 1)?.sequence ?? 0
-    }
 }
