@@ -128,9 +128,14 @@ final class ShardHost: @unchecked Sendable {
     /// The sequence of the newest snapshot of this shard known here.
     var snapshotSequence: UInt64 { sinceSnapshot.withLock { $0.sequence } }
 
-    /// Records a snapshot of the shard at `sequence` (this node's or one it found).
-    func snapshotTaken(at sequence: UInt64) {
-        sinceSnapshot.withLock { $0 = (0, ShardMap.nowMs(), max($0.sequence, sequence)) }
+    /// Writes applied since the last snapshot, now.
+    var writesSinceSnapshot: Int { sinceSnapshot.withLock { $0.writes } }
+
+    /// Records a snapshot of the shard at `sequence` (this node's or one it found) that holds the
+    /// first `writes` of the writes counted since the last one (those applied while it was taken
+    /// stay counted).
+    func snapshotTaken(at sequence: UInt64, writes: Int = .max) {
+        sinceSnapshot.withLock { $0 = (max(0, $0.writes - writes), ShardMap.nowMs(), max($0.sequence, sequence)) }
     }
 
     /// Copies the store into a new file at `path` while requests go on; returns the log sequence the

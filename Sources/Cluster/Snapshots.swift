@@ -27,14 +27,15 @@ extension Node {
         unlink(path)
         defer { unlink(path) }
         let start = ShardMap.nowMs()
+        let writes = host.writesSinceSnapshot
         guard let sequence = try host.copyStore(to: path) else { return }
-        guard sequence > host.snapshotSequence else { return host.snapshotTaken(at: sequence) }
+        guard sequence > host.snapshotSequence else { return host.snapshotTaken(at: sequence, writes: writes) }
         // Only the leader, and only forwards: a node deposed a moment ago holds an older state.
         guard try map.leader(of: shard)?.value == options.name else { return }
         let previous = try snapshots.newest(shard: shard)
-        if let previous, previous.sequence >= sequence { return host.snapshotTaken(at: previous.sequence) }
+        if let previous, previous.sequence >= sequence { return host.snapshotTaken(at: previous.sequence, writes: writes) }
         let header = try snapshots.publish(shard: shard, path: path, sequence: sequence, after: previous)
-        host.snapshotTaken(at: sequence)
+        host.snapshotTaken(at: sequence, writes: writes)
         try snapshots.prune(shard: shard, newest: header)
         try log.trim(shard: shard, below: header.logFrom)
         say("shard \(shard): snapshot \(header.id) at \(sequence), \(header.size) bytes in \(header.chunks) chunks, \(ShardMap.nowMs() - start) ms; log trimmed below \(header.logFrom)")

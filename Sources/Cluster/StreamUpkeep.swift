@@ -29,6 +29,9 @@ extension NATSConnection {
     /// Removes the messages of `subject` (wildcards allowed) stored below stream sequence `below`,
     /// or, with `below` nil, all but the last `keep` of them.
     public func purge(stream: String, subject: String, below: UInt64? = nil, keep: UInt64 = 0) throws(NATSError) {
+        // Nothing lies below 1; and the server takes a sequence of 0 or 1 as none given, purging
+        // every message of the subject.
+        if let below, below <= 1 { return }
         let strings = CStrings()
         var o = jsOptions()
         jsOptions_Init(&o)
