@@ -60,11 +60,11 @@ final class ShardHost: @unchecked Sendable {
                 continue
             }
             // Only on top of the write it follows: a trim may have left out writes between the last
-            // one applied here and this one, or the replica that answered lacks some (one that
-            // restarted fills its store again in the background).
+            // one applied here and this one, or the replica that answered lacks some, or this copy
+            // holds a write the log's chain does not (its append's acknowledgement outlived a
+            // nats-server killed under it). The copy starts again from a snapshot.
             if let prev = Wire.previous(data), prev != appliedSequence {
-                try checkLogHolds(after: appliedSequence)
-                throw ClusterError("shard \(shard): the log's write \(sequence) follows \(prev), this copy has applied up to \(appliedSequence); it reads again later")
+                throw LogTrimmed(shard: shard, applied: appliedSequence, oldestSnapshot: prev)
             }
             apply(sequence, data)
         }
