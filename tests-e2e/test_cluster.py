@@ -642,14 +642,14 @@ def test_progress_the_judge_and_cancellation_travel_through_the_router_as_in_one
     # records holds the write back.)
     busy = opened(Router(tmp_path, nats.urls), judge=False)
     other = opened(Router(tmp_path, nats.urls), judge=False)
-    n = 4000
+    n = 6000
     for start in range(0, n, 250):
         busy.result("records/upsert", {"owner": "bulk", "records": [
             {"id": f"b{i}", "revision": 1, "text": f"bulk record {i}", "vector": b64(vec(i))} for i in range(start, start + 250)]}, timeout=120)
     busy.request_async("patterns/refresh", {"owner": "bulk"}, id="rf")
-    time.sleep(0.5)
+    time.sleep(0.2)
     other.request_async("records/upsert", {"owner": "bulk", "records": [{"id": "late", "revision": 1, "text": "a late record"}]}, id="x")
-    time.sleep(0.3)
+    time.sleep(0.1)
     while not busy.messages.empty():
         busy.pending.append(busy.messages.get())
     assert not any(m.get("id") == "rf" for m in busy.pending if isinstance(m, dict)), "the refresh ended before the write could be cancelled"
