@@ -9,7 +9,7 @@ public enum ClusterStatus {
         let map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: nil))
         let shards = try map.shardCount(creating: nil)
         let members = try map.nodes()
-        let snapshots = try SnapshotStore(connection, replicas: min(3, connection.knownServers))
+        let snapshots = SnapshotStore(reading: connection)
         // Each node heard from lately tells its standby copies and the sequence each has applied
         // (members stay listed after they stop: a drained node, a machine gone).
         var copies: [Int: [(node: String, applied: Int64)]] = [:]
@@ -28,7 +28,8 @@ public enum ClusterStatus {
             let last = try connection.lastSequence(stream: ClusterLayout.writeStream, subject: ClusterLayout.writeSubject(shard))
             row["logSequence"] = .int(Int64(last))
             row["logFirst"] = .int(Int64(try connection.next(stream: ClusterLayout.writeStream, subject: ClusterLayout.writeSubject(shard), from: 1)?.sequence ?? 0))
-            row["snapshot"] = try snapshots.newest(shard: shard).map { ["id": .string($0.id), "sequence": .int(Int64($0.sequence)), "bytes": .from($0.size), "logFrom": .int(Int64($0.logFrom))] } ?? .null
+            // (A cluster made before snapshots has no snapshot stream: null.)
+            row["snapshot"] = (try? snapshots.newest(shard: shard))?.map { ["id": .string($0.id), "sequence": .int(Int64($0.sequence)), "bytes": .from($0.size), "logFrom": .int(Int64($0.logFrom))] } ?? .null
             if leader != nil, let applied = probe(connection, shard: shard, timeoutMs: 2000)?["applied"]?.intValue {
                 row["applied"] = .int(applied)
                 row["lag"] = .int(Int64(last) - applied)

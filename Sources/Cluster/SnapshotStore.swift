@@ -16,10 +16,15 @@ public struct SnapshotStore: Sendable {
     /// the next one lands.
     public static let kept = 2
 
+    /// Opens the snapshots, creating their stream with `replicas` copies when missing (a node).
     public init(_ connection: NATSConnection, replicas: Int) throws {
         self.connection = connection
         try connection.ensureStream(ClusterLayout.snapshotStream, subjects: [ClusterLayout.snapshotSubjects], replicas: replicas)
     }
+
+    /// Reads the snapshots without creating anything (`kindred cluster status`: creating a stream
+    /// waits for every one of its servers, and one may be down).
+    public init(reading connection: NATSConnection) { self.connection = connection }
 
     /// Publishes the file at `path`, a copy of the shard's store holding the log up to `sequence`,
     /// as the newest of the shard's snapshots after `previous`; its `logFrom` is the older of the
