@@ -179,3 +179,26 @@ def wait_all_led(urls, nodes, timeout=60):
             pass
         time.sleep(0.5)
     raise AssertionError(f"shards not all led after {timeout}s: {status}\n" + "\n".join(n.log() for n in nodes))
+
+
+def nats_publish(port, messages):
+    """Publishes `(subject, payload bytes)` pairs with the plain NATS protocol, as any client may,
+    each awaiting JetStream's acknowledgement; returns the stream sequence each was stored at."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        reader = s.makefile("rb")
+        assert reader.readline().startswith(b"INFO "), "not a NATS server"
+        s.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\nSUB _INBOX.e2e 1\r\n')
+        sequences = []
+        for subject, payload in messages:
+            s.sendall(f"PUB {subject} _INBOX.e2e {len(payload)}\r\n".encode() + payload + b"\r\n")
+            while True:
+                line = reader.readline()
+                if line.startswith(b"PING"):
+                    s.sendall(b"PONG\r\n")
+                    continue
+                assert line.startswith(b"MSG "), line
+                ack = json.loads(reader.read(int(line.split()[-1]) + 2)[:-2])
+                assert "seq" in ack, ack
+                sequences.append(ack["seq"])
+                break
+        return sequences

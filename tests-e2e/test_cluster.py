@@ -5,6 +5,7 @@ Writes are acknowledged only once the replicated write log holds them, so killin
 a node loses no acknowledged write; owners stay apart across shards exactly as in one process.
 """
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -13,8 +14,8 @@ import time
 
 import pytest
 
-from cluster_support import NatsCluster, Node, Router, cluster_status, wait_all_led
-from conftest import INVALID_PARAMS, NOT_FOUND, REPO, Server, run_cli
+from cluster_support import NatsCluster, Node, Router, cluster_status, nats_publish, wait_all_led
+from conftest import INVALID_PARAMS, NOT_FOUND, REPO, REQUEST_CANCELLED, Server, run_cli, vec
 
 SHARDS = 16
 SHARD_UNAVAILABLE = -32060
@@ -410,6 +411,86 @@ def test_a_drained_node_hands_every_shard_over_while_two_clients_write(cluster):
     assert {n["name"]: n["drained"] for n in cluster_status(nats.urls)["nodes"]} == {"a": False, "b": False}
 
 
+TOPICS = ["walked the dog by the river at dawn", "argued with my sister about money", "baked sourdough bread for the first time",
+          "missed the last train home again", "a dream of flying over the sea", "planted tomatoes in the garden",
+          "a long phone call with an old friend", "lost my keys on the way to work", "painted the kitchen a pale green"]
+
+
+def semantic(r, owner, text):
+    return [(h["id"], round(h["score"], 5)) for h in r.result("search/query", {"owner": owner, "text": text, "mode": "semantic", "limit": 50}, timeout=60)["results"]]
+
+
+def test_a_node_joining_after_the_log_was_trimmed_starts_from_a_snapshot(cluster, tmp_path):
+    nats, node, router = cluster
+    # Snapshots every 3 writes of a shard, and a second after a write: each owner's shard is
+    # snapshotted, its log trimmed, and its last snapshot holds its last write.
+    config = tmp_path / "snapshots.json"
+    config.write_text(json.dumps({"cluster": {"shards": SHARDS, "failoverMs": 2000, "snapshotEvery": 3, "snapshotEveryMs": 1000}}))
+    a = node("a", config=config)
+    wait_all_led(nats.urls, [a])
+    r = router()
+    owners = [f"person-{i}" for i in range(6)]
+
+    def write(k):
+        for o in owners:
+            upsert(r, o, [{"id": f"s{k}", "revision": 1, "text": f"{o} {TOPICS[k]}"}])
+
+    write(0)
+    first = {shard_of(o): cluster_status(nats.urls)["shards"][shard_of(o)]["logSequence"] for o in owners}
+    for k in range(1, len(TOPICS)):
+        write(k)
+    deadline = time.monotonic() + 60
+    while True:
+        rows = [cluster_status(nats.urls)["shards"][s] for s in first]
+        if all(row["snapshot"] and row["snapshot"]["sequence"] == row["logSequence"] and row["logFirst"] > first[row["shard"]]
+               for row in rows) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    for row in rows:
+        # The log no longer holds the shard's first writes: they are in the snapshot.
+        assert row["snapshot"] and row["logFirst"] > first[row["shard"]], row
+        assert row["snapshot"]["sequence"] == row["logSequence"] and row["snapshot"]["bytes"] > 0, row
+    asked = ["baking bread", "a journey by train", "family quarrel over money"]
+    before = {o: [semantic(r, o, q) for q in asked] for o in owners}
+    assert all(len(hits) == len(TOPICS) for answers in before.values() for hits in answers)
+
+    # A forged newest snapshot of one shard: its chunk is not what its header's digest says.
+    target = shard_of(owners[0])
+    real = cluster_status(nats.urls)["shards"][target]["snapshot"]
+    junk = b"not a database " * 100
+    forged = {"id": "forged", "shard": target, "sequence": real["sequence"] + 1, "size": len(junk),
+              "sha256": hashlib.sha256(b"something else").hexdigest(), "chunks": 1, "logFrom": real["sequence"]}
+    parts = nats_publish(nats.client_ports[0], [(f"kindred.snapshots.{target}.forged", json.dumps(forged).encode()),
+                                                 (f"kindred.snapshots.{target}.forged", junk)])
+    nats_publish(nats.client_ports[0], [(f"kindred.snapshots.{target}.done", json.dumps({**forged, "parts": parts}).encode())])
+    deadline = time.monotonic() + 10
+    while cluster_status(nats.urls)["shards"][target]["snapshot"]["id"] != "forged":
+        assert time.monotonic() < deadline, "the forged snapshot is not the newest"
+        time.sleep(0.2)
+
+    b = node("b", config=config)
+    status = wait_all_led(nats.urls, [a, b], timeout=120)
+    moved = [o for o in owners if status["shards"][shard_of(o)]["leader"] == "b"]
+    assert moved, "no owner's shard moved to the joining node"
+    # b keeps a standby copy of each shard a still leads (it opens them in the background).
+    for s in first:
+        if status["shards"][s]["leader"] == "a":
+            wait_standby_current(nats.urls, s, "b")
+    log = b.log_path.read_text(errors="replace")
+    # b refused the forged snapshot and started from the real one; it could not have replayed the
+    # log from its start, which no longer holds the first writes.
+    assert f"snapshot forged of shard {target} refused" in log, log
+    for s in first:
+        assert f"shard {s}: restored from snapshot " in log, (s, log)
+    for o in owners:
+        # The tail's texts are embedded again by their new leader, in the background.
+        deadline = time.monotonic() + 60
+        while (st := r.result("index/status", {"owner": o}))["pendingEmbeddings"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert st["records"] == len(TOPICS) and st["pendingEmbeddings"] == 0, st
+        assert [semantic(r, o, q) for q in asked] == before[o], o
+
+
 def without_store_ids(value):
     """A finding as the owner sees it, without the ids a store numbers across all its owners."""
     if isinstance(value, dict):
@@ -504,3 +585,79 @@ def test_mcp_on_the_cluster_acts_for_its_owner_through_the_owners_shard(cluster,
         row, was = status["shards"][shard_of(owner)], before["shards"][shard_of(owner)]
         # The refresh is in the shard's log (stream sequences count every shard's writes) and applied.
         assert row["applied"] == row["logSequence"] > was["logSequence"], (row, was)
+
+
+def b64(values):
+    import base64
+    import struct
+
+    return base64.b64encode(struct.pack("<%df" % len(values), *values)).decode("ascii")
+
+
+def without_ids(value):
+    if isinstance(value, dict):
+        return {k: without_ids(v) for k, v in value.items() if k != "id"}
+    if isinstance(value, list):
+        return [without_ids(v) for v in value]
+    return value
+
+
+def test_progress_the_judge_and_cancellation_travel_through_the_router_as_in_one_process(cluster, tmp_path):
+    from test_judge import judged_call, small_journal, yes
+
+    nats, node, router = cluster
+    config = tmp_path / "judge.json"
+    config.write_text(json.dumps({"cluster": {"shards": SHARDS, "failoverMs": 2000}, "patterns": {"judge": "client"}}))
+    a = node("a", config=config)
+    wait_all_led(nats.urls, [a])
+
+    def opened(s, judge):
+        caps = {"judge": True} if judge else {}
+        init = s.result("initialize", {"processId": None, "clientInfo": {"name": "relay-e2e"}, "capabilities": caps})
+        s.notify("initialized", {})
+        assert init["capabilities"]["judge"] == "client"
+        return s
+
+    single = opened(Server(tmp_path / "single.sqlite", tmp_path, args=("--set", "patterns.judge=client")), judge=True)
+    routed = opened(Router(tmp_path, nats.urls), judge=True)
+    answers = {}
+    for name, s in (("single", single), ("routed", routed)):
+        small_journal(s)
+        # The node asks the router's client, through the router, exactly what one process asks.
+        r, questions = judged_call(s, "patterns/refresh", {"owner": "me", "workDoneToken": "rf"}, yes)
+        assert "error" not in r, r
+        progress = [n["params"] for n in s.notifications if n["method"] == "$/progress"]
+        answers[name] = (without_ids(questions), r["result"]["groupsCreated"], r["result"]["judgeAsked"], progress,
+                         without_store_ids(s.result("patterns/findings", {"owner": "me"})))
+    assert answers["routed"] == answers["single"]
+    questions, created, asked, progress, _ = answers["routed"]
+    assert questions and created == 1 and asked == len(questions)
+    assert {p["token"] for p in progress} == {"rf"} and "begin" in [p["value"]["kind"] for p in progress]
+    assert progress[-1]["value"]["kind"] == "end"
+    assert single.shutdown_and_exit() == 0
+
+    # A write still queued on the node when its client cancels it is answered -32800 and never
+    # made, as a write queued in one process: the cancellation reaches the node before the write
+    # enters the log. (The node works on one shard's requests in arrival order: a refresh of many
+    # records holds the write back.)
+    busy = opened(Router(tmp_path, nats.urls), judge=False)
+    other = opened(Router(tmp_path, nats.urls), judge=False)
+    n = 6000
+    for start in range(0, n, 250):
+        busy.result("records/upsert", {"owner": "bulk", "records": [
+            {"id": f"b{i}", "revision": 1, "text": f"bulk record {i}", "vector": b64(vec(i))} for i in range(start, start + 250)]}, timeout=120)
+    busy.request_async("patterns/refresh", {"owner": "bulk"}, id="rf")
+    time.sleep(0.2)
+    other.request_async("records/upsert", {"owner": "bulk", "records": [{"id": "late", "revision": 1, "text": "a late record"}]}, id="x")
+    time.sleep(0.1)
+    while not busy.messages.empty():
+        busy.pending.append(busy.messages.get())
+    assert not any(m.get("id") == "rf" for m in busy.pending if isinstance(m, dict)), "the refresh ended before the write could be cancelled"
+    other.notify("$/cancelRequest", {"id": "x"})
+    cancelled = other.response("x", timeout=120)
+    assert cancelled.get("error", {}).get("code") == REQUEST_CANCELLED, cancelled
+    assert "result" in busy.response("rf", timeout=300)
+    assert other.error("records/get", {"owner": "bulk", "id": "late"})["code"] == NOT_FOUND
+    assert other.result("index/status", {"owner": "bulk"})["records"] == n
+    for s in (routed, busy, other):
+        assert s.shutdown_and_exit() == 0

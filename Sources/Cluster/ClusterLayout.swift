@@ -9,7 +9,15 @@ public enum ClusterLayout {
     /// Shard count of a new cluster when none is given.
     public static let defaultShards = 64
 
+    /// The stream holding the shards' snapshots: each snapshot's header and chunks on a subject of
+    /// its own, `kindred.snapshots.N.ID`, and a final marker per complete snapshot on
+    /// `kindred.snapshots.N.done`.
+    public static let snapshotStream = "KINDRED_SNAPSHOTS"
+    public static let snapshotSubjects = "kindred.snapshots.>"
+
     public static func writeSubject(_ shard: Int) -> String { "kindred.writes.\(shard)" }
+    public static func snapshotSubject(_ shard: Int, id: String) -> String { "kindred.snapshots.\(shard).\(id)" }
+    public static func snapshotMarkers(_ shard: Int) -> String { "kindred.snapshots.\(shard).done" }
     /// Where requests for a shard are sent; only the node leading the shard listens.
     public static func requestSubject(_ shard: Int) -> String { "kindred.shard.\(shard)" }
 

@@ -14,6 +14,11 @@ public struct ClusterSettings: Sendable, Equatable {
     /// How long a router asks again for a shard no node serves (it is starting or moving).
     public var retryMs: Int64
 
+    /// A shard's leader snapshots it after this many writes since the last snapshot (0: not by count).
+    public var snapshotEvery: Int
+    /// ...or once this long has passed since it, when the shard took a write (0: not by time).
+    public var snapshotEveryMs: Int
+
     public static let shardRange = 1...4096
     public static let leastFailoverMs = 500
     public static let standbyRange = 0...8
@@ -40,6 +45,14 @@ public struct ClusterSettings: Sendable, Equatable {
         retryMs = Int64(keys.retryMs)
         guard retryMs >= 0 else {
             throw ConfigError(key: "cluster.retryMs", reason: "expected 0 or more (milliseconds), got \(retryMs)")
+        }
+        snapshotEvery = keys.snapshotEvery
+        guard snapshotEvery >= 0 else {
+            throw ConfigError(key: "cluster.snapshotEvery", reason: "expected 0 or more (writes), got \(snapshotEvery)")
+        }
+        snapshotEveryMs = keys.snapshotEveryMs
+        guard snapshotEveryMs >= 0 else {
+            throw ConfigError(key: "cluster.snapshotEveryMs", reason: "expected 0 or more (milliseconds), got \(snapshotEveryMs)")
         }
     }
 }

@@ -1,13 +1,15 @@
 public import KindredCore
 
 /// What `kindred cluster status` reports: every shard with its leader, the last sequence of its
-/// write log, the sequence its leader has applied and the difference (lag), its standby copies with
-/// theirs; every node with the age of its last heartbeat and whether it is drained.
+/// write log and of its first write the log still holds (`logFirst`: the log is trimmed below the
+/// shard's snapshots), its newest snapshot, the sequence its leader has applied and the difference
+/// (lag), its standby copies with theirs; every node with the age of its last heartbeat and whether it is drained.
 public enum ClusterStatus {
     public static func read(_ connection: NATSConnection) throws -> JSONValue {
         let map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: nil))
         let shards = try map.shardCount(creating: nil)
         let members = try map.nodes()
+        let snapshots = SnapshotStore(reading: connection)
         // Each node heard from lately tells its standby copies and the sequence each has applied
         // (members stay listed after they stop: a drained node, a machine gone).
         var copies: [Int: [(node: String, applied: Int64)]] = [:]
@@ -25,6 +27,9 @@ public enum ClusterStatus {
             row["leader"] = .from(leader)
             let last = try connection.lastSequence(stream: ClusterLayout.writeStream, subject: ClusterLayout.writeSubject(shard))
             row["logSequence"] = .int(Int64(last))
+            row["logFirst"] = .int(Int64(try connection.next(stream: ClusterLayout.writeStream, subject: ClusterLayout.writeSubject(shard), from: 1)?.sequence ?? 0))
+            // (A cluster made before snapshots has no snapshot stream: null.)
+            row["snapshot"] = (try? snapshots.newest(shard: shard))?.map { ["id": .string($0.id), "sequence": .int(Int64($0.sequence)), "bytes": .from($0.size), "logFrom": .int(Int64($0.logFrom))] } ?? .null
             if leader != nil, let applied = probe(connection, shard: shard, timeoutMs: 2000)?["applied"]?.intValue {
                 row["applied"] = .int(applied)
                 row["lag"] = .int(Int64(last) - applied)

@@ -53,13 +53,19 @@ extension NATSConnection {
 
     /// The stream sequence of the subject's last message (0 when it has none), asked of the stream's leader.
     public func lastSequence(stream: String, subject: String) throws(NATSError) -> UInt64 {
+        try lastMessage(stream: stream, subject: subject)?.sequence ?? 0
+    }
+
+    /// The subject's last message (nil when it has none), asked of the stream's leader (never a
+    /// replica that may lag it, as a direct read may be).
+    public func lastMessage(stream: String, subject: String) throws(NATSError) -> (sequence: UInt64, data: [UInt8])? {
         var msg: OpaquePointer?
         var code = jsErrCode(rawValue: 0)
         let s = js_GetLastMsg(&msg, js, stream, subject, nil, &code)
-        if s == NATS_NOT_FOUND || code == JSNoMessageFoundErr { return 0 }
+        if s == NATS_NOT_FOUND || code == JSNoMessageFoundErr { return nil }
         try NATSError.check(s, "last message of \(subject)", jetStream: code)
         defer { natsMsg_Destroy(msg) }
-        return natsMsg_GetSequence(msg)
+        return (natsMsg_GetSequence(msg), Self.body(msg!))
     }
 
     /// The subject's first message at or after stream sequence `from` (nil when there is none).

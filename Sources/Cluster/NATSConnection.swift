@@ -93,6 +93,11 @@ public final class NATSConnection: @unchecked Sendable {
             throw NATSError(s, "subscribing to \(subject)")
         }
         _ = natsSubscription_SetPendingLimits(sub, 65_536, 256 << 20)
+        // The handler is released once the subscription has ended and its last call returned.
+        let released: natsOnCompleteCB = { closure in
+            if let closure { Unmanaged<HandlerBox>.fromOpaque(closure).release() }
+        }
+        _ = natsSubscription_SetOnCompleteCB(sub, released, box.toOpaque())
         return Subscription(sub!)
     }
 
@@ -116,8 +121,8 @@ public final class Subscription: @unchecked Sendable {
     deinit { natsSubscription_Destroy(sub) }
 }
 
-/// The Swift handler behind a C callback's closure pointer (kept for the process's life: the
-/// library may still deliver to it while a subscription ends).
+/// The Swift handler behind a C callback's closure pointer, kept until the library says the
+/// subscription has ended and will call it no more.
 final class HandlerBox: @unchecked Sendable {
     let handle: @Sendable ([UInt8], String?) -> Void
     init(_ handle: @escaping @Sendable ([UInt8], String?) -> Void) { self.handle = handle }

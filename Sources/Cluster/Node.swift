@@ -22,6 +22,10 @@ public final class Node: @unchecked Sendable {
         public var failoverMs: Int = 5000
         /// Other nodes keeping a copy of each shard, applying its log as it grows.
         public var standbys: Int = 1
+        /// A shard's leader snapshots it after this many writes (0: not by count)...
+        public var snapshotEvery: Int = 10_000
+        /// ...or this long after the last snapshot when it took a write since (0: not by time).
+        public var snapshotEveryMs: Int = 600_000
         /// Wait before the first claim, so that nodes started together share the shards.
         public var joinWaitMs: Int = 1500
         public init(name: String, dataDirectory: String) {
@@ -34,6 +38,7 @@ public final class Node: @unchecked Sendable {
     let connection: NATSConnection
     let map: ShardMap
     let log: WriteLog
+    let snapshots: SnapshotStore
     public let shardCount: Int
     let makeService: @Sendable (_ path: String) throws -> KindredService
     let say: @Sendable (String) -> Void
@@ -52,6 +57,8 @@ public final class Node: @unchecked Sendable {
     /// While drained: the shard last handed over, to whom and when (milliseconds since 1970).
     let handing = Mutex<(shard: Int, taker: String, atMs: Int64)?>(nil)
     private let stopping = Atomic<Bool>(false)
+    /// Requests routers may cancel, by relay id.
+    let relayed = RelayedRequests()
 
     public init(connection: NATSConnection, options: Options, makeService: @escaping @Sendable (String) throws -> KindredService,
                 say: @escaping @Sendable (String) -> Void) throws {
@@ -65,6 +72,7 @@ public final class Node: @unchecked Sendable {
         let replicas = min(3, connection.knownServers)
         map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: replicas))
         log = try WriteLog(connection, replicas: replicas)
+        snapshots = try SnapshotStore(connection, replicas: replicas)
         shardCount = try map.shardCount(creating: options.shards)
         try map.join(node: options.name)
         try map.undrain(node: options.name)
@@ -72,6 +80,9 @@ public final class Node: @unchecked Sendable {
 
     /// The shards this node leads now, in order.
     public var ledShards: [Int] { led.withLock { $0.keys.sorted() } }
+
+    /// The hosts of the shards this node leads now, in shard order.
+    var ledHosts: [ShardHost] { led.withLock { $0.sorted { $0.key < $1.key }.map(\.value.host) } }
 
     /// Heartbeats and claims until `stop`. Heartbeats have a thread of their own, so that a long
     /// replay while taking a shard never makes this node look silent.
@@ -86,6 +97,9 @@ public final class Node: @unchecked Sendable {
         beats.start()
         let standbys = Thread { [self] in keepStandbys() }
         standbys.start()
+        let snapshotting = Thread { [self] in keepSnapshots() }
+        snapshotting.start()
+        let cancellations = try? listenForCancellations()
         let statusSubscription = try? connection.subscribe(ClusterLayout.nodeSubject(options.name)) { [self] _, reply in
             if let reply { try? connection.publish(reply, Wire.answer(.success(standbyStatus()))) }
         }
@@ -95,6 +109,7 @@ public final class Node: @unchecked Sendable {
             usleep(UInt32(options.heartbeatMs) * 1000)
         }
         statusSubscription?.cancel()
+        cancellations?.cancel()
         let all = led.withLock { s -> [Led] in defer { s = [:] }; return Array(s.values) }
         for l in all { l.subscription.cancel(); l.host.close() }
         for h in standing.withLock({ s -> [ShardHost] in defer { s = [:] }; return Array(s.values) }) { h.close() }
@@ -186,10 +201,22 @@ public final class Node: @unchecked Sendable {
                 }
             } catch {
                 host.close()
+                // Writes may be missing between two it applied: the file starts again from a snapshot.
+                if error is LogTrimmed { Self.removeStore(host.service.databasePath) }
                 throw error
             }
             led.withLock { $0[shard] = Led(host: host, subscription: subscription) }
             say("shard \(shard): leading (" + (copyAt.map { "from its standby copy at \($0), " } ?? "") + "applied up to \(host.appliedSequence))")
+        }
+    }
+
+    /// Stops leading the shard when `host` is its store here (the caller holds `opening`); returns
+    /// the subscription to end.
+    func dropLed(_ shard: Int, ifHost host: ShardHost) -> Subscription? {
+        led.withLock { led -> Subscription? in
+            guard let l = led[shard], l.host === host else { return nil }
+            led[shard] = nil
+            return l.subscription
         }
     }
 
@@ -204,10 +231,13 @@ public final class Node: @unchecked Sendable {
         dropped?.subscription.drain(timeoutMs: 2000)
     }
 
-    /// Answers one request for a shard this node leads.
+    /// Answers one request for a shard this node leads; with a relay, its work reaches the router's
+    /// client (`relayContext`).
     func handle(_ host: ShardHost, _ data: [UInt8]) -> Result<JSONValue, ResponseError> {
         do throws(ResponseError) {
-            let (method, params) = try Wire.decodeRequest(data)
+            let (method, params, relay) = try Wire.decodeRelayed(data)
+            let token = relay.map { relayed.start($0.id) }
+            defer { if let relay { relayed.end(relay.id) } }
             switch method {
             case NodeMethods.initialize:
                 return .success(host.service.initializeResult(methods: KindredService.methodNames))
@@ -217,8 +247,13 @@ public final class Node: @unchecked Sendable {
                 break
             }
             guard let kind = KindredService.methodKind(method) else { throw ResponseError.methodNotFound(method) }
-            if kind == .write { return write(host, method, params) }
-            return .success(try host.service.call(method, params ?? .object(JSONObject())))
+            if kind == .write {
+                // Cancelled before it is logged, a write is not made; once logged it applies whole.
+                try token?.check()
+                return write(host, method, params, context: relay.map { relayContext($0, method: method, token: CancellationToken()) })
+            }
+            let ctx = relay.flatMap { r in token.map { relayContext(r, method: method, token: $0) } }
+            return .success(try host.service.call(method, params ?? .object(JSONObject()), context: ctx))
         } catch {
             return .failure(error)
         }
@@ -227,20 +262,29 @@ public final class Node: @unchecked Sendable {
     /// Appends the write to the shard's log (fenced by the last sequence this store applied), then
     /// applies it. A lost acknowledgement is retried under the same message id, which JetStream
     /// stores once.
-    func write(_ host: ShardHost, _ method: String, _ params: JSONValue?) -> Result<JSONValue, ResponseError> {
-        let entry = Wire.request(method, params)
+    func write(_ host: ShardHost, _ method: String, _ params: JSONValue?, context: RequestContext? = nil) -> Result<JSONValue, ResponseError> {
         var rng = SystemRandomNumberGenerator()
         let id = "\(options.name)-\(String(rng.next(), radix: 16))\(String(rng.next(), radix: 16))"
         var attempts = 0
         while true {
             do {
-                let sequence = try log.append(shard: host.shard, entry, expectedLast: host.appliedSequence, id: id)
-                return host.apply(sequence, entry)
+                let prev = host.appliedSequence
+                let entry = Wire.logEntry(method, params, prev: prev)
+                let sequence = try log.append(shard: host.shard, entry, expectedLast: prev, id: id)
+                return host.apply(sequence, entry, context: context)
             } catch let e where e.isWrongLastSequence && attempts < 3 {
                 // The log holds writes this store has not applied: this node's own write whose
                 // acknowledgement was lost, or another node's if the shard moved.
                 attempts += 1
-                do { try host.catchUp() } catch { return .failure(.shardUnavailable(host.shard, "\(error)")) }
+                do {
+                    try host.catchUp()
+                } catch let trimmed as LogTrimmed {
+                    // (Off this request's thread: discarding waits for the request to end.)
+                    Thread { [self] in discard(host) }.start()
+                    return .failure(.shardUnavailable(host.shard, "\(trimmed)"))
+                } catch {
+                    return .failure(.shardUnavailable(host.shard, "\(error)"))
+                }
                 guard (try? map.leader(of: host.shard)?.value) == options.name else {
                     return .failure(.shardUnavailable(host.shard, "another node leads it now"))
                 }

@@ -30,7 +30,7 @@ public final class Router: Sendable {
     public func register(on server: Server) {
         for method in KindredService.methodNames {
             let kind = KindredService.methodKind(method) ?? .write
-            server.register(method, kind: kind) { [self] params, _ in try forward(method, params) }
+            server.register(method, kind: kind) { [self] params, ctx in try forward(method, params, context: ctx) }
         }
     }
 
@@ -68,10 +68,11 @@ public final class Router: Sendable {
 
     /// Sends a request to a shard's node; while no node serves the shard (it is starting or moving)
     /// retries for up to `retryMs`.
-    func send(_ shard: Int, _ request: [UInt8]) throws(ResponseError) -> JSONValue {
+    func send(_ shard: Int, _ request: [UInt8], isCancelled: () -> Bool = { false }) throws(ResponseError) -> JSONValue {
         var waited: Int64 = 0
         var pause: Int64 = 50
         while true {
+            if isCancelled() { throw ResponseError.cancelled }
             do {
                 let answer = try connection.request(ClusterLayout.requestSubject(shard), request, timeoutMs: timeoutMs)
                 return try Wire.decodeAnswer(answer)

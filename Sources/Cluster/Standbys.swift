@@ -4,9 +4,15 @@ import Glibc
 import KindredCore
 
 extension Node {
-    /// Opens the shard's store in this node's data directory, at the sequence its file holds.
+    /// Opens the shard's store in this node's data directory, at the sequence its file holds, after
+    /// replacing the file by the newest snapshot when the log no longer holds what the file lacks
+    /// (`restoreIfBehind`: a new node, a returning one, a standby far behind).
     func openHost(_ shard: Int) throws -> ShardHost {
-        try ShardHost(shard: shard, service: try makeService("\(options.dataDirectory)/shard-\(shard).sqlite"), log: log)
+        let path = "\(options.dataDirectory)/shard-\(shard).sqlite"
+        let restored = try restoreIfBehind(shard, path: path)
+        let host = try ShardHost(shard: shard, service: try makeService(path), log: log, snapshots: snapshots)
+        if let restored { host.snapshotTaken(at: restored) }
+        return host
     }
 
     /// Which shards this node keeps a standby copy of: those another node leads whose standbys
@@ -52,7 +58,15 @@ extension Node {
                         return nil
                     }
                 }
-                do { try host?.catchUpBetweenRequests() } catch { say("shard \(shard): standby copy: \(error)") }
+                do {
+                    try host?.catchUpBetweenRequests()
+                } catch let trimmed as LogTrimmed {
+                    // Far behind: the next round opens the copy again from the newest snapshot.
+                    say("\(trimmed)")
+                    if let host { discard(host) }
+                } catch {
+                    say("shard \(shard): standby copy: \(error)")
+                }
             }
             usleep(250_000)
         }

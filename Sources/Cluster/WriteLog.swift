@@ -26,3 +26,12 @@ public struct WriteLog: Sendable {
         try connection.next(stream: ClusterLayout.writeStream, subject: ClusterLayout.writeSubject(shard), from: from)
     }
 }
+
+extension WriteLog {
+    /// Removes the shard's writes below `sequence`, the last write a snapshot holds. That write
+    /// itself stays: the subject then never becomes empty, and an append fenced by the expected last
+    /// subject sequence (JetStream compares it with the subject's last message) keeps working.
+    public func trim(shard: Int, below sequence: UInt64) throws(NATSError) {
+        try connection.purge(stream: ClusterLayout.writeStream, subject: ClusterLayout.writeSubject(shard), below: sequence)
+    }
+}

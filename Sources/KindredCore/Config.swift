@@ -88,6 +88,8 @@ public struct Config: Sendable, Equatable {
         ("cluster.standbys", 1, "Nodes besides the leader that keep a copy of each shard, applying its log as it grows (0 to 8), so that a failover or a drain hands the shard to a node that only applies the log's tail; each copy costs the shard's disk and the model's time for each write once more."),
         ("cluster.timeoutMs", 30000, "Longest a router (serve --cluster) waits for a node's answer (at least 100 ms); then the request is answered -32060, retryable. serve --timeout-ms overrides it."),
         ("cluster.retryMs", 10000, "How long a router asks again, backing off, for a shard no node serves (it is starting or moving) before it answers -32060; 0 answers at once."),
+        ("cluster.snapshotEvery", 10000, "A shard's leader snapshots the shard's store into JetStream after this many writes since its last snapshot (0: not by count); the write log is then trimmed through the older of the two snapshots kept, and a new node, or a copy behind it, starts from the newest."),
+        ("cluster.snapshotEveryMs", 600000, "A shard that took a write since its last snapshot is snapshotted once this many milliseconds have passed since that snapshot (0: not by time)."),
     ]
 
     public init() {

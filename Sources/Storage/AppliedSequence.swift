@@ -23,6 +23,13 @@ public enum AppliedSequence {
         try db.scalarInt("SELECT sequence FROM applied_sequence WHERE id = 1") ?? 0
     }
 
+    /// Records `sequence` as applied on its own, for a write that committed nothing (it failed the
+    /// same way it fails wherever it is applied, or changed nothing): the file then says it was
+    /// applied, as the log's next write expects (`prev`).
+    public static func advance(_ db: Database, to sequence: Int64) throws {
+        if try read(db) < sequence { try stamp(db, sequence) }
+    }
+
     /// Called by `Database.transaction` just before an outermost COMMIT.
     static func stamp(_ db: Database, _ sequence: Int64) throws {
         try db.run("""

@@ -42,6 +42,8 @@ enum NodeCommand {
         options.shards = settings.shards
         options.failoverMs = settings.failoverMs
         options.standbys = settings.standbys
+        options.snapshotEvery = settings.snapshotEvery
+        options.snapshotEveryMs = settings.snapshotEveryMs
         if let s = args.value("shards") {
             guard let n = Int(s), (1...4096).contains(n) else { throw Arguments.UsageError(description: "--shards must be an integer from 1 to 4096, got '\(s)'") }
             options.shards = n

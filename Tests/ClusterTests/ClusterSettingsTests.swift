@@ -6,6 +6,7 @@ import Testing
     @Test func defaultsAreTheDocumentedOnes() throws {
         let s = try ClusterSettings(Config())
         #expect(s.shards == 64 && s.failoverMs == 5000 && s.standbys == 1 && s.timeoutMs == 30_000 && s.retryMs == 10_000)
+        #expect(s.snapshotEvery == 10_000 && s.snapshotEveryMs == 600_000)
     }
 
     @Test func aConfigurationFileSetsThem() throws {
@@ -16,7 +17,8 @@ import Testing
     }
 
     @Test(arguments: [("cluster.shards", 0), ("cluster.shards", 4097), ("cluster.failoverMs", 499), ("cluster.standbys", 9),
-                      ("cluster.timeoutMs", 99), ("cluster.retryMs", -1)])
+                      ("cluster.timeoutMs", 99), ("cluster.retryMs", -1),
+                      ("cluster.snapshotEvery", -1), ("cluster.snapshotEveryMs", -1)])
     func aValueOutOfRangeIsRefusedNamingItsKey(key: String, value: Int64) throws {
         var config = Config()
         try config.set(key, .int(value))

@@ -2,10 +2,13 @@
 MINUTES minutes while, every PERIOD seconds, one node or one nats-server (never two at once) is
 killed with SIGKILL and started again a few seconds later. At the end every acknowledged write must
 be readable through a fresh router: the run prints the acknowledged, refused (retryable errors) and
-lost counts, and the longest a client waited for one write.
+lost counts, and the longest a client waited for one write. With --snapshot-every N the nodes
+snapshot each shard every N writes and trim its log, so restarted nodes start copies from snapshots:
+the run also counts the snapshots taken and restored.
 """
 
 import argparse
+import contextlib
 import json
 import pathlib
 import random
@@ -43,11 +46,17 @@ def main():
     ap.add_argument("--period", type=float, default=20)
     ap.add_argument("--shards", type=int, default=16)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--snapshot-every", type=int, default=0, help="cluster.snapshotEvery (0: the default, 10 000)")
+    ap.add_argument("--dir", help="keep the servers' stores and the nodes' logs in DIR (default: a temporary directory)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    with tempfile.TemporaryDirectory() as tmp:
+    with (contextlib.nullcontext(a.dir) if a.dir else tempfile.TemporaryDirectory()) as tmp:
         nats = NatsCluster(tmp)
-        nodes = [Node(tmp, nats.urls, f"n{i}", shards=a.shards, failover_ms=3000) for i in range(3)]
+        config = None
+        if a.snapshot_every:
+            config = pathlib.Path(tmp) / "cluster.json"
+            config.write_text(json.dumps({"cluster": {"shards": a.shards, "failoverMs": 3000, "snapshotEvery": a.snapshot_every, "snapshotEveryMs": 0}}))
+        nodes = [Node(tmp, nats.urls, f"n{i}", shards=a.shards, failover_ms=3000, config=config) for i in range(3)]
         routers = []
         try:
             wait_all_led(nats.urls, nodes, timeout=120)
@@ -88,6 +97,9 @@ def main():
             summary = {"minutes": a.minutes, "kills": len(kills), "acknowledged": len(acked), "refused": len(refused),
                        "lost": len(lost), "longest_write_wait_s": round(max(waits), 2),
                        "median_write_ms": round(sorted(waits)[len(waits) // 2] * 1000, 1)}
+            logs = "".join(n.log_path.read_text(errors="replace") for n in nodes)
+            summary.update(snapshots=logs.count(": snapshot "), restored=logs.count("restored from snapshot"),
+                           snapshots_refused=logs.count(" refused: "), restarted_from_snapshot=logs.count("starts again from a snapshot"))
             print(json.dumps(summary))
             if lost:
                 print("LOST:", lost[:20])

@@ -5,6 +5,7 @@
 #   bash bench/cluster/run.sh chaos [chaos.py args]     e.g. --minutes 10
 #   bash bench/cluster/run.sh standbys [standbys.py args] e.g. --writes 400 --rounds 2
 #   bash bench/cluster/run.sh replay [replay.py args]     e.g. --writes 600 --rounds 2
+#   bash bench/cluster/run.sh snapshots [snapshots.py args] e.g. --writes 1000 --shards 4
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$here/../.."
@@ -16,7 +17,7 @@ if [ "${1:-}" = chaos ]; then
     shift
     exec "$py" "$here/chaos.py" "$@"
 fi
-if [ "${1:-}" = standbys ] || [ "${1:-}" = replay ]; then
+if [ "${1:-}" = standbys ] || [ "${1:-}" = replay ] || [ "${1:-}" = snapshots ]; then
     script="$1.py"
     shift
     exec "$py" "$here/$script" "$@"

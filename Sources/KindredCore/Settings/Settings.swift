@@ -36,6 +36,8 @@ public struct ClusterKeys: Sendable, Equatable, Decodable {
     public var standbys: Int
     public var timeoutMs: Int
     public var retryMs: Int
+    public var snapshotEvery: Int
+    public var snapshotEveryMs: Int
 }
 
 /// `rpc.*`: the JSON-RPC transport.
