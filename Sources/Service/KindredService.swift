@@ -172,16 +172,24 @@ public final class KindredService: Sendable {
     }
 
     /// Writes the codes file and stamps it in SQLite, when no other connection wrote meanwhile (the
-    /// in-memory index then holds exactly what SQLite does). Any failure just leaves no stamp.
+    /// in-memory index then holds exactly what SQLite does). The check, the file and the stamp are
+    /// one write transaction: another process (an `ingest` beside a `status`) cannot commit between
+    /// the check and the stamp. Any failure just leaves no stamp.
     private func saveCodesFile(_ store: RecordStore) {
-        guard let codesFilePath, indexVersion.isSettled, let now = try? store.dataVersion(), now == dataVersionAtOpen else { return }
+        guard let codesFilePath, indexVersion.isSettled else { return }
         var rng = SystemRandomNumberGenerator()
         let token = String(rng.next(), radix: 16) + String(rng.next(), radix: 16)
+        var wrote = false
         do {
-            try index.read { try CodesFile.write($0, to: codesFilePath, token: token) }
-            try store.stampCodesFile(token: token, indexVersion: indexVersion)
+            try store.database.transaction {
+                // Another connection committed since the start: the file on disk (if any) is its.
+                guard try store.dataVersion() == dataVersionAtOpen else { return }
+                wrote = true
+                try index.read { try CodesFile.write($0, to: codesFilePath, token: token) }
+                try store.stampCodesFile(token: token, indexVersion: indexVersion)
+            }
         } catch {
-            unlink(codesFilePath)
+            if wrote { unlink(codesFilePath) }
         }
     }
 

@@ -92,4 +92,31 @@ import Storage
         #expect(try !ids(third, "a", axisVector(0)).contains("r0"))
         third.close()
     }
+
+    /// Another process that commits a vector change while a service closes (its write transaction
+    /// open when the close begins) leaves no stamp: the check and the stamp cannot straddle a commit.
+    @Test func aCommitDuringTheCloseLeavesNoStamp() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kindred-codes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("k.sqlite").path
+        let first = try open(path)
+        _ = try first.call("records/upsert", ["owner": "a", "records": records(40)])
+        let other = try RecordStore(path: path)
+        try other.database.execute("BEGIN IMMEDIATE")
+        try other.database.run("DELETE FROM vectors WHERE record = (SELECT rowid FROM records WHERE id = 'r0')")
+        nonisolated(unsafe) let holder = other
+        let committer = Thread {
+            Thread.sleep(forTimeInterval: 0.3)
+            try? holder.database.execute("COMMIT")
+        }
+        committer.start()
+        first.close()  // waits for the other's write lock, then sees its commit
+        other.database.close()
+        let second = try open(path)
+        #expect(!second.indexFromCodesFile)
+        #expect(try !ids(second, "a", axisVector(0)).contains("r0"))
+        #expect(second.readIndex { $0.count(owner: "a") } == 39)
+        second.close()
+    }
 }
