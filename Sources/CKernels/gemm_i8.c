@@ -1,5 +1,6 @@
 #include "kernels.h"
 #include "quantize.h"
+#include "half.h"
 #include <string.h>
 
 // Dense products of the encoder in int8: weights quantised per output channel once at load,
@@ -94,15 +95,21 @@ static void quantize_rows_plain(const float *x, size_t ldx, size_t m, size_t k, 
     }
 }
 
-// y[i, 0..<n] += Σ over row i's outliers (ascending) of value · wt[column, 0..<n], in float32.
+void kindred_gemm_i8_pack_outlier_weights(const float *w, size_t n, size_t k, uint16_t *wt) {
+    for (size_t j = 0; j < n; j++)
+        for (size_t p = 0; p < k; p++) wt[p * n + j] = float_to_half(w[j * k + p]);
+}
+
+// y[i, 0..<n] += Σ over row i's outliers (ascending) of value · wt[column, 0..<n], in float32 (the half
+// weights converted exactly). Half weights: an outlier reads half the bytes, from a copy half the size.
 static void add_outliers_plain(const int32_t *outliers, const float *outlier_values, const int32_t *outlier_count, size_t m, size_t cap,
-                         const float *wt, size_t ldwt, size_t n, float *y, size_t ldy) {
+                         const uint16_t *wt, size_t ldwt, size_t n, float *y, size_t ldy) {
     for (size_t i = 0; i < m; i++) {
         float *yi = y + i * ldy;
         for (int32_t o = 0; o < outlier_count[i]; o++) {
             float v = outlier_values[i * cap + (size_t)o];
-            const float *w = wt + (size_t)outliers[i * cap + (size_t)o] * ldwt;
-            for (size_t j = 0; j < n; j++) yi[j] += v * w[j];
+            const uint16_t *w = wt + (size_t)outliers[i * cap + (size_t)o] * ldwt;
+            for (size_t j = 0; j < n; j++) yi[j] += v * half_to_float(w[j]);
         }
     }
 }
@@ -120,7 +127,7 @@ static void gemm_i8_plain(const uint8_t *u, const float *uscale, size_t m, const
 }
 
 void kindred_gemm_i8_reference(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
-                               const float *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy) {
+                               const uint16_t *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy) {
     gemm_i8_plain(rows->codes, rows->scale, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), y, ldy);
     add_outliers_plain(rows->outliers, rows->outlier_values, rows->outlier_count, m, kindred_gemm_i8_outlier_capacity(k), wt, ldwt, n, y, ldy);
 }
@@ -129,7 +136,7 @@ void kindred_gemm_i8_reference(const kindred_i8_rows *rows, size_t m, const int8
 // AVX-512 F, BW and VNNI, as the row-code kernels check them (int8.c).
 static int have_vnni(void) { return kindred_i8_vectorized(); }
 
-#define VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,f16c")))
 
 // R rows of u against G groups of 16 channels (G ≤ 4, R ≤ 8, R · G ≤ 24): R · G accumulators of 16 lanes; at each
 // step of 4 codes, G loads of weights and R broadcasts of four activation bytes. Then the rescale into
@@ -189,7 +196,7 @@ VNNI static void gemm_i8_vnni(const uint8_t *u, const float *uscale, size_t m, c
 // The outliers' float part, 16 outputs at a time held in a register over all of a row's outliers: for
 // each y[i, j] the same products and sums, in the same order, as `add_outliers_plain`.
 VNNI static void add_outliers_avx512(const int32_t *outliers, const float *outlier_values, const int32_t *outlier_count, size_t m,
-                                     size_t cap, const float *wt, size_t ldwt, size_t n, float *y, size_t ldy) {
+                                     size_t cap, const uint16_t *wt, size_t ldwt, size_t n, float *y, size_t ldy) {
     for (size_t i = 0; i < m; i++) {
         int32_t count = outlier_count[i];
         if (count == 0) continue;
@@ -200,7 +207,7 @@ VNNI static void add_outliers_avx512(const int32_t *outliers, const float *outli
             __mmask16 mask = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
             __m512 acc = _mm512_maskz_loadu_ps(mask, yi + j);
             for (int32_t o = 0; o < count; o++) {
-                __m512 w = _mm512_maskz_loadu_ps(mask, wt + (size_t)oi[o] * ldwt + j);
+                __m512 w = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, wt + (size_t)oi[o] * ldwt + j));
                 acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_set1_ps(ov[o]), w));
             }
             _mm512_mask_storeu_ps(yi + j, mask, acc);
@@ -272,7 +279,7 @@ VNNI static void quantize_rows_avx512(const float *x, size_t ldx, size_t m, size
 #endif
 
 void kindred_gemm_i8(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
-                     const float *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy) {
+                     const uint16_t *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy) {
 #ifdef KINDRED_X86
     if (have_vnni()) {
         gemm_i8_vnni(rows->codes, rows->scale, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), y, ldy);

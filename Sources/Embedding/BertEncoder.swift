@@ -13,7 +13,7 @@ import LinearAlgebra
 ///     qkv     [N × 3H]   Q | K | V, head h at columns h·d ..< (h+1)·d of each third
 ///     context [N × H]    attention output before the output projection
 ///     scratch [N × H]    residual + projection; swapped with `hidden` after each LayerNorm
-///     inner   [N × I]    feed-forward activations
+///     inner   [N × I]    feed-forward activations (int8, long inputs: `int8Tile` rows per worker)
 ///     scores  [T × T]    one head's attention matrix
 struct BertEncoder: Sendable {
     let weights: BertWeights
@@ -59,9 +59,10 @@ struct BertEncoder: Sendable {
         let workers = short ? 1 : max(1, min(BLAS.threads, 8))
         let hidden = FloatBuffer(count: n * h), qkv = FloatBuffer(count: n * 3 * h)
         let context = FloatBuffer(count: n * h), scratch = FloatBuffer(count: n * h)
-        let innerBuf = FloatBuffer(count: n * inner)
-        // int8: each dense layer's input rows quantised (bytes padded to a multiple of 4) and their scales.
-        let q8 = Int8Input(rows: QuantizedRows(rows: quantized == nil ? 0 : n, maxInputs: max(h, inner)), workers: workers)
+        let innerBuf = FloatBuffer(count: quantized != nil && !short ? 0 : n * inner)
+        // int8, short inputs: each dense layer's input rows quantised (bytes padded to a multiple of 4) and
+        // their scales. Long inputs quantise `int8Tile` rows at a time into each worker's own buffer.
+        let q8 = Int8Input(rows: QuantizedRows(rows: quantized == nil || !short ? 0 : n, maxInputs: max(h, inner)), workers: workers)
         let scores = (0..<workers).map { _ in FloatBuffer(count: longest * longest) }
         // One head's keys transposed (d × T) per worker, so Q·Kᵀ runs as a product with long rows.
         let keys = (0..<workers).map { _ in FloatBuffer(count: d * longest) }
@@ -87,8 +88,7 @@ struct BertEncoder: Sendable {
             if isCancelled() { throw CancellationError() }
             let ql = quantized?[index]
             // qkv = x · Wqkvᵀ + b
-            RowKernels.fillRows(qkv.pointer, with: layer.qkvBias, rows: n, cols: 3 * h)
-            dense(x, layer.qkvWeight, ql?.qkv, qkv.pointer, rows: n, outputs: 3 * h, inputs: h, short: short, q8)
+            dense(x, layer.qkvWeight, ql?.qkv, qkv.pointer, from: .bias(layer.qkvBias), rows: n, outputs: 3 * h, inputs: h, short: short, q8)
 
             // context = softmax(Q·Kᵀ/√d) · V per sequence and head, with the small kernels and never
             // through BLAS (BLAS threads are set once at start and never changed here). Short inputs:
@@ -111,21 +111,25 @@ struct BertEncoder: Sendable {
             }
 
             // x = LayerNorm(x + context · Woᵀ + bo)
-            RowKernels.addRowBias(x, layer.attentionOutBias, into: y, rows: n, cols: h)
-            dense(context.pointer, layer.attentionOutWeight, ql?.attentionOut, y, rows: n, outputs: h, inputs: h, short: short, q8)
+            dense(context.pointer, layer.attentionOutWeight, ql?.attentionOut, y, from: .residual(x, bias: layer.attentionOutBias),
+                  rows: n, outputs: h, inputs: h, short: short, q8)
             layerNorm(y, rows: n, cols: h, gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta,
                       eps: c.layerNormEps, workers: workers)
             swap(&x, &y)
 
             // x = LayerNorm(x + GELU(x · W1ᵀ + b1) · W2ᵀ + b2)
-            RowKernels.fillRows(innerBuf.pointer, with: layer.intermediateBias, rows: n, cols: inner)
-            dense(x, layer.intermediateWeight, ql?.intermediate, innerBuf.pointer, rows: n, outputs: inner, inputs: h, short: short, q8)
-            let act = innerBuf.pointer
-            Parallel.chunks(n, workers: workers) { rows in
-                Activations.gelu(act + rows.lowerBound * inner, count: rows.count * inner)
+            if let ql, !short {
+                feedForwardInt8(x, layer, ql, y, rows: n, workers: workers)
+            } else {
+                dense(x, layer.intermediateWeight, ql?.intermediate, innerBuf.pointer, from: .bias(layer.intermediateBias),
+                      rows: n, outputs: inner, inputs: h, short: short, q8)
+                let act = innerBuf.pointer
+                Parallel.chunks(n, workers: workers) { rows in
+                    Activations.gelu(act + rows.lowerBound * inner, count: rows.count * inner)
+                }
+                dense(innerBuf.pointer, layer.outputWeight, ql?.output, y, from: .residual(x, bias: layer.outputBias),
+                      rows: n, outputs: h, inputs: inner, short: short, q8)
             }
-            RowKernels.addRowBias(x, layer.outputBias, into: y, rows: n, cols: h)
-            dense(innerBuf.pointer, layer.outputWeight, ql?.output, y, rows: n, outputs: h, inputs: inner, short: short, q8)
             layerNorm(y, rows: n, cols: h, gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
                       eps: c.layerNormEps, workers: workers)
             swap(&x, &y)
@@ -167,15 +171,34 @@ struct BertEncoder: Sendable {
         let workers: Int
     }
 
-    /// y[rows × outputs] += x[rows × inputs] · Wᵀ (W stored outputs × inputs, as in the checkpoint),
+    /// What a dense layer's output starts from before its product is added: its bias in every row, or
+    /// the residual stream's row plus the bias.
+    enum Start {
+        case bias(UnsafePointer<Float>)
+        case residual(UnsafePointer<Float>, bias: UnsafePointer<Float>)
+
+        /// Sets rows `rows` of y (`cols` wide) to the start.
+        func fill(_ y: UnsafeMutablePointer<Float>, rows: Range<Int>, cols: Int) {
+            let at = rows.lowerBound * cols
+            switch self {
+            case .bias(let b): RowKernels.fillRows(y + at, with: b, rows: rows.count, cols: cols)
+            case .residual(let x, let b): RowKernels.addRowBias(x + at, b, into: y + at, rows: rows.count, cols: cols)
+            }
+        }
+    }
+
+    /// y[rows × outputs] = start + x[rows × inputs] · Wᵀ (W stored outputs × inputs, as in the checkpoint),
     /// in int8 when the layer is quantised (`q`).
     private func dense(
-        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ q: QuantizedDense?, _ y: UnsafeMutablePointer<Float>,
+        _ x: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ q: QuantizedDense?, _ y: UnsafeMutablePointer<Float>, from start: Start,
         rows: Int, outputs: Int, inputs: Int, short: Bool, _ q8: Int8Input
     ) {
         if let q {
-            denseInt8(x, q, y, rows: rows, short: short, q8)
-        } else if short {
+            denseInt8(x, q, y, from: start, rows: rows, short: short, q8)
+            return
+        }
+        start.fill(y, rows: 0..<rows, cols: outputs)
+        if short {
             // Parts of a multiple of 4 columns (the kernel's block), two per thread so that a
             // thread that starts late still finds work.
             let parts = shortInputThreads > 1 ? min(2 * shortInputThreads, outputs / Self.partColumns) : 1
@@ -195,13 +218,19 @@ struct BertEncoder: Sendable {
         }
     }
 
+    /// Rows of a long input that an int8 product takes at a time: their quantised inputs, their outputs
+    /// and the layer's weights stay in the core's own cache while every output channel is computed.
+    static let int8Tile = 64
+
     /// The int8 product: a short input quantised on this thread and its output channels shared in parts
     /// of a multiple of 16 (as `dense` shares float columns); a long one cut into row ranges, each worker
-    /// quantising and multiplying its own rows. Every output is the same whichever thread computes it.
-    private func denseInt8(_ x: UnsafePointer<Float>, _ q: QuantizedDense, _ y: UnsafeMutablePointer<Float>,
+    /// starting, quantising and multiplying its own rows, `int8Tile` at a time. Every output is the same
+    /// whichever thread computes it and however the rows are cut.
+    private func denseInt8(_ x: UnsafePointer<Float>, _ q: QuantizedDense, _ y: UnsafeMutablePointer<Float>, from start: Start,
                            rows: Int, short: Bool, _ q8: Int8Input) {
         let outputs = q.outputs, all = 0..<rows, buffer = q8.rows
         if short {
+            start.fill(y, rows: all, cols: outputs)
             q.quantize(x, rows: all, into: buffer)
             let parts = shortInputThreads > 1 ? min(2 * shortInputThreads, outputs / Self.partColumns) : 1
             if parts <= 1 {
@@ -216,8 +245,37 @@ struct BertEncoder: Sendable {
             }
         } else {
             Parallel.chunks(rows, workers: q8.workers) { r in
-                q.quantize(x, rows: r, into: buffer)
-                q.apply(buffer, rows: r, into: y, columns: 0..<outputs)
+                let buffer = QuantizedRows(rows: Self.int8Tile, maxInputs: q.inputs)
+                for first in stride(from: r.lowerBound, to: r.upperBound, by: Self.int8Tile) {
+                    let tile = first..<min(first + Self.int8Tile, r.upperBound)
+                    start.fill(y, rows: tile, cols: outputs)
+                    q.quantize(x + first * q.inputs, rows: 0..<tile.count, into: buffer)
+                    q.apply(buffer, rows: 0..<tile.count, into: y + first * outputs, columns: 0..<outputs)
+                }
+            }
+        }
+    }
+
+    /// The feed-forward block of a long input in int8, `int8Tile` rows at a time on each worker:
+    /// y = x + b2 + GELU(x · W1ᵀ + b1) · W2ᵀ, the tile's intermediate activations in a buffer of the
+    /// worker's, still in the core's cache when GELU and the second product read them. Row by row the
+    /// same arithmetic, in the same order, as the dense layers and GELU one after the other.
+    private func feedForwardInt8(_ x: UnsafePointer<Float>, _ layer: BertLayerWeights, _ q: QuantizedLayer,
+                                 _ y: UnsafeMutablePointer<Float>, rows: Int, workers: Int) {
+        let h = q.intermediate.inputs, i = q.intermediate.outputs
+        let up = Start.bias(layer.intermediateBias), down = Start.residual(x, bias: layer.outputBias)
+        Parallel.chunks(rows, workers: workers) { r in
+            let buffer = QuantizedRows(rows: Self.int8Tile, maxInputs: i), activations = FloatBuffer(count: Self.int8Tile * i)
+            let inner = activations.pointer
+            for first in stride(from: r.lowerBound, to: r.upperBound, by: Self.int8Tile) {
+                let tile = first..<min(first + Self.int8Tile, r.upperBound), local = 0..<tile.count
+                up.fill(inner, rows: local, cols: i)
+                q.intermediate.quantize(x + first * h, rows: local, into: buffer)
+                q.intermediate.apply(buffer, rows: local, into: inner, columns: 0..<i)
+                Activations.gelu(inner, count: tile.count * i)
+                down.fill(y, rows: tile, cols: h)
+                q.output.quantize(inner, rows: local, into: buffer)
+                q.output.apply(buffer, rows: local, into: y + first * h, columns: 0..<h)
             }
         }
     }

@@ -18,13 +18,13 @@ final class Storage<Element>: @unchecked Sendable {
 }
 
 /// One linear layer's weights `[outputs × inputs]` quantised per output channel (see `Int8Dense.pack`),
-/// with the float weights transposed (`[inputs × outputs]`) for the rows' outliers.
+/// with the weights transposed (`[inputs × outputs]`, half floats) for the rows' outliers.
 struct QuantizedDense: @unchecked Sendable {
     let outputs: Int, inputs: Int
     let codes: Storage<Int8>
     let scale: Storage<Float>
     let sums: Storage<Int32>
-    let transposed: Storage<Float>
+    let transposed: Storage<UInt16>
 
     init(_ w: UnsafePointer<Float>, outputs: Int, inputs: Int) {
         self.outputs = outputs
@@ -35,9 +35,7 @@ struct QuantizedDense: @unchecked Sendable {
         sums = Storage(count: channels)
         Int8Dense.pack(w, outputs: outputs, inputs: inputs, codes: codes.pointer, scale: scale.pointer, sums: sums.pointer)
         transposed = Storage(count: inputs * outputs)
-        for j in 0..<outputs {
-            for p in 0..<inputs { transposed.pointer[p * outputs + j] = w[j * inputs + p] }
-        }
+        Int8Dense.packOutlierWeights(w, outputs: outputs, inputs: inputs, into: transposed.pointer)
     }
 
     /// y[rows × outputs] += x · Wᵀ for the channels `columns` (a range starting at a multiple of 16), from

@@ -1,8 +1,8 @@
 internal import CKernels
 
 /// Dense products y += x · Wᵀ with W [n × k] quantised per output channel (`gemm_i8.c`). Each row of
-/// x is split: its outliers (|x[p]| > 3 · rms of the row) stay float32 and are multiplied by the float
-/// weights (Wᵀ, k × n); the rest is quantised on its own, x ≈ scale · (u − 128) with u unsigned bytes,
+/// x is split: its outliers (|x[p]| > 3 · rms of the row) stay float32 and are multiplied by the weights
+/// kept as half floats (Wᵀ, k × n); the rest is quantised on its own, x ≈ scale · (u − 128) with u unsigned bytes,
 /// and summed exactly in int32. AVX-512 VNNI where the CPU has it, else the plain C reference; both
 /// give the same bits.
 public enum Int8Dense {
@@ -48,13 +48,19 @@ public enum Int8Dense {
         }
     }
 
-    /// Packed weights (`pack`) of the first n channels, with their float weights transposed at
-    /// `transposed` (row stride `stride`).
+    /// W [n × k] (row-major) transposed into `transposed` [k × n] as IEEE half floats (round to nearest
+    /// even): the weights of the rows' outliers.
+    public static func packOutlierWeights(_ w: UnsafePointer<Float>, outputs n: Int, inputs k: Int, into transposed: UnsafeMutablePointer<UInt16>) {
+        kindred_gemm_i8_pack_outlier_weights(w, n, k, transposed)
+    }
+
+    /// Packed weights (`pack`) of the first n channels, with their outlier weights (`packOutlierWeights`)
+    /// at `transposed` (row stride `stride`).
     public struct Weights {
         public let codes: UnsafePointer<Int8>, scale: UnsafePointer<Float>, sums: UnsafePointer<Int32>
-        public let transposed: UnsafePointer<Float>, stride: Int
+        public let transposed: UnsafePointer<UInt16>, stride: Int
 
-        public init(codes: UnsafePointer<Int8>, scale: UnsafePointer<Float>, sums: UnsafePointer<Int32>, transposed: UnsafePointer<Float>, stride: Int) {
+        public init(codes: UnsafePointer<Int8>, scale: UnsafePointer<Float>, sums: UnsafePointer<Int32>, transposed: UnsafePointer<UInt16>, stride: Int) {
             self.codes = codes
             self.scale = scale
             self.sums = sums

@@ -48,13 +48,15 @@ struct Int8DenseTests {
         return r
     }
 
-    /// W transposed (k × n), as the outliers' float weights.
-    static func transpose(_ w: [Float], n: Int, k: Int) -> [Float] {
-        (0..<(k * n)).map { w[($0 % n) * k + $0 / n] }
+    /// W transposed (k × n) as half floats, the outliers' weights.
+    static func transpose(_ w: [Float], n: Int, k: Int) -> [UInt16] {
+        var wt = [UInt16](repeating: 0, count: k * n)
+        Int8Dense.packOutlierWeights(w, outputs: n, inputs: k, into: &wt)
+        return wt
     }
 
     /// y (m × n, starting from `start`) += the int8 product, by the dispatched kernel or the reference.
-    static func product(_ q: Rows, m: Int, _ p: Packed, wt: [Float], k: Int, start: [Float], reference: Bool) -> [Float] {
+    static func product(_ q: Rows, m: Int, _ p: Packed, wt: [UInt16], k: Int, start: [Float], reference: Bool) -> [Float] {
         var y = start, q = q
         q.withRows { rows in
             p.codes.withUnsafeBufferPointer { c in
@@ -127,7 +129,7 @@ struct Int8DenseTests {
     }
 
     /// |Σ x·w − Σ x̂·ŵ| ≤ Σ |x|·sw/2 + Σ |ŵ|·sx/2, with x̂ = sx·qx and ŵ = sw·qw the dequantised values
-    /// (outliers are exact, so the bound over every value holds).
+    /// (an outlier's product, with w as a half float, is off by at most |x|·|w|·2⁻¹¹, well inside its term).
     @Test("within the quantisation bound of the float product", arguments: shapes.indices)
     func withinQuantisationBound(shape: Int) {
         let (m, n, k) = Self.shapes[shape]
