@@ -54,8 +54,9 @@ def wait_port(port, timeout=15):
 class NatsCluster:
     """`size` nats-servers with JetStream, routed to each other as one cluster."""
 
-    def __init__(self, tmp, size=3):
+    def __init__(self, tmp, size=3, binary=None):
         self.tmp = pathlib.Path(tmp)
+        self.binary = binary or NATS_SERVER
         ports = free_ports(2 * size)
         self.client_ports, self.route_ports = ports[:size], ports[size:]
         self.procs = [None] * size
@@ -74,7 +75,7 @@ class NatsCluster:
         store.mkdir(exist_ok=True)
         log = open(self.tmp / f"nats-{i}.log", "ab")
         self.procs[i] = subprocess.Popen(
-            [NATS_SERVER, "-js", "-sd", str(store), "-a", "127.0.0.1", "-p", str(self.client_ports[i]), "-n", f"n{i}",
+            [self.binary, "-js", "-sd", str(store), "-a", "127.0.0.1", "-p", str(self.client_ports[i]), "-n", f"n{i}",
              "--cluster_name", "kindred", "--cluster", f"nats://127.0.0.1:{self.route_ports[i]}", "--routes", routes],
             stdout=log, stderr=subprocess.STDOUT)
         log.close()

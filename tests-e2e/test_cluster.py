@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import subprocess
 import threading
 import time
 
@@ -498,6 +499,53 @@ def without_store_ids(value):
     if isinstance(value, list):
         return [without_store_ids(v) for v in value]
     return value
+
+
+DEBIAN_NATS_SERVER = "/usr/sbin/nats-server"
+
+
+def server_release(binary):
+    out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10).stdout
+    return tuple(int(x) for x in out.strip().rsplit("v", 1)[-1].split("-")[0].split("."))
+
+
+@pytest.mark.skipif(not os.path.exists(DEBIAN_NATS_SERVER) or server_release(DEBIAN_NATS_SERVER) >= (2, 9, 18),
+                    reason="needs a nats-server before 2.9.18 (Debian 12's is 2.9.10; scripts/install-deps.sh installs it)")
+def test_on_nats_servers_before_2_9_18_snapshots_are_taken_and_the_log_kept_whole(tmp_path):
+    # Those releases replay a purge of one subject as a purge of every subject on a replica that
+    # restarts (nats-server#4196): trimming one shard's log could wipe the others'.
+    nats = NatsCluster(tmp_path, binary=DEBIAN_NATS_SERVER)
+    config = tmp_path / "snapshots.json"
+    config.write_text(json.dumps({"cluster": {"shards": SHARDS, "snapshotEvery": 2, "snapshotEveryMs": 500}}))
+    a = Node(tmp_path, nats.urls, "a", shards=SHARDS, config=config)
+    r = None
+    try:
+        wait_all_led(nats.urls, [a])
+        r = Router(tmp_path, nats.urls)
+        r.initialize()
+        owner = "person-0"
+        shard = shard_of(owner)
+        upsert(r, owner, [{"id": "s0", "revision": 1, "text": f"{owner} {TOPICS[0]}"}])
+        first = cluster_status(nats.urls)["shards"][shard]["logSequence"]
+        for k in range(1, 4):
+            upsert(r, owner, [{"id": f"s{k}", "revision": 1, "text": f"{owner} {TOPICS[k]}"}])
+        deadline = time.monotonic() + 30
+        while True:
+            row = cluster_status(nats.urls)["shards"][shard]
+            if (row["snapshot"] and row["snapshot"]["sequence"] == row["logSequence"]) or time.monotonic() > deadline:
+                break
+            time.sleep(0.3)
+        assert row["snapshot"] and row["snapshot"]["sequence"] == row["logSequence"], row
+        # Every write of the shard is still in the log, its first one included.
+        assert row["logFirst"] == first and row["logSequence"] > first, row
+        log = a.log_path.read_text(errors="replace")
+        assert "nats-server 2.9." in log and "the write log is kept whole" in log and "log kept whole" in log, log[-2000:]
+    finally:
+        if r is not None and r.proc.poll() is None:
+            r.proc.kill()
+            r.proc.wait()
+        a.stop()
+        nats.stop()
 
 
 def test_cluster_refresh_gives_every_owner_the_findings_of_one_process(cluster, tmp_path):

@@ -50,6 +50,20 @@ public final class NATSConnection: @unchecked Sendable {
         natsConnection_Close(nc)
     }
 
+    /// The URLs of the servers the connection knows of (those listed and those the cluster announced).
+    public var serverURLs: [String] {
+        var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        var count: Int32 = 0
+        guard natsConnection_GetServers(nc, &list, &count) == NATS_OK, let list else { return [] }
+        var urls: [String] = []
+        for i in 0..<Int(count) {
+            if let u = list[i] { urls.append(String(cString: u)) }
+            free(list[i])
+        }
+        free(list)
+        return urls
+    }
+
     /// How many servers the connection knows of (those listed and those the cluster announced).
     public var knownServers: Int {
         var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?

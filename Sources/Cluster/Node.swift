@@ -39,6 +39,9 @@ public final class Node: @unchecked Sendable {
     let map: ShardMap
     let log: WriteLog
     let snapshots: SnapshotStore
+    /// False when a server of the cluster is a release that may replay a one-subject purge as a purge
+    /// of every subject (`ServerVersions`), or its release cannot be read: the log is then kept whole.
+    public let trimsLog: Bool
     public let shardCount: Int
     let makeService: @Sendable (_ path: String) throws -> KindredService
     let say: @Sendable (String) -> Void
@@ -73,9 +76,27 @@ public final class Node: @unchecked Sendable {
         map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: replicas))
         log = try WriteLog(connection, replicas: replicas)
         snapshots = try SnapshotStore(connection, replicas: replicas)
+        trimsLog = Self.mayTrim(connection.serverURLs, say: say)
         shardCount = try map.shardCount(creating: options.shards)
         try map.join(node: options.name)
         try map.undrain(node: options.name)
+    }
+
+    /// Whether every server in `urls` announces a release that replays a one-subject purge as one
+    /// (says why not when one does not).
+    static func mayTrim(_ urls: [String], say: (String) -> Void) -> Bool {
+        for url in urls {
+            guard let text = ServerVersions.version(of: url), let version = ServerVersions.parse(text) else {
+                say("cluster: the release of the nats-server at \(url) cannot be read: the write log is kept whole (snapshots are still taken)")
+                return false
+            }
+            if ServerVersions.isBefore(version, ServerVersions.trimSafe) {
+                say("cluster: nats-server \(text) at \(url) replays a purge of one subject as a purge of every subject when a replica restarts "
+                    + "(nats-server#4196, fixed in 2.9.18): the write log is kept whole (snapshots are still taken); use nats-server 2.9.18 or later")
+                return false
+            }
+        }
+        return true
     }
 
     /// The shards this node leads now, in order.

@@ -7,7 +7,8 @@ import Service
 extension Node {
     /// The snapshot loop, on a thread of its own: every second, each shard this node leads that has
     /// taken `snapshotEvery` writes (or any write `snapshotEveryMs` ago) since its last snapshot is
-    /// copied, published, its older snapshots pruned and its log trimmed (`snapshot`).
+    /// copied, published, its older snapshots pruned and its log trimmed (`snapshot`; not on servers
+    /// that may replay the trim wrongly, `trimsLog`).
     func keepSnapshots() {
         while !isStopping {
             for host in ledHosts where !isStopping && host.snapshotDue(every: options.snapshotEvery, everyMs: options.snapshotEveryMs) {
@@ -37,8 +38,9 @@ extension Node {
         let header = try snapshots.publish(shard: shard, path: path, sequence: sequence, after: previous)
         host.snapshotTaken(at: sequence, writes: writes)
         try snapshots.prune(shard: shard, newest: header)
-        try log.trim(shard: shard, below: header.logFrom)
-        say("shard \(shard): snapshot \(header.id) at \(sequence), \(header.size) bytes in \(header.chunks) chunks, \(ShardMap.nowMs() - start) ms; log trimmed below \(header.logFrom)")
+        if trimsLog { try log.trim(shard: shard, below: header.logFrom) }
+        say("shard \(shard): snapshot \(header.id) at \(sequence), \(header.size) bytes in \(header.chunks) chunks, \(ShardMap.nowMs() - start) ms; "
+            + (trimsLog ? "log trimmed below \(header.logFrom)" : "log kept whole"))
     }
 
     /// A shard's store files: the SQLite file, its WAL and shared memory, the codes file.
