@@ -27,11 +27,20 @@ import Storage
         })
     }
 
-    @Test func cleanCloseThenStartReadsTheFileAndAnswersAlike() throws {
+    /// A database path in a new temporary folder (`removeStore` takes the folder away).
+    func temporaryStore() throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kindred-codes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("k.sqlite").path
+        return dir.appendingPathComponent("k.sqlite").path
+    }
+
+    func removeStore(_ path: String) {
+        try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent())
+    }
+
+    @Test func cleanCloseThenStartReadsTheFileAndAnswersAlike() throws {
+        let path = try temporaryStore()
+        defer { removeStore(path) }
         let queries: [[Float]] = (0..<8).map { axisVector($0) }
         let even: JSONValue = ["kinds": ["even"]]
 
@@ -73,10 +82,8 @@ import Storage
 
     /// A write by another process between two starts (here a plain SQLite connection) makes the file stale.
     @Test func aWriteAfterTheCloseMakesTheNextStartReadSQLite() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kindred-codes-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("k.sqlite").path
+        let path = try temporaryStore()
+        defer { removeStore(path) }
         let first = try open(path)
         _ = try first.call("records/upsert", ["owner": "a", "records": records(40)])
         first.close()
@@ -96,10 +103,8 @@ import Storage
     /// Another process that commits a vector change while a service closes (its write transaction
     /// open when the close begins) leaves no stamp: the check and the stamp cannot straddle a commit.
     @Test func aCommitDuringTheCloseLeavesNoStamp() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kindred-codes-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("k.sqlite").path
+        let path = try temporaryStore()
+        defer { removeStore(path) }
         let first = try open(path)
         _ = try first.call("records/upsert", ["owner": "a", "records": records(40)])
         let other = try RecordStore(path: path)
