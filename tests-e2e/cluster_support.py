@@ -177,7 +177,7 @@ def wait_all_led(urls, nodes, timeout=60):
     status = None
     while time.monotonic() < deadline:
         for n in nodes:
-            assert n.proc.poll() is None, f"node {n.name} exited:\n{n.log()}"
+            assert n.proc.poll() is None, f"node {n.name} exited ({n.proc.returncode}):\n{n.log()}"
         try:
             status = cluster_status(urls)
             led = [s["leader"] for s in status["shards"]]
