@@ -110,6 +110,11 @@ struct BertEncoder: Sendable {
                 }
             }
 
+            if let ql, !short {
+                // Both blocks below, row by row, in int8 tiles that stay in cache.
+                afterAttentionInt8(context.pointer, x, y, layer, ql, rows: n, eps: c.layerNormEps, workers: workers)
+                continue
+            }
             // x = LayerNorm(x + context · Woᵀ + bo)
             dense(context.pointer, layer.attentionOutWeight, ql?.attentionOut, y, from: .residual(x, bias: layer.attentionOutBias),
                   rows: n, outputs: h, inputs: h, short: short, q8)
@@ -118,18 +123,14 @@ struct BertEncoder: Sendable {
             swap(&x, &y)
 
             // x = LayerNorm(x + GELU(x · W1ᵀ + b1) · W2ᵀ + b2)
-            if let ql, !short {
-                feedForwardInt8(x, layer, ql, y, rows: n, workers: workers)
-            } else {
-                dense(x, layer.intermediateWeight, ql?.intermediate, innerBuf.pointer, from: .bias(layer.intermediateBias),
-                      rows: n, outputs: inner, inputs: h, short: short, q8)
-                let act = innerBuf.pointer
-                Parallel.chunks(n, workers: workers) { rows in
-                    Activations.gelu(act + rows.lowerBound * inner, count: rows.count * inner)
-                }
-                dense(innerBuf.pointer, layer.outputWeight, ql?.output, y, from: .residual(x, bias: layer.outputBias),
-                      rows: n, outputs: h, inputs: inner, short: short, q8)
+            dense(x, layer.intermediateWeight, ql?.intermediate, innerBuf.pointer, from: .bias(layer.intermediateBias),
+                  rows: n, outputs: inner, inputs: h, short: short, q8)
+            let act = innerBuf.pointer
+            Parallel.chunks(n, workers: workers) { rows in
+                Activations.gelu(act + rows.lowerBound * inner, count: rows.count * inner)
             }
+            dense(innerBuf.pointer, layer.outputWeight, ql?.output, y, from: .residual(x, bias: layer.outputBias),
+                  rows: n, outputs: h, inputs: inner, short: short, q8)
             layerNorm(y, rows: n, cols: h, gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
                       eps: c.layerNormEps, workers: workers)
             swap(&x, &y)
@@ -256,26 +257,35 @@ struct BertEncoder: Sendable {
         }
     }
 
-    /// The feed-forward block of a long input in int8, `int8Tile` rows at a time on each worker:
-    /// y = x + b2 + GELU(x · W1ᵀ + b1) · W2ᵀ, the tile's intermediate activations in a buffer of the
-    /// worker's, still in the core's cache when GELU and the second product read them. Row by row the
-    /// same arithmetic, in the same order, as the dense layers and GELU one after the other.
-    private func feedForwardInt8(_ x: UnsafePointer<Float>, _ layer: BertLayerWeights, _ q: QuantizedLayer,
-                                 _ y: UnsafeMutablePointer<Float>, rows: Int, workers: Int) {
+    /// What follows the attention in a layer, for a long input in int8, `int8Tile` rows at a time on
+    /// each worker: mid = LayerNorm(x + bo + context · Woᵀ) into `mid`, then x = LayerNorm(mid + b2 +
+    /// GELU(mid · W1ᵀ + b1) · W2ᵀ) back into `x` (the two buffers' roles after both swaps of the
+    /// float path). A tile's rows, its intermediate activations (a buffer of the worker's) and each
+    /// layer's weights stay in the core's cache from one step to the next. Row by row the same
+    /// arithmetic, in the same order, as the steps one after the other over every row.
+    private func afterAttentionInt8(_ context: UnsafePointer<Float>, _ x: UnsafeMutablePointer<Float>, _ mid: UnsafeMutablePointer<Float>,
+                                    _ layer: BertLayerWeights, _ q: QuantizedLayer, rows: Int, eps: Float, workers: Int) {
         let h = q.intermediate.inputs, i = q.intermediate.outputs
-        let up = Start.bias(layer.intermediateBias), down = Start.residual(x, bias: layer.outputBias)
+        let out = Start.residual(x, bias: layer.attentionOutBias), up = Start.bias(layer.intermediateBias)
+        let down = Start.residual(mid, bias: layer.outputBias)
         Parallel.chunks(rows, workers: workers) { r in
             let buffer = QuantizedRows(rows: Self.int8Tile, maxInputs: i), activations = FloatBuffer(count: Self.int8Tile * i)
             let inner = activations.pointer
             for first in stride(from: r.lowerBound, to: r.upperBound, by: Self.int8Tile) {
                 let tile = first..<min(first + Self.int8Tile, r.upperBound), local = 0..<tile.count
+                let m = mid + first * h, xt = x + first * h
+                out.fill(mid, rows: tile, cols: h)
+                q.attentionOut.quantize(context + first * h, rows: local, into: buffer)
+                q.attentionOut.apply(buffer, rows: local, into: m, columns: 0..<h)
+                RowKernels.layerNorm(m, rows: tile.count, cols: h, gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta, eps: eps)
                 up.fill(inner, rows: local, cols: i)
-                q.intermediate.quantize(x + first * h, rows: local, into: buffer)
+                q.intermediate.quantize(m, rows: local, into: buffer)
                 q.intermediate.apply(buffer, rows: local, into: inner, columns: 0..<i)
                 Activations.gelu(inner, count: tile.count * i)
-                down.fill(y, rows: tile, cols: h)
+                down.fill(x, rows: tile, cols: h)
                 q.output.quantize(inner, rows: local, into: buffer)
-                q.output.apply(buffer, rows: local, into: y + first * h, columns: 0..<h)
+                q.output.apply(buffer, rows: local, into: xt, columns: 0..<h)
+                RowKernels.layerNorm(xt, rows: tile.count, cols: h, gamma: layer.outputNormGamma, beta: layer.outputNormBeta, eps: eps)
             }
         }
     }
