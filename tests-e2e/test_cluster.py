@@ -76,6 +76,19 @@ def owners_on_two_nodes(status, count=6):
     return owners
 
 
+def owners_led_by(status, node, count=2):
+    """`count` owners on as many different shards, all led by `node`."""
+    led = {s["shard"] for s in status["shards"] if s["leader"] == node}
+    owners = []
+    for i in range(1000):
+        o = f"person-{i}"
+        if shard_of(o) in led and shard_of(o) not in map(shard_of, owners):
+            owners.append(o)
+        if len(owners) == count:
+            return owners
+    raise AssertionError(f"fewer than {count} shards led by {node}: {status}")
+
+
 def upsert(r, owner, records):
     """Upserts and waits until the records are searchable (the node embeds them first)."""
     return r.result("records/upsert", {"owner": owner, "records": records, "waitForIndex": True}, timeout=60)
@@ -250,14 +263,7 @@ def test_kill_9_of_a_node_moves_its_shards_and_loses_no_acknowledged_write(clust
     a, b = node("a", failover_ms=failover_s * 1000), node("b", failover_ms=failover_s * 1000)
     status = wait_all_led(nats.urls, [a, b])
     # Two owners on two different shards of the node to kill.
-    on_a = [s["shard"] for s in status["shards"] if s["leader"] == "a"]
-    owners = []
-    for i in range(1000):
-        o = f"person-{i}"
-        if shard_of(o) in on_a and shard_of(o) not in map(shard_of, owners):
-            owners.append(o)
-        if len(owners) == 2:
-            break
+    owners = owners_led_by(status, "a")
     # A request that reaches the node just as it dies gets no answer (NATS cannot tell the requester
     # that the responder went): a router that waits 5 s for one answers -32060 sooner, and the client
     # asks again.
@@ -382,13 +388,7 @@ def test_a_drained_node_hands_every_shard_over_while_two_clients_write(cluster):
     status = wait_all_led(nats.urls, [a, b])
     on_a = [s["shard"] for s in status["shards"] if s["leader"] == "a"]
     # Two owners on two different shards of the node to drain.
-    owners = []
-    for i in range(1000):
-        o = f"person-{i}"
-        if shard_of(o) in on_a and shard_of(o) not in map(shard_of, owners):
-            owners.append(o)
-        if len(owners) == 2:
-            break
+    owners = owners_led_by(status, "a")
     writers = [router() for _ in owners]
     reader = router()
     err = run_cli("cluster", "drain", "zed", "--nats", nats.urls)

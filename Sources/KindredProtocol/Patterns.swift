@@ -28,10 +28,15 @@ public struct RefreshSummary: Codable, Sendable, Hashable {
     public var backgroundLevels: [BackgroundLevel]?
 }
 
+extension RefreshSummary {
+    /// The answer's fields, as `patterns/refresh` and `patterns/rebuild` declare them.
+    static let fields = ["recordsGrouped", "activeGroups", "groupsCreated", "groupsChanged", "groupsDormant", "themesCreated", "themesChanged", "activeThemes", "occurrences", "occurrencesInGroups", "placed", "seeded", "assigned", "evicted", "pending", "owners", "passageOccurrences", "vectorsComputed", "waitingForEmbedder", "durationMs", "backgroundLevels"]
+}
+
 /// `patterns/refresh`: places what changed (progress, cancellable; one transaction).
 public struct PatternsRefresh: KindredRequest {
     public static let spec = MethodSpec("patterns/refresh", [.optional("owner")],
-        result: ["recordsGrouped", "activeGroups", "groupsCreated", "groupsChanged", "groupsDormant", "themesCreated", "themesChanged", "activeThemes", "occurrences", "occurrencesInGroups", "placed", "seeded", "assigned", "evicted", "pending", "owners", "passageOccurrences", "vectorsComputed", "waitingForEmbedder", "durationMs", "backgroundLevels"])
+        result: RefreshSummary.fields)
     public typealias Result = RefreshSummary
     /// Every owner when nil.
     public var owner: String?
@@ -41,7 +46,7 @@ public struct PatternsRefresh: KindredRequest {
 /// `patterns/rebuild`: regroups from scratch, keeping corrections.
 public struct PatternsRebuild: KindredRequest {
     public static let spec = MethodSpec("patterns/rebuild", [.optional("owner")],
-        result: ["recordsGrouped", "activeGroups", "groupsCreated", "groupsChanged", "groupsDormant", "themesCreated", "themesChanged", "activeThemes", "occurrences", "occurrencesInGroups", "placed", "seeded", "assigned", "evicted", "pending", "owners", "passageOccurrences", "vectorsComputed", "waitingForEmbedder", "durationMs", "backgroundLevels"])
+        result: RefreshSummary.fields)
     public typealias Result = RefreshSummary
     public var owner: String?
     public init(owner: String? = nil) { self.owner = owner }
