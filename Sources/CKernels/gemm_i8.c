@@ -64,18 +64,34 @@ static float sum_squares(const float *x, size_t k) {
     return s;
 }
 
-static void quantize_rows_plain(const float *x, size_t ldx, size_t m, size_t k, uint8_t *u, float *scale, int32_t *outliers,
-                                float *outlier_values, int32_t *outlier_count) {
+// The rows past m of the last block of 8 hold code 0 (their zero point is 0): the kernels compute them, and drop them.
+static void pad_rows(uint8_t *u, size_t m, size_t kp) {
+    for (size_t i = m; i % 8 != 0; i++)
+        for (size_t p = 0; p < kp; p++) u[kindred_gemm_i8_row_offset(i, kp, p)] = 0;
+}
+
+// The scale and zero point of values in [lo, hi] (lo ≤ 0 ≤ hi, hi > lo): 255 steps of (hi − lo) / 255
+// from lo, with 0 on a step (code z), so that zero is coded exactly. Written once for both paths.
+static inline float range_scale(float lo, float hi, float *inv, int32_t *zero) {
+    float width = hi - lo;
+    *inv = 255.0f / width;
+    float z = kindred_round_even(-lo * *inv);
+    *zero = (int32_t)(z > 255 ? 255 : z);
+    return width / 255.0f;
+}
+
+static void quantize_rows_plain(const float *x, size_t ldx, size_t m, size_t k, float spread, uint8_t *u, float *scale, int32_t *zero,
+                                int32_t *outliers, float *outlier_values, int32_t *outlier_count) {
     size_t kp = kindred_gemm_i8_padded(k), cap = kindred_gemm_i8_outlier_capacity(k);
-    int8_t row[kp];
     float rest[k];
     for (size_t i = 0; i < m; i++) {
         const float *xi = x + i * ldx;
-        // |x[p]| > 3 · rms(x) taken out, as x[p]² · k > 9 · Σ x²; fewer than k / 9 can be.
-        float limit = 9.0f * sum_squares(xi, k);
+        // |x[p]| > spread · rms(x) taken out, as x[p]² · k > spread² · Σ x²; spread ≥ 3: fewer than k / 9 can be.
+        float limit = spread * spread * sum_squares(xi, k);
         int32_t count = 0;
         int32_t *oi = outliers + i * cap;
         float *ov = outlier_values + i * cap;
+        float lo = 0, hi = 0;
         for (size_t p = 0; p < k; p++) {
             float v = xi[p];
             if (v * v * (float)k > limit && (size_t)count < cap) {
@@ -85,14 +101,29 @@ static void quantize_rows_plain(const float *x, size_t ldx, size_t m, size_t k, 
                 rest[p] = 0;
             } else {
                 rest[p] = v;
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
             }
         }
         outlier_count[i] = count;
-        scale[i] = quantize(rest, k, row);
-        uint8_t *ui = u + i * kp;
-        for (size_t p = 0; p < k; p++) ui[p] = (uint8_t)(row[p] + 128);
-        for (size_t p = k; p < kp; p++) ui[p] = 128;
+        if (!(hi > lo)) {
+            scale[i] = 0;
+            zero[i] = 0;
+            for (size_t p = 0; p < kp; p++) u[kindred_gemm_i8_row_offset(i, kp, p)] = 0;
+            continue;
+        }
+        float inv;
+        scale[i] = range_scale(lo, hi, &inv, &zero[i]);
+        for (size_t p = 0; p < kp; p++) {
+            int32_t c = zero[i];
+            if (p < k) {
+                float r = kindred_round_even(rest[p] * inv) + (float)zero[i];
+                c = (int32_t)(r < 0 ? 0 : (r > 255 ? 255 : r));
+            }
+            u[kindred_gemm_i8_row_offset(i, kp, p)] = (uint8_t)c;
+        }
     }
+    pad_rows(u, m, kp);
 }
 
 void kindred_gemm_i8_pack_outlier_weights(const float *w, size_t n, size_t k, uint16_t *wt) {
@@ -114,21 +145,21 @@ static void add_outliers_plain(const int32_t *outliers, const float *outlier_val
     }
 }
 
-static void gemm_i8_plain(const uint8_t *u, const float *uscale, size_t m, const int8_t *packed, const float *wscale,
+static void gemm_i8_plain(const uint8_t *u, const float *uscale, const int32_t *uzero, size_t m, const int8_t *packed, const float *wscale,
                           const int32_t *wsum, size_t n, size_t kp, float *y, size_t ldy) {
     for (size_t i = 0; i < m; i++) {
         for (size_t j = 0; j < n; j++) {
             int32_t dot = 0;
-            for (size_t p = 0; p < kp; p++) dot += (int32_t)u[i * kp + p] * (int32_t)packed[packed_offset(j, kp, p)];
+            for (size_t p = 0; p < kp; p++) dot += (int32_t)u[kindred_gemm_i8_row_offset(i, kp, p)] * (int32_t)packed[packed_offset(j, kp, p)];
             float s = uscale[i] * wscale[j];
-            y[i * ldy + j] += (float)(dot - 128 * wsum[j]) * s;
+            y[i * ldy + j] += (float)(dot - uzero[i] * wsum[j]) * s;
         }
     }
 }
 
 void kindred_gemm_i8_reference(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
                                const uint16_t *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy) {
-    gemm_i8_plain(rows->codes, rows->scale, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), y, ldy);
+    gemm_i8_plain(rows->codes, rows->scale, rows->zero, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), y, ldy);
     add_outliers_plain(rows->outliers, rows->outlier_values, rows->outlier_count, m, kindred_gemm_i8_outlier_capacity(k), wt, ldwt, n, y, ldy);
 }
 
@@ -138,22 +169,25 @@ static int have_vnni(void) { return kindred_i8_vectorized(); }
 
 #define VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,f16c")))
 
-// R rows of u against G groups of 16 channels (G ≤ 4, R ≤ 8, R · G ≤ 24): R · G accumulators of 16 lanes; at each
-// step of 4 codes, G loads of weights and R broadcasts of four activation bytes. Then the rescale into
-// y, masked to the n − j0 channels that exist.
-VNNI static inline __attribute__((always_inline)) void block(const uint8_t *u, const float *uscale, size_t R, const int8_t *w,
+// A block of 8 rows of u against G groups of 16 channels (G ≤ 3): 8 · G accumulators of 16 lanes; at
+// each step of 4 codes, G loads of weights and 8 broadcasts of four activation bytes (the block's 32
+// bytes of the step, one after the other). Then the rescale into y, for the `rows` rows that exist,
+// masked to the `live` channels that exist. While it runs, it asks for `pflines` lines from `pf` (the
+// next block of channels' weights, which the next blocks of rows read) to be brought into cache.
+VNNI static inline __attribute__((always_inline)) void block(const uint8_t *u, const float *uscale, const int32_t *uzero, size_t rows, const int8_t *w,
                                                              const float *wscale, const int32_t *wsum, size_t G, size_t kp,
-                                                             size_t live, float *y, size_t ldy) {
-    __m512i acc[8][4];
-    for (size_t r = 0; r < R; r++)
+                                                             size_t live, float *y, size_t ldy, const int8_t *pf, size_t pflines) {
+    __m512i acc[8][3];
+    for (size_t r = 0; r < 8; r++)
         for (size_t g = 0; g < G; g++) acc[r][g] = _mm512_setzero_si512();
-    size_t gs = 16 * kp;
-    for (size_t t = 0; t < kp / 4; t++) {
-        __m512i wv[4];
+    size_t gs = 16 * kp, steps = kp / 4;
+    for (size_t t = 0; t < steps; t++) {
+        __m512i wv[3];
         for (size_t g = 0; g < G; g++) wv[g] = _mm512_loadu_si512(w + g * gs + t * 64);
-        for (size_t r = 0; r < R; r++) {
+        if (t < pflines) _mm_prefetch((const char *)(pf + t * 64), _MM_HINT_T0);
+        for (size_t r = 0; r < 8; r++) {
             uint32_t four;
-            memcpy(&four, u + r * kp + t * 4, 4);
+            memcpy(&four, u + t * 32 + r * 4, 4);
             __m512i a = _mm512_set1_epi32((int)four);
             for (size_t g = 0; g < G; g++) acc[r][g] = _mm512_dpbusd_epi32(acc[r][g], a, wv[g]);
         }
@@ -163,32 +197,35 @@ VNNI static inline __attribute__((always_inline)) void block(const uint8_t *u, c
         if (lanes == 0) break;
         __mmask16 mask = lanes >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << lanes) - 1);
         __m512 ws = _mm512_maskz_loadu_ps(mask, wscale + 16 * g);
-        __m512i offset = _mm512_slli_epi32(_mm512_maskz_loadu_epi32(mask, wsum + 16 * g), 7);
-        for (size_t r = 0; r < R; r++) {
+        __m512i sums = _mm512_maskz_loadu_epi32(mask, wsum + 16 * g);
+        for (size_t r = 0; r < rows; r++) {
             float *yr = y + r * ldy + 16 * g;
             __m512 s = _mm512_mul_ps(_mm512_set1_ps(uscale[r]), ws);
-            __m512 d = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[r][g], offset));
+            __m512 d = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[r][g], _mm512_mullo_epi32(sums, _mm512_set1_epi32(uzero[r]))));
             _mm512_mask_storeu_ps(yr, mask, _mm512_add_ps(_mm512_maskz_loadu_ps(mask, yr), _mm512_mul_ps(d, s)));
         }
     }
 }
 
-// Blocks of 48 channels (their weights stay in L1 for k = 384) against every row, eight rows at a
-// time: 24 accumulators, so each load of weights serves eight rows. The integer sums are exact, so
-// the blocking does not change a result.
-VNNI static void gemm_i8_vnni(const uint8_t *u, const float *uscale, size_t m, const int8_t *packed, const float *wscale,
+// Blocks of 48 channels (their weights stay in L1 for k = 384) against every block of 8 rows: 24
+// accumulators, so each load of weights serves eight rows. Each block of rows also brings in its share
+// of the next 48 channels' weights, so they are in cache when the first block of rows needs them. The
+// integer sums are exact, so the blocking does not change a result.
+VNNI static void gemm_i8_vnni(const uint8_t *u, const float *uscale, const int32_t *uzero, size_t m, const int8_t *packed, const float *wscale,
                               const int32_t *wsum, size_t n, size_t kp, float *y, size_t ldy) {
-    size_t groups = (n + 15) / 16;
+    size_t groups = (n + 15) / 16, blocks = (m + 7) / 8;
     for (size_t g0 = 0; g0 < groups; g0 += 3) {
         size_t G = groups - g0 < 3 ? groups - g0 : 3, j0 = 16 * g0, live = n - j0;
-        const int8_t *w = packed + g0 * 16 * kp;
-        size_t i = 0;
-        if (G == 3) {
-            for (; i + 8 <= m; i += 8) block(u + i * kp, uscale + i, 8, w, wscale + j0, wsum + j0, 3, kp, live, y + i * ldy + j0, ldy);
-            for (; i + 4 <= m; i += 4) block(u + i * kp, uscale + i, 4, w, wscale + j0, wsum + j0, 3, kp, live, y + i * ldy + j0, ldy);
-            for (; i < m; i++) block(u + i * kp, uscale + i, 1, w, wscale + j0, wsum + j0, 3, kp, live, y + i * ldy + j0, ldy);
-        } else {
-            for (; i < m; i++) block(u + i * kp, uscale + i, 1, w, wscale + j0, wsum + j0, G, kp, live, y + i * ldy + j0, ldy);
+        const int8_t *w = packed + g0 * 16 * kp, *next = w + G * 16 * kp;
+        size_t after = groups - g0 - G, nextLines = (after < 3 ? after : 3) * 16 * kp / 64, share = (nextLines + blocks - 1) / blocks;
+        for (size_t b = 0; b < blocks; b++) {
+            size_t i = 8 * b, rows = m - i < 8 ? m - i : 8, first = b * share;
+            size_t lines = first >= nextLines ? 0 : (nextLines - first < share ? nextLines - first : share);
+            const uint8_t *ub = u + i * kp;
+            float *yb = y + i * ldy + j0;
+            if (G == 3) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 3, kp, live, yb, ldy, next + first * 64, lines);
+            else if (G == 2) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 2, kp, live, yb, ldy, next, 0);
+            else block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 1, kp, live, yb, ldy, next, 0);
         }
     }
 }
@@ -215,64 +252,94 @@ VNNI static void add_outliers_avx512(const int32_t *outliers, const float *outli
     }
 }
 
-// `quantize_rows_plain` with AVX-512: the same sums of squares (16 lanes, then in order), the same
-// outliers, the same maximum and the same rounding (to nearest even), so the same bytes and scales.
-VNNI static void quantize_rows_avx512(const float *x, size_t ldx, size_t m, size_t k, uint8_t *u, float *scale, int32_t *outliers,
-                                      float *outlier_values, int32_t *outlier_count) {
-    size_t kp = kindred_gemm_i8_padded(k), cap = kindred_gemm_i8_outlier_capacity(k);
+// `quantize_rows_plain` with AVX-512, eight rows (a block of the codes) at a time: the same sums of
+// squares (16 lanes, then in order), the same outliers, range and rounding (to nearest even), so the same
+// bytes, scales and zero points. Each row's codes go to a line of its own, then the block's eight lines
+// are interleaved into the codes' layout 16 codes of each row at a time.
+VNNI static void quantize_rows_avx512(const float *x, size_t ldx, size_t m, size_t k, float spread, uint8_t *u, float *scale,
+                                      int32_t *zero, int32_t *outliers, float *outlier_values, int32_t *outlier_count) {
+    size_t kp = kindred_gemm_i8_padded(k), cap = kindred_gemm_i8_outlier_capacity(k), chunks = (kp + 15) / 16;
     float rest[k + 16];
-    for (size_t i = 0; i < m; i++) {
-        const float *xi = x + i * ldx;
-        __m512 acc = _mm512_setzero_ps();
-        for (size_t p = 0; p < k; p += 16) {
-            __mmask16 mask = k - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - p)) - 1);
-            __m512 v = _mm512_maskz_loadu_ps(mask, xi + p);
-            acc = _mm512_add_ps(acc, _mm512_mul_ps(v, v));
-        }
-        float lanes[16];
-        _mm512_storeu_ps(lanes, acc);
-        float ss = 0;
-        for (int l = 0; l < 16; l++) ss += lanes[l];
-        __m512 limit = _mm512_set1_ps(9.0f * ss), kf = _mm512_set1_ps((float)k);
-        int32_t count = 0;
-        int32_t *oi = outliers + i * cap;
-        float *ov = outlier_values + i * cap;
-        __m512 maxv = _mm512_setzero_ps();
-        for (size_t p = 0; p < k; p += 16) {
-            __mmask16 mask = k - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - p)) - 1);
-            __m512 v = _mm512_maskz_loadu_ps(mask, xi + p);
-            __mmask16 big = _mm512_mask_cmp_ps_mask(mask, _mm512_mul_ps(_mm512_mul_ps(v, v), kf), limit, _CMP_GT_OQ);
-            __mmask16 taken = 0;
-            while (big && (size_t)count < cap) {
-                int l = __builtin_ctz(big);
-                oi[count] = (int32_t)(p + (size_t)l);
-                ov[count] = xi[p + (size_t)l];
-                count++;
-                taken |= (__mmask16)(1u << l);
-                big &= (__mmask16)(big - 1);
+    uint8_t lines[8][chunks * 16];
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    // Dword j of a step pair's 64 bytes: step t = j / 8 of the pair, row r = j % 8; its four codes are
+    // dword 4r + t of rows 0–3 (first source) or 4(r − 4) + t of rows 4–7 (second source, + 16).
+    const __m512i pair0 = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+    const __m512i pair1 = _mm512_add_epi32(pair0, _mm512_set1_epi32(2));
+    for (size_t i0 = 0; i0 < m; i0 += 8) {
+        for (size_t r = 0; r < 8; r++) {
+            size_t i = i0 + r;
+            uint8_t *line = lines[r];
+            if (i >= m) { memset(line, 0, chunks * 16); continue; }
+            const float *xi = x + i * ldx;
+            __m512 acc = _mm512_setzero_ps();
+            for (size_t p = 0; p < k; p += 16) {
+                __mmask16 mask = k - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - p)) - 1);
+                __m512 v = _mm512_maskz_loadu_ps(mask, xi + p);
+                acc = _mm512_add_ps(acc, _mm512_mul_ps(v, v));
             }
-            v = _mm512_maskz_mov_ps((__mmask16)~taken, v);
-            _mm512_storeu_ps(rest + p, v);
-            maxv = _mm512_max_ps(maxv, _mm512_abs_ps(v));
+            float squares[16];
+            _mm512_storeu_ps(squares, acc);
+            float ss = 0;
+            for (int l = 0; l < 16; l++) ss += squares[l];
+            __m512 limit = _mm512_set1_ps(spread * spread * ss), kf = _mm512_set1_ps((float)k);
+            int32_t count = 0;
+            int32_t *oi = outliers + i * cap;
+            float *ov = outlier_values + i * cap;
+            __m512 lo = _mm512_setzero_ps(), hi = _mm512_setzero_ps();
+            for (size_t p = 0; p < k; p += 16) {
+                __mmask16 mask = k - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - p)) - 1);
+                __m512 v = _mm512_maskz_loadu_ps(mask, xi + p);
+                __mmask16 big = _mm512_mask_cmp_ps_mask(mask, _mm512_mul_ps(_mm512_mul_ps(v, v), kf), limit, _CMP_GT_OQ);
+                if (big) {
+                    // The first outliers in column order, as many as there is room for.
+                    while ((size_t)(count + __builtin_popcount(big)) > cap) big &= (__mmask16)~(1u << (31 - __builtin_clz(big)));
+                    _mm512_mask_compressstoreu_epi32(oi + count, big, _mm512_add_epi32(lane, _mm512_set1_epi32((int)p)));
+                    _mm512_mask_compressstoreu_ps(ov + count, big, v);
+                    count += __builtin_popcount(big);
+                    v = _mm512_maskz_mov_ps((__mmask16)~big, v);
+                }
+                _mm512_storeu_ps(rest + p, v);
+                lo = _mm512_min_ps(lo, v);
+                hi = _mm512_max_ps(hi, v);
+            }
+            outlier_count[i] = count;
+            float l = _mm512_reduce_min_ps(lo), h = _mm512_reduce_max_ps(hi);
+            if (!(h > l)) {
+                scale[i] = 0;
+                zero[i] = 0;
+                memset(line, 0, chunks * 16);
+                continue;
+            }
+            float inv1;
+            scale[i] = range_scale(l, h, &inv1, &zero[i]);
+            __m512 inv = _mm512_set1_ps(inv1);
+            const __m512i z = _mm512_set1_epi32(zero[i]), top = _mm512_set1_epi32(255), bottom = _mm512_setzero_si512();
+            for (size_t p = 0; p < chunks * 16; p += 16) {
+                __mmask16 live = p >= k ? 0 : (k - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - p)) - 1));
+                __m512 v = _mm512_maskz_loadu_ps(live, rest + p);
+                __m512i q = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                q = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(q, z), bottom), top);
+                _mm512_mask_cvtepi32_storeu_epi8(line + p, 0xFFFF, q);
+            }
         }
-        outlier_count[i] = count;
-        float mx = _mm512_reduce_max_ps(maxv);
-        uint8_t *ui = u + i * kp;
-        if (!(mx > 0)) {
-            scale[i] = 0;
-            memset(ui, 128, kp);
-            continue;
-        }
-        scale[i] = mx / 127.0f;
-        __m512 inv = _mm512_set1_ps(127.0f / mx);
-        const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127), offset = _mm512_set1_epi32(128);
-        for (size_t p = 0; p < kp; p += 16) {
-            __mmask16 mask = kp - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (kp - p)) - 1);
-            __mmask16 live = p >= k ? 0 : (k - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - p)) - 1));
-            __m512 v = _mm512_maskz_loadu_ps(live, rest + p);
-            __m512i q = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-            q = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(q, lo), hi), offset);
-            _mm512_mask_cvtepi32_storeu_epi8(ui + p, mask, q);
+        // Interleave: 16 codes (4 steps) of the eight lines at a time, into two step pairs of 64 bytes.
+        uint8_t *ub = u + i0 * kp;
+        size_t steps = kp / 4;
+        for (size_t c = 0; c < chunks; c++) {
+            __m512i a = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(lines[0] + 16 * c)));
+            a = _mm512_inserti32x4(a, _mm_loadu_si128((const __m128i *)(lines[1] + 16 * c)), 1);
+            a = _mm512_inserti32x4(a, _mm_loadu_si128((const __m128i *)(lines[2] + 16 * c)), 2);
+            a = _mm512_inserti32x4(a, _mm_loadu_si128((const __m128i *)(lines[3] + 16 * c)), 3);
+            __m512i b = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(lines[4] + 16 * c)));
+            b = _mm512_inserti32x4(b, _mm_loadu_si128((const __m128i *)(lines[5] + 16 * c)), 1);
+            b = _mm512_inserti32x4(b, _mm_loadu_si128((const __m128i *)(lines[6] + 16 * c)), 2);
+            b = _mm512_inserti32x4(b, _mm_loadu_si128((const __m128i *)(lines[7] + 16 * c)), 3);
+            size_t left = steps - 4 * c;  // steps of this chunk that exist: 1 to 4 (the last chunk) or more
+            __mmask16 m0 = left >= 2 ? (__mmask16)0xFFFF : (__mmask16)0x00FF;
+            __mmask16 m1 = left >= 4 ? (__mmask16)0xFFFF : (left == 3 ? (__mmask16)0x00FF : 0);
+            _mm512_mask_storeu_epi32(ub + 4 * c * 32, m0, _mm512_permutex2var_epi32(a, pair0, b));
+            _mm512_mask_storeu_epi32(ub + (4 * c + 2) * 32, m1, _mm512_permutex2var_epi32(a, pair1, b));
         }
     }
 }
@@ -282,7 +349,7 @@ void kindred_gemm_i8(const kindred_i8_rows *rows, size_t m, const int8_t *packed
                      const uint16_t *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy) {
 #ifdef KINDRED_X86
     if (have_vnni()) {
-        gemm_i8_vnni(rows->codes, rows->scale, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), y, ldy);
+        gemm_i8_vnni(rows->codes, rows->scale, rows->zero, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), y, ldy);
         add_outliers_avx512(rows->outliers, rows->outlier_values, rows->outlier_count, m, kindred_gemm_i8_outlier_capacity(k), wt, ldwt, n, y, ldy);
         return;
     }
@@ -290,17 +357,17 @@ void kindred_gemm_i8(const kindred_i8_rows *rows, size_t m, const int8_t *packed
     kindred_gemm_i8_reference(rows, m, packed, wscale, wsum, wt, ldwt, n, k, y, ldy);
 }
 
-void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t k, uint8_t *u, float *scale, int32_t *outliers,
-                                   float *outlier_values, int32_t *outlier_count) {
+void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t k, float spread, uint8_t *u, float *scale, int32_t *zero,
+                                   int32_t *outliers, float *outlier_values, int32_t *outlier_count) {
 #ifdef KINDRED_X86
-    if (have_vnni()) { quantize_rows_avx512(x, ldx, m, k, u, scale, outliers, outlier_values, outlier_count); return; }
+    if (have_vnni()) { quantize_rows_avx512(x, ldx, m, k, spread, u, scale, zero, outliers, outlier_values, outlier_count); return; }
 #endif
-    quantize_rows_plain(x, ldx, m, k, u, scale, outliers, outlier_values, outlier_count);
+    quantize_rows_plain(x, ldx, m, k, spread, u, scale, zero, outliers, outlier_values, outlier_count);
 }
 
-void kindred_gemm_i8_quantize_rows_reference(const float *x, size_t ldx, size_t m, size_t k, uint8_t *u, float *scale, int32_t *outliers,
-                                             float *outlier_values, int32_t *outlier_count) {
-    quantize_rows_plain(x, ldx, m, k, u, scale, outliers, outlier_values, outlier_count);
+void kindred_gemm_i8_quantize_rows_reference(const float *x, size_t ldx, size_t m, size_t k, float spread, uint8_t *u, float *scale,
+                                             int32_t *zero, int32_t *outliers, float *outlier_values, int32_t *outlier_count) {
+    quantize_rows_plain(x, ldx, m, k, spread, u, scale, zero, outliers, outlier_values, outlier_count);
 }
 
 int kindred_gemm_i8_vectorized(void) {

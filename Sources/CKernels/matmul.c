@@ -99,46 +99,65 @@ __attribute__((target("avx2,fma"))) static void gemm_nn_avx2(const float *a, siz
     }
 }
 
-// AVX-512: blocks of R ≤ 6 rows × 32 columns (twelve accumulators in registers), the last columns
+// AVX-512: blocks of R ≤ 12 rows × 32 columns (24 accumulators in registers: the longer the chains
+// in flight, the closer the products come to the core's two multiply-adds a cycle), the last columns
 // of a row masked. Each y[i, j] is the same chain of fused multiply-adds over p in order, then times
 // alpha, as in `gemm_nn_avx2`, so both give the same bits.
 #define AVX512 __attribute__((target("avx512f")))
 AVX512 static inline __attribute__((always_inline)) void gemm_nn_block(const float *a, size_t lda, const float *b, size_t ldb, float *y,
                                                                       size_t ldy, size_t k, __m512 scale, __mmask16 m0, __mmask16 m1,
                                                                       const int rows) {
-    __m512 acc0[6], acc1[6];
-    for (int r = 0; r < rows; r++) { acc0[r] = _mm512_setzero_ps(); acc1[r] = _mm512_setzero_ps(); }
+    __m512 acc0[12], acc1[12];
+    _Pragma("clang loop unroll(full)") for (int r = 0; r < rows; r++) { acc0[r] = _mm512_setzero_ps(); acc1[r] = _mm512_setzero_ps(); }
     for (size_t p = 0; p < k; p++) {
         __m512 b0 = _mm512_maskz_loadu_ps(m0, b + p * ldb), b1 = _mm512_maskz_loadu_ps(m1, b + p * ldb + 16);
-        for (int r = 0; r < rows; r++) {
+        _Pragma("clang loop unroll(full)") for (int r = 0; r < rows; r++) {
             __m512 s = _mm512_set1_ps(a[r * lda + p]);
             acc0[r] = _mm512_fmadd_ps(s, b0, acc0[r]);
             acc1[r] = _mm512_fmadd_ps(s, b1, acc1[r]);
         }
     }
-    for (int r = 0; r < rows; r++) {
+    _Pragma("clang loop unroll(full)") for (int r = 0; r < rows; r++) {
         _mm512_mask_storeu_ps(y + r * ldy, m0, _mm512_mul_ps(scale, acc0[r]));
         _mm512_mask_storeu_ps(y + r * ldy + 16, m1, _mm512_mul_ps(scale, acc1[r]));
     }
 }
 
+// Blocks of R ≤ 12 rows × 16 columns (the last columns of a row, when fewer than 17 are left): twelve
+// accumulators, each the same chain as in `gemm_nn_block`.
+AVX512 static inline __attribute__((always_inline)) void gemm_nn_narrow(const float *a, size_t lda, const float *b, size_t ldb, float *y,
+                                                                       size_t ldy, size_t k, __m512 scale, __mmask16 m0, const int rows) {
+    __m512 acc[12];
+    _Pragma("clang loop unroll(full)") for (int r = 0; r < rows; r++) acc[r] = _mm512_setzero_ps();
+    for (size_t p = 0; p < k; p++) {
+        __m512 b0 = _mm512_maskz_loadu_ps(m0, b + p * ldb);
+        _Pragma("clang loop unroll(full)") for (int r = 0; r < rows; r++) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + p]), b0, acc[r]);
+    }
+    _Pragma("clang loop unroll(full)") for (int r = 0; r < rows; r++) _mm512_mask_storeu_ps(y + r * ldy, m0, _mm512_mul_ps(scale, acc[r]));
+}
+
 AVX512 static void gemm_nn_avx512(const float *a, size_t lda, const float *b, size_t ldb, float *y, size_t ldy, size_t m, size_t n,
                                   size_t k, float alpha) {
     __m512 scale = _mm512_set1_ps(alpha);
-    for (size_t j = 0; j < n; j += 32) {
+    size_t j = 0;
+    for (; j + 16 < n; j += 32) {
         size_t left = n - j;
-        __mmask16 m0 = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
-        __mmask16 m1 = left >= 32 ? (__mmask16)0xFFFF : left > 16 ? (__mmask16)((1u << (left - 16)) - 1) : (__mmask16)0;
+        __mmask16 m0 = (__mmask16)0xFFFF;
+        __mmask16 m1 = left >= 32 ? (__mmask16)0xFFFF : (__mmask16)((1u << (left - 16)) - 1);
         size_t i = 0;
-        for (; i + 6 <= m; i += 6) gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 6);
-        switch (m - i) {
-        case 5: gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 5); break;
-        case 4: gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 4); break;
-        case 3: gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 3); break;
-        case 2: gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 2); break;
-        case 1: gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 1); break;
-        default: break;
-        }
+        for (; i + 12 <= m; i += 12) gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 12);
+        if (m - i >= 8) { gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 8); i += 8; }
+        if (m - i >= 4) { gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 4); i += 4; }
+        if (m - i >= 2) { gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 2); i += 2; }
+        if (m - i >= 1) gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 1);
+    }
+    if (j < n) {
+        __mmask16 m0 = (__mmask16)((1u << (n - j)) - 1);
+        if (n - j == 16) m0 = (__mmask16)0xFFFF;
+        size_t i = 0;
+        for (; i + 12 <= m; i += 12) gemm_nn_narrow(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, 12);
+        for (; i + 4 <= m; i += 4) gemm_nn_narrow(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, 4);
+        for (; i < m; i++) gemm_nn_narrow(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, 1);
     }
 }
 

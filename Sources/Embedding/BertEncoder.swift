@@ -14,7 +14,7 @@ import LinearAlgebra
 ///     context [N × H]    attention output before the output projection
 ///     scratch [N × H]    residual + projection; swapped with `hidden` after each LayerNorm
 ///     inner   [N × I]    feed-forward activations (int8, long inputs: `int8Tile` rows per worker)
-///     scores  [T × T]    one head's attention matrix
+///     scratch [3·T·H + T·d + T²]  one sequence's Q, K, V by head, a head's Kᵀ and attention matrix, per worker
 struct BertEncoder: Sendable {
     let weights: BertWeights
     /// Threads that share each dense product of a short input (see `shortInput`): the output columns
@@ -63,9 +63,8 @@ struct BertEncoder: Sendable {
         // int8, short inputs: each dense layer's input rows quantised (bytes padded to a multiple of 4) and
         // their scales. Long inputs quantise `int8Tile` rows at a time into each worker's own buffer.
         let q8 = Int8Input(rows: QuantizedRows(rows: quantized == nil || !short ? 0 : n, maxInputs: max(h, inner)), workers: workers)
-        let scores = (0..<workers).map { _ in FloatBuffer(count: longest * longest) }
-        // One head's keys transposed (d × T) per worker, so Q·Kᵀ runs as a product with long rows.
-        let keys = (0..<workers).map { _ in FloatBuffer(count: d * longest) }
+        // Each worker's copies of one head's rows and its attention matrix (`FloatKernels.attentionHead`).
+        let headScratch = (0..<workers).map { _ in FloatBuffer(count: FloatKernels.attentionScratch(rows: longest, heads: heads, width: d)) }
         // `x` is the residual stream; each sub-layer writes into `y` and the two are swapped.
         var x = hidden.pointer, y = scratch.pointer
 
@@ -92,21 +91,12 @@ struct BertEncoder: Sendable {
 
             // context = softmax(Q·Kᵀ/√d) · V per sequence and head, with the small kernels and never
             // through BLAS (BLAS threads are set once at start and never changed here). Short inputs:
-            // on this thread. Longer ones: each of the workers takes every workers-th (sequence, head)
-            // pair with its own scores and keys buffers.
-            let pairs = lengths.count * heads
-            Parallel.run(workers: min(workers, pairs)) { worker, count in
-                let sc = scores[worker].pointer, kt = keys[worker].pointer
-                for pair in stride(from: worker, to: pairs, by: count) {
-                    let s = pair / heads, head = pair % heads, t = lengths[s]
-                    let q = qkv.pointer + offsets[s] * 3 * h + head * d, k = q + h, v = q + 2 * h
-                    for r in 0..<t {
-                        let row = k + r * 3 * h
-                        for c in 0..<d { kt[c * t + r] = row[c] }
-                    }
-                    FloatKernels.multiply(q, stride: 3 * h, kt, stride: t, into: sc, stride: t, m: t, n: t, k: d, alpha: scale)
-                    Activations.softmaxRows(sc, rows: t, cols: t)
-                    FloatKernels.multiply(sc, stride: t, v, stride: 3 * h, into: context.pointer + offsets[s] * h + head * d, stride: h, m: t, n: d, k: t)
+            // on this thread. Longer ones: each of the workers takes every workers-th sequence with
+            // its own scratch.
+            Parallel.run(workers: min(workers, lengths.count)) { worker, count in
+                for s in stride(from: worker, to: lengths.count, by: count) {
+                    FloatKernels.attention(qkv.pointer + offsets[s] * 3 * h, stride: 3 * h, rows: lengths[s], heads: heads, width: d, scale: scale,
+                                           into: context.pointer + offsets[s] * h, stride: h, scratch: headScratch[worker].pointer)
                 }
             }
 
@@ -277,7 +267,7 @@ struct BertEncoder: Sendable {
                 out.fill(mid, rows: tile, cols: h)
                 q.attentionOut.quantize(context + first * h, rows: local, into: buffer)
                 q.attentionOut.apply(buffer, rows: local, into: m, columns: 0..<h)
-                RowKernels.layerNorm(m, rows: tile.count, cols: h, gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta, eps: eps)
+                LayerNorm.rows(m, rows: tile.count, cols: h, gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta, eps: eps)
                 up.fill(inner, rows: local, cols: i)
                 q.intermediate.quantize(m, rows: local, into: buffer)
                 q.intermediate.apply(buffer, rows: local, into: inner, columns: 0..<i)
@@ -285,7 +275,7 @@ struct BertEncoder: Sendable {
                 down.fill(x, rows: tile, cols: h)
                 q.output.quantize(inner, rows: local, into: buffer)
                 q.output.apply(buffer, rows: local, into: xt, columns: 0..<h)
-                RowKernels.layerNorm(xt, rows: tile.count, cols: h, gamma: layer.outputNormGamma, beta: layer.outputNormBeta, eps: eps)
+                LayerNorm.rows(xt, rows: tile.count, cols: h, gamma: layer.outputNormGamma, beta: layer.outputNormBeta, eps: eps)
             }
         }
     }
@@ -296,7 +286,7 @@ struct BertEncoder: Sendable {
         beta: UnsafePointer<Float>, eps: Float, workers: Int
     ) {
         Parallel.chunks(rows, workers: workers) { r in
-            RowKernels.layerNorm(x + r.lowerBound * cols, rows: r.count, cols: cols, gamma: gamma, beta: beta, eps: eps)
+            LayerNorm.rows(x + r.lowerBound * cols, rows: r.count, cols: cols, gamma: gamma, beta: beta, eps: eps)
         }
     }
 }

@@ -21,14 +21,17 @@ final class Storage<Element>: @unchecked Sendable {
 /// with the weights transposed (`[inputs × outputs]`, half floats) for the rows' outliers.
 struct QuantizedDense: @unchecked Sendable {
     let outputs: Int, inputs: Int
+    /// Input values past this many times their row's rms are the row's outliers.
+    let spread: Float
     let codes: Storage<Int8>
     let scale: Storage<Float>
     let sums: Storage<Int32>
     let transposed: Storage<UInt16>
 
-    init(_ w: UnsafePointer<Float>, outputs: Int, inputs: Int) {
+    init(_ w: UnsafePointer<Float>, outputs: Int, inputs: Int, spread: Float) {
         self.outputs = outputs
         self.inputs = inputs
+        self.spread = spread
         let channels = Int8Dense.paddedChannels(outputs)
         codes = Storage(count: channels * Int8Dense.paddedInputs(inputs))
         scale = Storage(count: channels)
@@ -50,43 +53,52 @@ struct QuantizedDense: @unchecked Sendable {
 
     /// Quantises rows `rows` of x (`inputs` floats each) into the same rows of `q`.
     func quantize(_ x: UnsafePointer<Float>, rows: Range<Int>, into q: QuantizedRows) {
-        Int8Dense.quantize(x + rows.lowerBound * inputs, stride: inputs, rows: rows.count, inputs: inputs, into: q.rows(rows.lowerBound, inputs: inputs))
+        Int8Dense.quantize(x + rows.lowerBound * inputs, stride: inputs, rows: rows.count, inputs: inputs, spread: spread, into: q.rows(rows.lowerBound, inputs: inputs))
     }
 }
 
 /// A dense layer's input rows quantised (`Int8Dense.quantize`), for inputs of up to
 /// `maxInputs` values; each dense layer of a pass overwrites them.
 final class QuantizedRows: @unchecked Sendable {
-    let codes: Storage<UInt8>, scale: Storage<Float>, outliers: Storage<Int32>, values: Storage<Float>, counts: Storage<Int32>
+    let codes: Storage<UInt8>, scale: Storage<Float>, zero: Storage<Int32>, outliers: Storage<Int32>, values: Storage<Float>, counts: Storage<Int32>
 
     init(rows: Int, maxInputs: Int) {
         let cap = Int8Dense.outlierCapacity(maxInputs)
-        codes = Storage(count: rows * Int8Dense.paddedInputs(maxInputs))
+        codes = Storage(count: Int8Dense.rowsSize(rows, inputs: maxInputs))
         scale = Storage(count: rows)
+        zero = Storage(count: rows)
         outliers = Storage(count: rows * cap)
         values = Storage(count: rows * cap)
         counts = Storage(count: rows)
     }
 
-    /// Row `first` onwards, laid out for inputs of `inputs` values.
+    /// Row `first` (a multiple of 8: the codes' blocks) onwards, laid out for inputs of `inputs` values.
     func rows(_ first: Int, inputs: Int) -> Int8Dense.Rows {
+        precondition(first % 8 == 0, "quantised rows start at a block of 8")
         let cap = Int8Dense.outlierCapacity(inputs)
-        return Int8Dense.Rows(codes: codes.pointer + first * Int8Dense.paddedInputs(inputs), scale: scale.pointer + first,
+        return Int8Dense.Rows(codes: codes.pointer + first * Int8Dense.paddedInputs(inputs), scale: scale.pointer + first, zero: zero.pointer + first,
                               outliers: outliers.pointer + first * cap, outlierValues: values.pointer + first * cap, outlierCounts: counts.pointer + first)
     }
 }
 
 /// The quantised dense layers of one encoder layer.
 struct QuantizedLayer: Sendable {
+    /// Outliers of a LayerNorm's or the attention's output rows: past 3 times the row's rms.
+    static let spread: Float = 3
+    /// Outliers of the GELU rows the feed-forward output reads: past 5 times the row's rms. GELU leaves
+    /// nothing below −0.17 and a long positive tail, so a row's range lies mostly above zero and its
+    /// 255 steps are about as fine at 5 rms as a symmetric code's 127 a side at 3, with far fewer
+    /// outliers (each a row of weights read from memory); see bench/embedder/RESULTS.md.
+    static let geluSpread: Float = 5
     let qkv: QuantizedDense
     let attentionOut: QuantizedDense
     let intermediate: QuantizedDense
     let output: QuantizedDense
 
     init(_ l: BertLayerWeights, hidden h: Int, intermediate i: Int) {
-        qkv = QuantizedDense(l.qkvWeight, outputs: 3 * h, inputs: h)
-        attentionOut = QuantizedDense(l.attentionOutWeight, outputs: h, inputs: h)
-        intermediate = QuantizedDense(l.intermediateWeight, outputs: i, inputs: h)
-        output = QuantizedDense(l.outputWeight, outputs: h, inputs: i)
+        qkv = QuantizedDense(l.qkvWeight, outputs: 3 * h, inputs: h, spread: Self.spread)
+        attentionOut = QuantizedDense(l.attentionOutWeight, outputs: h, inputs: h, spread: Self.spread)
+        intermediate = QuantizedDense(l.intermediateWeight, outputs: i, inputs: h, spread: Self.spread)
+        output = QuantizedDense(l.outputWeight, outputs: h, inputs: i, spread: Self.geluSpread)
     }
 }

@@ -1,7 +1,8 @@
 internal import CKernels
 
 /// GELU and softmax of the encoder's forward pass (`activations.c`): AVX-512 where the CPU has it,
-/// portable C otherwise, with the same bits (no fused multiply-adds in either).
+/// portable C otherwise (compiled for FMA where the CPU has it), with the same bits (every fused
+/// multiply-add written out in both).
 public enum Activations {
     /// GELU in place, erf form: 0.5·x·(1 + erf(x/√2)), erf within 4.2e-7 (a rational approximation
     /// that vectorises, three orders of magnitude closer than the tanh form).

@@ -33,6 +33,19 @@ public enum FloatKernels {
         kindred_gemm_nn(a, lda, b, ldb, y, ldy, m, n, k, alpha)
     }
 
+    /// Floats of scratch `attention` needs for `rows` rows of `heads` heads of `width` values.
+    public static func attentionScratch(rows t: Int, heads: Int, width d: Int) -> Int { kindred_attention_scratch(t, heads, d) }
+
+    /// Self-attention of one sequence of `rows` rows, row r being [Q | K | V] (`heads` · `width` floats each) at
+    /// qkv + r · `stride`: for each head, out[i, head's columns] = Σⱼ softmax(scale · qᵢ · kⱼ)ⱼ · vⱼ (out's row stride
+    /// `outStride`); `scratch` holds `attentionScratch` floats.
+    public static func attention(
+        _ qkv: UnsafePointer<Float>, stride ld: Int, rows t: Int, heads: Int, width d: Int, scale: Float,
+        into out: UnsafeMutablePointer<Float>, stride ldo: Int, scratch: UnsafeMutablePointer<Float>
+    ) {
+        kindred_attention(qkv, ld, t, heads, d, scale, out, ldo, scratch)
+    }
+
     /// Whether the vector instruction path is in use (for reports).
     public static var vectorized: Bool { kindred_kernels_vectorized() != 0 }
 }

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 @testable import Embedding
+import Kernels
 
 @Suite("Numeric kernels")
 struct KernelTests {
     @Test func layerNormUsesBiasedVariance() {
         var x: [Float] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
         let gamma = [Float](repeating: 2, count: 10), beta = [Float](repeating: 1, count: 10)
-        x.withUnsafeMutableBufferPointer { RowKernels.layerNorm($0.baseAddress!, rows: 1, cols: 10, gamma: gamma, beta: beta, eps: 0) }
+        x.withUnsafeMutableBufferPointer { LayerNorm.rows($0.baseAddress!, rows: 1, cols: 10, gamma: gamma, beta: beta, eps: 0) }
         // mean 5.5, biased variance 8.25
         for (i, v) in x.enumerated() {
             let expected = (Float(i + 1) - 5.5) / Float(8.25).squareRoot() * 2 + 1

@@ -76,3 +76,27 @@ struct ActivationTests {
         }
     }
 }
+
+/// LayerNorm (`LayerNorm.rows`): the dispatched path gives the plain C reference's bits, and both are
+/// within float rounding of a float64 LayerNorm.
+@Suite("LayerNorm")
+struct LayerNormTests {
+    @Test(arguments: [1, 10, 16, 37, 384])
+    func givesTheReferenceBits(cols: Int) {
+        let rows = 3
+        let x = MatmulKernelTests.values(rows * cols, seed: UInt64(cols) + 11).map { $0 * 4 + 1 }
+        let gamma = MatmulKernelTests.values(cols, seed: 5), beta = MatmulKernelTests.values(cols, seed: 6)
+        var fast = x, plain = x
+        fast.withUnsafeMutableBufferPointer { LayerNorm.rows($0.baseAddress!, rows: rows, cols: cols, gamma: gamma, beta: beta, eps: 1e-12) }
+        plain.withUnsafeMutableBufferPointer { LayerNorm.rows($0.baseAddress!, rows: rows, cols: cols, gamma: gamma, beta: beta, eps: 1e-12, path: .reference) }
+        #expect(fast.map(\.bitPattern) == plain.map(\.bitPattern))
+        for r in 0..<rows where cols > 1 {
+            let row = x[(r * cols)..<((r + 1) * cols)].map(Double.init)
+            let mean = row.reduce(0, +) / Double(cols), variance = row.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(cols)
+            for c in 0..<cols {
+                let expected = (row[c] - mean) / (variance + 1e-12).squareRoot() * Double(gamma[c]) + Double(beta[c])
+                #expect(abs(Double(fast[r * cols + c]) - expected) <= 1e-5)
+            }
+        }
+    }
+}

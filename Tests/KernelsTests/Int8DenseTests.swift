@@ -20,17 +20,19 @@ struct Int8DenseTests {
     }
 
     struct Rows {
-        var codes: [UInt8], scale: [Float], outliers: [Int32], values: [Float], counts: [Int32]
+        var codes: [UInt8], scale: [Float], zero: [Int32], outliers: [Int32], values: [Float], counts: [Int32]
 
         /// Calls `body` with the kernels' view of the arrays.
         mutating func withRows(_ body: (Int8Dense.Rows) -> Void) {
             codes.withUnsafeMutableBufferPointer { c in
                 scale.withUnsafeMutableBufferPointer { s in
-                    outliers.withUnsafeMutableBufferPointer { o in
-                        values.withUnsafeMutableBufferPointer { v in
-                            counts.withUnsafeMutableBufferPointer { n in
-                                body(Int8Dense.Rows(codes: c.baseAddress!, scale: s.baseAddress!, outliers: o.baseAddress!, outlierValues: v.baseAddress!,
-                                                    outlierCounts: n.baseAddress!))
+                    zero.withUnsafeMutableBufferPointer { z in
+                        outliers.withUnsafeMutableBufferPointer { o in
+                            values.withUnsafeMutableBufferPointer { v in
+                                counts.withUnsafeMutableBufferPointer { n in
+                                    body(Int8Dense.Rows(codes: c.baseAddress!, scale: s.baseAddress!, zero: z.baseAddress!, outliers: o.baseAddress!,
+                                                        outlierValues: v.baseAddress!, outlierCounts: n.baseAddress!))
+                                }
                             }
                         }
                     }
@@ -39,12 +41,12 @@ struct Int8DenseTests {
         }
     }
 
-    static func quantize(_ x: [Float], m: Int, k: Int, reference: Bool = false) -> Rows {
+    static func quantize(_ x: [Float], m: Int, k: Int, spread: Float = 3, reference: Bool = false) -> Rows {
         let cap = Int8Dense.outlierCapacity(k)
-        var r = Rows(codes: [UInt8](repeating: 0, count: m * Int8Dense.paddedInputs(k)), scale: [Float](repeating: 0, count: m),
-                     outliers: [Int32](repeating: 0, count: m * cap), values: [Float](repeating: 0, count: m * cap),
+        var r = Rows(codes: [UInt8](repeating: 0, count: Int8Dense.rowsSize(m, inputs: k)), scale: [Float](repeating: 0, count: m),
+                     zero: [Int32](repeating: 0, count: m), outliers: [Int32](repeating: 0, count: m * cap), values: [Float](repeating: 0, count: m * cap),
                      counts: [Int32](repeating: 0, count: m))
-        r.withRows { Int8Dense.quantize(x, stride: k, rows: m, inputs: k, into: $0, path: reference ? .reference : .dispatched) }
+        r.withRows { Int8Dense.quantize(x, stride: k, rows: m, inputs: k, spread: spread, into: $0, path: reference ? .reference : .dispatched) }
         return r
     }
 
@@ -112,7 +114,7 @@ struct Int8DenseTests {
                 var exact = 0
                 for t in 0..<k {
                     let code = Int(p.codes[(j / 16) * 16 * p.kp + (t / 4) * 64 + (j % 16) * 4 + t % 4])
-                    exact += (Int(q.codes[i * p.kp + t]) - 128) * code
+                    exact += (Int(q.codes[Int8Dense.rowOffset(row: i, input: t, inputs: k)]) - Int(q.zero[i])) * code
                 }
                 #expect(sums[i * n + j] == Float(exact), "\(m)×\(n)×\(k) at \(i),\(j)")
             }
@@ -123,9 +125,43 @@ struct Int8DenseTests {
     func quantisedRowsMatchReference(shape: Int) {
         let (m, _, k) = Self.shapes[shape]
         let x = Self.rows(m: m, k: k, seed: UInt64(shape + 3))
-        let fast = Self.quantize(x, m: m, k: k), plain = Self.quantize(x, m: m, k: k, reference: true)
-        #expect(fast.codes == plain.codes && fast.scale == plain.scale && fast.counts == plain.counts)
-        #expect(fast.outliers == plain.outliers && fast.values == plain.values)
+        // Also GELU-like rows (a long positive tail, nothing below −0.17) with a wider spread, and rows
+        // with more outliers than the arrays hold.
+        let gelu = x.map { max($0, -0.17) }, crowded = (0..<(m * k)).map { Float($0 % 5 == 0 ? 50 : 1) }
+        for (input, spread) in [(x, Float(3)), (gelu, 5), (crowded, 3)] {
+            let fast = Self.quantize(input, m: m, k: k, spread: spread), plain = Self.quantize(input, m: m, k: k, spread: spread, reference: true)
+            #expect(fast.codes == plain.codes && fast.scale == plain.scale && fast.zero == plain.zero && fast.counts == plain.counts)
+            #expect(fast.outliers == plain.outliers && fast.values == plain.values)
+        }
+    }
+
+    /// Each row is coded over its own range [lo, hi] ∋ 0 (outliers out): codes 0 and 255 are lo and hi,
+    /// zero is coded exactly (code z), and every value is within half a step of its code's value.
+    @Test func rowsUseTheirWholeRange() {
+        let (m, k) = (3, 384)
+        var x = MatmulKernelTests.values(m * k, seed: 77).map { max($0 * 2, -0.17) }
+        x[5] = 0
+        let q = Self.quantize(x, m: m, k: k, spread: 5)
+        for i in 0..<m {
+            let codes = (0..<k).map { Int(q.codes[Int8Dense.rowOffset(row: i, input: $0, inputs: k)]) }
+            let outliers = Set(q.outliers[(i * Int8Dense.outlierCapacity(k))..<(i * Int8Dense.outlierCapacity(k) + Int(q.counts[i]))].map(Int.init))
+            #expect(codes.min() == 0 && codes.max() == 255, "row \(i)")
+            #expect(q.zero[i] > 0 && q.zero[i] < 64, "row \(i): most of the range above zero")
+            for p in 0..<k where !outliers.contains(p) {
+                let value = q.scale[i] * Float(codes[p] - Int(q.zero[i]))
+                #expect(abs(value - x[i * k + p]) <= q.scale[i] * 0.5001, "row \(i) input \(p)")
+            }
+        }
+        #expect(Int(q.codes[Int8Dense.rowOffset(row: 0, input: 5, inputs: k)]) == Int(q.zero[0]))
+    }
+
+    /// A value at 4 times its row's rms is an outlier past a spread of 3 and not past one of 5.
+    @Test func spreadDecidesTheOutliers() {
+        let k = 64
+        var x = [Float](repeating: 1, count: k)
+        x[10] = 4.5  // rms ≈ 1.1: 4.5 / 1.1 ≈ 4.1
+        #expect(Self.quantize(x, m: 1, k: k, spread: 3).counts == [1])
+        #expect(Self.quantize(x, m: 1, k: k, spread: 5).counts == [0])
     }
 
     /// |Σ x·w − Σ x̂·ŵ| ≤ Σ |x|·sw/2 + Σ |ŵ|·sx/2, with x̂ = sx·qx and ŵ = sw·qw the dequantised values
@@ -156,8 +192,8 @@ struct Int8DenseTests {
     @Test func zeroRowsAndWeightsGiveZero() {
         let (m, n, k) = (2, 20, 12)
         let q = Self.quantize([Float](repeating: 0, count: m * k), m: m, k: k)
-        #expect(q.scale == [0, 0] && q.counts == [0, 0])
-        #expect(q.codes.allSatisfy { $0 == 128 })
+        #expect(q.scale == [0, 0] && q.zero == [0, 0] && q.counts == [0, 0])
+        #expect(q.codes.allSatisfy { $0 == 0 })
         let w = MatmulKernelTests.values(n * k, seed: 3)
         let y = Self.product(q, m: m, Self.pack(w, n: n, k: k), wt: Self.transpose(w, n: n, k: k), k: k,
                              start: [Float](repeating: 0, count: m * n), reference: false)

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 import Testing
 
@@ -81,7 +82,7 @@ struct MatmulKernelTests {
 /// the shapes of a head (d = 32 columns; rows and columns that fill no whole block).
 @Suite("Attention matrix products")
 struct AttentionProductTests {
-    @Test("matches a float64 product", arguments: [(1, 32, 32), (7, 110, 32), (110, 32, 110), (13, 5, 9), (6, 33, 17), (25, 47, 3)])
+    @Test("matches a float64 product", arguments: [(1, 32, 32), (7, 110, 32), (110, 32, 110), (13, 5, 9), (6, 33, 17), (25, 47, 3), (5, 20, 7), (29, 24, 32)])
     func matchesFloat64(shape: (Int, Int, Int)) {
         let (m, n, k) = shape
         let a = MatmulKernelTests.values(m * k, seed: UInt64(m * 5 + k)), b = MatmulKernelTests.values(k * n, seed: UInt64(n * 3 + k))
@@ -115,5 +116,38 @@ struct AttentionProductTests {
             }
         }
         #expect(byRow == whole)
+    }
+}
+
+/// One sequence's self-attention (`FloatKernels.attention`) against a float64 softmax attention, with
+/// rows wider than Q | K | V and outputs around each head's columns that must stay untouched.
+@Suite("Self-attention of a sequence")
+struct AttentionTests {
+    @Test(arguments: [(1, 2, 8), (7, 3, 16), (45, 2, 32)])
+    func matchesFloat64(shape: (Int, Int, Int)) {
+        let (t, heads, d) = shape
+        let h = heads * d, ld = 3 * h + 5, ldo = h + 3
+        let qkv = MatmulKernelTests.values(t * ld, seed: UInt64(t * 7 + d)).map { $0 * 3 }
+        var out = [Float](repeating: -7, count: t * ldo)
+        var scratch = [Float](repeating: .nan, count: FloatKernels.attentionScratch(rows: t, heads: heads, width: d))
+        let scale = 1 / Float(d).squareRoot()
+        FloatKernels.attention(qkv, stride: ld, rows: t, heads: heads, width: d, scale: scale, into: &out, stride: ldo, scratch: &scratch)
+        for head in 0..<heads {
+            for i in 0..<t {
+                let q = (0..<d).map { Double(qkv[i * ld + head * d + $0]) }
+                var scores = [Double](repeating: 0, count: t)
+                for j in 0..<t {
+                    for c in 0..<d { scores[j] += q[c] * Double(qkv[j * ld + h + head * d + c]) }
+                    scores[j] *= Double(scale)
+                }
+                let top = scores.max()!, weights = scores.map { Foundation.exp($0 - top) }, total = weights.reduce(0, +)
+                for c in 0..<d {
+                    var exact = 0.0
+                    for j in 0..<t { exact += weights[j] / total * Double(qkv[j * ld + 2 * h + head * d + c]) }
+                    #expect(abs(Double(out[i * ldo + head * d + c]) - exact) <= 1e-5, "head \(head) row \(i) column \(c)")
+                }
+            }
+        }
+        for i in 0..<t { for j in h..<ldo { #expect(out[i * ldo + j] == -7, "column \(j) of row \(i) written") } }
     }
 }

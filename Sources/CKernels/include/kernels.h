@@ -24,6 +24,14 @@ void kindred_gemm_nt(const float *x, size_t ldx, const float *w, size_t ldw, flo
 void kindred_gemm_nn(const float *a, size_t lda, const float *b, size_t ldb, float *y, size_t ldy, size_t m, size_t n, size_t k,
                      float alpha);
 
+/// Floats of scratch `kindred_attention` needs for t rows, `heads` heads of d values: 3·t·heads·d + t·d + t².
+size_t kindred_attention_scratch(size_t t, size_t heads, size_t d);
+/// Self-attention of one sequence of t rows, row r being [Q | K | V] (heads · d values each) at qkv + r · ld:
+/// for each head, out[i, head·d ..< (head+1)·d] = Σⱼ softmax(scale · qᵢ · kⱼ)ⱼ · vⱼ (out's row stride ldo), with
+/// `kindred_gemm_nn` and `kindred_softmax_rows` on copies of the rows in `scratch` (attention_scratch floats).
+void kindred_attention(const float *qkv, size_t ld, size_t t, size_t heads, size_t d, float scale, float *out, size_t ldo,
+                       float *scratch);
+
 /// 1 when the vector instruction path is in use (for reports).
 int kindred_kernels_vectorized(void);
 // ---------- int8 row codes (int8.c) ----------
@@ -75,33 +83,42 @@ void kindred_advise_huge(void *p, size_t size);
 int kindred_i8_vectorized(void);
 // ---------- int8 dense products (gemm_i8.c) ----------
 // y += x · Wᵀ with W [n × k] quantised per output channel j (codes c ∈ [−127, 127], W[j] ≈ wscale[j] · c[j]).
-// Each row of x is split: its outliers (|x[p]| > 3 · rms of the row) stay float32 and are multiplied
-// by the float weights (wt, Wᵀ: k × n); the rest is quantised on its own, x ≈ uscale · (u − 128) with
-// u unsigned bytes, and summed exactly in int32:
-//   y[i, j] += uscale[i] · wscale[j] · (Σₚ u[i, p] · c[j, p] − 128 · Σₚ c[j, p]) + Σₒ x[i, o] · W[j, o].
+// Each row of x is split: its outliers (|x[p]| > spread · rms of the row, spread ≥ 3) stay float32 and
+// are multiplied by the weights kept as half floats (wt, Wᵀ: k × n); the rest is quantised on its own
+// over its range [lo, hi] (lo ≤ 0 ≤ hi), x ≈ uscale · (u − z) with u unsigned bytes and z the row's
+// zero point (the code of 0), and summed exactly in int32:
+//   y[i, j] += uscale[i] · wscale[j] · (Σₚ u[i, p] · c[j, p] − z[i] · Σₚ c[j, p]) + Σₒ x[i, o] · W[j, o].
 
 /// k rounded up to a multiple of 4: the row length of codes and quantised rows.
 static inline size_t kindred_gemm_i8_padded(size_t k) { return (k + 3) & ~(size_t)3; }
 /// n rounded up to a multiple of 16: the channels of the packed weights and their scale and sum arrays.
 static inline size_t kindred_gemm_i8_padded_channels(size_t n) { return (n + 15) & ~(size_t)15; }
+/// Byte of input p of row i in quantised rows: blocks of 8 rows; in a block, step p / 4 holds 32 bytes, row
+/// (i % 8)'s four codes at byte 4 · (i % 8) — the eight broadcasts of a step read one 32-byte run.
+static inline size_t kindred_gemm_i8_row_offset(size_t i, size_t kp, size_t p) { return (i / 8) * 8 * kp + (p / 4) * 32 + (i % 8) * 4 + (p % 4); }
+/// Bytes of the codes of m quantised rows of k values: m rounded up to a multiple of 8, times padded(k).
+static inline size_t kindred_gemm_i8_rows_size(size_t m, size_t k) { return ((m + 7) & ~(size_t)7) * kindred_gemm_i8_padded(k); }
 /// Most outliers a row of k values can have (k / 9 + 1): the stride of the outlier arrays.
 size_t kindred_gemm_i8_outlier_capacity(size_t k);
 /// Quantises W [n × k] (row-major) per row into `packed` (padded_channels(n) · padded(k) bytes, in groups
 /// of 16 channels: step p / 4 of a group holds 64 bytes, channel l's four codes at byte 4 · l), sets
 /// scale[j] and sum[j] = Σ codes (both padded_channels(n) long, zero past n).
 void kindred_gemm_i8_pack(const float *w, size_t n, size_t k, int8_t *packed, float *scale, int32_t *sum);
-/// Rows of x split as above: for row i, codes at codes + i · padded(k) (padding 128), scale[i], and its
-/// outlier_count[i] outliers (ascending columns, values) at outliers / outlier_values + i · capacity(k).
+/// Rows of x split as above (outliers past `spread` · rms): for row i, codes at row_offset(i, padded(k), p)
+/// (padding z[i], and the rows past m of the last block of 8 all 0; rows_size(m, k) bytes), scale[i],
+/// zero[i], and its outlier_count[i] outliers (ascending columns, values) at outliers / outlier_values +
+/// i · capacity(k).
 /// AVX-512 when the CPU has VNNI, else `kindred_gemm_i8_quantize_rows_reference`; both give the same bits.
-void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t k, uint8_t *codes, float *scale, int32_t *outliers,
-                                   float *outlier_values, int32_t *outlier_count);
+void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t k, float spread, uint8_t *codes, float *scale, int32_t *zero,
+                                   int32_t *outliers, float *outlier_values, int32_t *outlier_count);
 /// The same in plain C.
-void kindred_gemm_i8_quantize_rows_reference(const float *x, size_t ldx, size_t m, size_t k, uint8_t *codes, float *scale,
-                                             int32_t *outliers, float *outlier_values, int32_t *outlier_count);
+void kindred_gemm_i8_quantize_rows_reference(const float *x, size_t ldx, size_t m, size_t k, float spread, uint8_t *codes, float *scale,
+                                             int32_t *zero, int32_t *outliers, float *outlier_values, int32_t *outlier_count);
 /// Quantised rows, as `kindred_gemm_i8_quantize_rows` writes them (pointers to row 0 of those in use).
 typedef struct {
     const uint8_t *codes;
     const float *scale;
+    const int32_t *zero;
     const int32_t *outliers;
     const float *outlier_values;
     const int32_t *outlier_count;
@@ -119,9 +136,15 @@ void kindred_gemm_i8_reference(const kindred_i8_rows *rows, size_t m, const int8
 void kindred_gemm_i8_pack_outlier_weights(const float *w, size_t n, size_t k, uint16_t *wt);
 /// 1 when `kindred_gemm_i8` uses AVX-512 VNNI.
 int kindred_gemm_i8_vectorized(void);
+// ---------- LayerNorm (layer_norm.c) ----------
+/// Each of `rows` rows of n floats in place: (x − mean) / √(var + eps) · gamma + beta, variance biased. AVX-512
+/// where the CPU has it.
+void kindred_layer_norm(float *x, size_t rows, size_t n, const float *gamma, const float *beta, float eps);
+/// The same in plain C (the same bits).
+void kindred_layer_norm_reference(float *x, size_t rows, size_t n, const float *gamma, const float *beta, float eps);
 // ---------- activations (activations.c) ----------
-// Separate IEEE operations only (no fused multiply-add): the AVX-512 path and the plain C reference
-// give the same bits.
+// Separate IEEE operations and fused multiply-adds written out (never contracted by the compiler):
+// the AVX-512 path and the plain C reference give the same bits.
 
 /// eˣ (Cephes `expf`: range reduction by ln 2, degree-6 polynomial), about 1 ulp; x clamped to [−87.3, 88.7].
 float kindred_expf(float x);
