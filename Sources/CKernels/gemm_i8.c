@@ -169,28 +169,35 @@ static int have_vnni(void) { return kindred_i8_vectorized(); }
 
 #define VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,f16c")))
 
-// A block of 8 rows of u against G groups of 16 channels (G ≤ 3): 8 · G accumulators of 16 lanes; at
-// each step of 4 codes, G loads of weights and 8 broadcasts of four activation bytes (the block's 32
-// bytes of the step, one after the other). Then the rescale into y, for the `rows` rows that exist,
-// masked to the `live` channels that exist. While it runs, it asks for `pflines` lines from `pf` (the
-// next block of channels' weights, which the next blocks of rows read) to be brought into cache.
+// A block of 8 rows of u against G groups of 16 channels (G ≤ 3), for steps t0 ..< t1 of 4 codes:
+// 8 · G accumulators of 16 lanes (zero, or read from `keep` when `resume`); at each step, G loads of
+// weights and 8 broadcasts of four activation bytes (the block's 32 bytes of the step, one after the
+// other). Then, when `finish`, the rescale into y for the `rows` rows that exist, masked to the `live`
+// channels that exist; else the accumulators go back to `keep`. While it runs, it asks for `pflines`
+// lines from `pf` (weights the next blocks read) to be brought into cache.
 VNNI static inline __attribute__((always_inline)) void block(const uint8_t *u, const float *uscale, const int32_t *uzero, size_t rows, const int8_t *w,
-                                                             const float *wscale, const int32_t *wsum, size_t G, size_t kp,
-                                                             size_t live, float *y, size_t ldy, const int8_t *pf, size_t pflines) {
+                                                             const float *wscale, const int32_t *wsum, size_t G, size_t kp, size_t t0,
+                                                             size_t t1, __m512i *keep, int resume, int finish, size_t live, float *y,
+                                                             size_t ldy, const int8_t *pf, size_t pflines) {
     __m512i acc[8][3];
     for (size_t r = 0; r < 8; r++)
-        for (size_t g = 0; g < G; g++) acc[r][g] = _mm512_setzero_si512();
-    size_t gs = 16 * kp, steps = kp / 4;
-    for (size_t t = 0; t < steps; t++) {
+        for (size_t g = 0; g < G; g++) acc[r][g] = resume ? _mm512_load_si512(keep + r * 3 + g) : _mm512_setzero_si512();
+    size_t gs = 16 * kp;
+    for (size_t t = t0; t < t1; t++) {
         __m512i wv[3];
         for (size_t g = 0; g < G; g++) wv[g] = _mm512_loadu_si512(w + g * gs + t * 64);
-        if (t < pflines) _mm_prefetch((const char *)(pf + t * 64), _MM_HINT_T0);
+        if (t - t0 < pflines) _mm_prefetch((const char *)(pf + (t - t0) * 64), _MM_HINT_T0);
         for (size_t r = 0; r < 8; r++) {
             uint32_t four;
             memcpy(&four, u + t * 32 + r * 4, 4);
             __m512i a = _mm512_set1_epi32((int)four);
             for (size_t g = 0; g < G; g++) acc[r][g] = _mm512_dpbusd_epi32(acc[r][g], a, wv[g]);
         }
+    }
+    if (!finish) {
+        for (size_t r = 0; r < 8; r++)
+            for (size_t g = 0; g < G; g++) _mm512_store_si512(keep + r * 3 + g, acc[r][g]);
+        return;
     }
     for (size_t g = 0; g < G; g++) {
         size_t lanes = live > 16 * g ? live - 16 * g : 0;
@@ -207,47 +214,99 @@ VNNI static inline __attribute__((always_inline)) void block(const uint8_t *u, c
     }
 }
 
-// Blocks of 48 channels (their weights stay in L1 for k = 384) against every block of 8 rows: 24
-// accumulators, so each load of weights serves eight rows. Each block of rows also brings in its share
-// of the next 48 channels' weights, so they are in cache when the first block of rows needs them. The
-// integer sums are exact, so the blocking does not change a result.
+// Steps of 4 codes a block of channels takes at a time: 3 · 16 · 4 · 128 = 24 KB of weights, which stay
+// in the first-level cache while every block of rows passes over them.
+enum { span = 128 };
+
+// Up to 64 rows at a time; blocks of 48 channels against every block of 8 rows: 24 accumulators, so
+// each load of weights serves eight rows. Long rows (k > 512) are taken `span` steps at a time, every block of rows passing over
+// those steps' weights before the next (the accumulators kept between spans in a small buffer), so the
+// weights are read from the first-level cache, not the second. Each block of rows also brings in its
+// share of the weights the next pass over the blocks of rows reads. The integer sums are exact, so the
+// blocking does not change a result.
 VNNI static void gemm_i8_vnni(const uint8_t *u, const float *uscale, const int32_t *uzero, size_t m, const int8_t *packed, const float *wscale,
                               const int32_t *wsum, size_t n, size_t kp, float *y, size_t ldy) {
-    size_t groups = (n + 15) / 16, blocks = (m + 7) / 8;
+    if (m > 64) {
+        for (size_t i = 0; i < m; i += 64)
+            gemm_i8_vnni(u + i * kp, uscale + i, uzero + i, m - i < 64 ? m - i : 64, packed, wscale, wsum, n, kp, y + i * ldy, ldy);
+        return;
+    }
+    size_t groups = (n + 15) / 16, blocks = (m + 7) / 8, steps = kp / 4;
+    __m512i kept[8 * 24];
     for (size_t g0 = 0; g0 < groups; g0 += 3) {
         size_t G = groups - g0 < 3 ? groups - g0 : 3, j0 = 16 * g0, live = n - j0;
-        const int8_t *w = packed + g0 * 16 * kp, *next = w + G * 16 * kp;
-        size_t after = groups - g0 - G, nextLines = (after < 3 ? after : 3) * 16 * kp / 64, share = (nextLines + blocks - 1) / blocks;
-        for (size_t b = 0; b < blocks; b++) {
-            size_t i = 8 * b, rows = m - i < 8 ? m - i : 8, first = b * share;
-            size_t lines = first >= nextLines ? 0 : (nextLines - first < share ? nextLines - first : share);
-            const uint8_t *ub = u + i * kp;
-            float *yb = y + i * ldy + j0;
-            if (G == 3) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 3, kp, live, yb, ldy, next + first * 64, lines);
-            else if (G == 2) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 2, kp, live, yb, ldy, next, 0);
-            else block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 1, kp, live, yb, ldy, next, 0);
+        const int8_t *w = packed + g0 * 16 * kp;
+        for (size_t t0 = 0; t0 < steps; t0 += span) {
+            size_t t1 = steps - t0 < span ? steps : t0 + span;
+            // What the next pass reads: this block's next span, or the next block's first.
+            const int8_t *next;
+            size_t nextGroups, nextSteps;
+            if (t1 < steps) { next = w + t1 * 64; nextGroups = G; nextSteps = steps - t1 < span ? steps - t1 : span; }
+            else { next = w + G * 16 * kp; nextGroups = groups - g0 - G < 3 ? groups - g0 - G : 3; nextSteps = steps < span ? steps : span; }
+            // Lines of the next pass's weights: group g's steps are a run of nextSteps · 64 bytes, 16 · kp apart
+            // (one run when the pass takes whole rows of steps).
+            size_t perGroup = nextSteps == steps ? nextGroups * steps : nextSteps, nextLines = nextGroups * nextSteps;
+            size_t share = (nextLines + blocks - 1) / blocks;
+            for (size_t b = 0; b < blocks; b++) {
+                size_t i = 8 * b, rows = m - i < 8 ? m - i : 8, first = b * share;
+                size_t lines = first >= nextLines ? 0 : (nextLines - first < share ? nextLines - first : share);
+                // A block of rows prefetches a run inside one group (share ≤ perGroup when blocks ≥ groups).
+                size_t g = perGroup ? first / perGroup : 0, within = perGroup ? first % perGroup : 0;
+                if (lines > perGroup - within) lines = perGroup - within;
+                const int8_t *pf = next + g * 16 * kp + within * 64;
+                const uint8_t *ub = u + i * kp;
+                float *yb = y + i * ldy + j0;
+                int resume = t0 > 0, finish = t1 == steps;
+                __m512i *keep = kept + b * 24;
+                if (G == 3) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 3, kp, t0, t1, keep, resume, finish, live, yb, ldy, pf, lines);
+                else if (G == 2) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 2, kp, t0, t1, keep, resume, finish, live, yb, ldy, pf, lines);
+                else block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 1, kp, t0, t1, keep, resume, finish, live, yb, ldy, pf, lines);
+            }
         }
     }
 }
 
-// The outliers' float part, 16 outputs at a time held in a register over all of a row's outliers: for
-// each y[i, j] the same products and sums, in the same order, as `add_outliers_plain`.
+// G ≤ 4 outliers of a row (values v, weight rows w) added into its n outputs, 16 at a time: each
+// output takes the G products in order, as `add_outliers_plain` adds them. The 16-output steps are
+// independent of each other, so the processor runs many at once.
+VNNI static inline __attribute__((always_inline)) void add_outlier_group(float *yi, size_t n, const float *v, const uint16_t *const *w,
+                                                                       const int G) {
+    __m512 value[4];
+    for (int g = 0; g < G; g++) value[g] = _mm512_set1_ps(v[g]);
+    size_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        __m512 acc = _mm512_loadu_ps(yi + j);
+        for (int g = 0; g < G; g++)
+            acc = _mm512_add_ps(acc, _mm512_mul_ps(value[g], _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(w[g] + j)))));
+        _mm512_storeu_ps(yi + j, acc);
+    }
+    if (j < n) {
+        __mmask16 mask = (__mmask16)((1u << (n - j)) - 1);
+        __m512 acc = _mm512_maskz_loadu_ps(mask, yi + j);
+        for (int g = 0; g < G; g++) acc = _mm512_add_ps(acc, _mm512_mul_ps(value[g], _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, w[g] + j))));
+        _mm512_mask_storeu_ps(yi + j, mask, acc);
+    }
+}
+
+// The outliers' float part: a row's outliers four at a time (in order), each group swept over the
+// row's outputs. For each y[i, j] the same products and sums, in the same order, as `add_outliers_plain`.
 VNNI static void add_outliers_avx512(const int32_t *outliers, const float *outlier_values, const int32_t *outlier_count, size_t m,
                                      size_t cap, const uint16_t *wt, size_t ldwt, size_t n, float *y, size_t ldy) {
     for (size_t i = 0; i < m; i++) {
-        int32_t count = outlier_count[i];
-        if (count == 0) continue;
+        size_t count = (size_t)outlier_count[i];
         const int32_t *oi = outliers + i * cap;
         const float *ov = outlier_values + i * cap;
         float *yi = y + i * ldy;
-        for (size_t j = 0; j < n; j += 16) {
-            __mmask16 mask = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
-            __m512 acc = _mm512_maskz_loadu_ps(mask, yi + j);
-            for (int32_t o = 0; o < count; o++) {
-                __m512 w = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, wt + (size_t)oi[o] * ldwt + j));
-                acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_set1_ps(ov[o]), w));
+        for (size_t o = 0; o < count; o += 4) {
+            const uint16_t *w[4];
+            size_t G = count - o < 4 ? count - o : 4;
+            for (size_t g = 0; g < G; g++) w[g] = wt + (size_t)oi[o + g] * ldwt;
+            switch (G) {
+            case 4: add_outlier_group(yi, n, ov + o, w, 4); break;
+            case 3: add_outlier_group(yi, n, ov + o, w, 3); break;
+            case 2: add_outlier_group(yi, n, ov + o, w, 2); break;
+            default: add_outlier_group(yi, n, ov + o, w, 1); break;
             }
-            _mm512_mask_storeu_ps(yi + j, mask, acc);
         }
     }
 }

@@ -82,7 +82,7 @@ struct Int8DenseTests {
         return x
     }
 
-    static let shapes = [(1, 16, 8), (3, 40, 5), (4, 64, 384), (5, 72, 100), (13, 1152 / 8, 384), (7, 130, 1536), (9, 16, 4)]
+    static let shapes = [(1, 16, 8), (3, 40, 5), (4, 64, 384), (5, 72, 100), (13, 1152 / 8, 384), (7, 130, 1536), (9, 16, 4), (70, 40, 1100)]
 
     @Test func vnniIsInUseWhereTheCPUHasIt() throws {
         let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
