@@ -146,20 +146,22 @@ static void add_outliers_plain(const int32_t *outliers, const float *outlier_val
 }
 
 static void gemm_i8_plain(const uint8_t *u, const float *uscale, const int32_t *uzero, size_t m, const int8_t *packed, const float *wscale,
-                          const int32_t *wsum, size_t n, size_t kp, float *y, size_t ldy) {
+                          const int32_t *wsum, size_t n, size_t kp, const float *bias, const float *res, size_t ldr, float *y, size_t ldy) {
     for (size_t i = 0; i < m; i++) {
         for (size_t j = 0; j < n; j++) {
             int32_t dot = 0;
             for (size_t p = 0; p < kp; p++) dot += (int32_t)u[kindred_gemm_i8_row_offset(i, kp, p)] * (int32_t)packed[packed_offset(j, kp, p)];
             float s = uscale[i] * wscale[j];
-            y[i * ldy + j] += (float)(dot - uzero[i] * wsum[j]) * s;
+            float start = !bias ? y[i * ldy + j] : (res ? res[i * ldr + j] + bias[j] : bias[j]);
+            y[i * ldy + j] = start + (float)(dot - uzero[i] * wsum[j]) * s;
         }
     }
 }
 
 void kindred_gemm_i8_reference(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
-                               const uint16_t *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy) {
-    gemm_i8_plain(rows->codes, rows->scale, rows->zero, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), y, ldy);
+                               const uint16_t *wt, size_t ldwt, size_t n, size_t k, const float *bias, const float *res, size_t ldr,
+                               float *y, size_t ldy) {
+    gemm_i8_plain(rows->codes, rows->scale, rows->zero, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), bias, res, ldr, y, ldy);
     add_outliers_plain(rows->outliers, rows->outlier_values, rows->outlier_count, m, kindred_gemm_i8_outlier_capacity(k), wt, ldwt, n, y, ldy);
 }
 
@@ -172,13 +174,15 @@ static int have_vnni(void) { return kindred_i8_vectorized(); }
 // A block of 8 rows of u against G groups of 16 channels (G ≤ 3), for steps t0 ..< t1 of 4 codes:
 // 8 · G accumulators of 16 lanes (zero, or read from `keep` when `resume`); at each step, G loads of
 // weights and 8 broadcasts of four activation bytes (the block's 32 bytes of the step, one after the
-// other). Then, when `finish`, the rescale into y for the `rows` rows that exist, masked to the `live`
-// channels that exist; else the accumulators go back to `keep`. While it runs, it asks for `pflines`
+// other). Then, when `finish`, the rescale added to its start (`kindred_gemm_i8`: y, the bias, or the
+// residual row plus the bias), into y, for the `rows` rows that exist, masked to the `live` channels
+// that exist; else the accumulators go back to `keep`. While it runs, it asks for `pflines`
 // lines from `pf` (weights the next blocks read) to be brought into cache.
 VNNI static inline __attribute__((always_inline)) void block(const uint8_t *u, const float *uscale, const int32_t *uzero, size_t rows, const int8_t *w,
                                                              const float *wscale, const int32_t *wsum, size_t G, size_t kp, size_t t0,
-                                                             size_t t1, __m512i *keep, int resume, int finish, size_t live, float *y,
-                                                             size_t ldy, const int8_t *pf, size_t pflines) {
+                                                             size_t t1, __m512i *keep, int resume, int finish, size_t live, const float *bias,
+                                                             const float *res, size_t ldr, float *y, size_t ldy, const int8_t *pf,
+                                                             size_t pflines) {
     __m512i acc[8][3];
     for (size_t r = 0; r < 8; r++)
         for (size_t g = 0; g < G; g++) acc[r][g] = resume ? _mm512_load_si512(keep + r * 3 + g) : _mm512_setzero_si512();
@@ -205,11 +209,13 @@ VNNI static inline __attribute__((always_inline)) void block(const uint8_t *u, c
         __mmask16 mask = lanes >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << lanes) - 1);
         __m512 ws = _mm512_maskz_loadu_ps(mask, wscale + 16 * g);
         __m512i sums = _mm512_maskz_loadu_epi32(mask, wsum + 16 * g);
+        __m512 b = bias ? _mm512_maskz_loadu_ps(mask, bias + 16 * g) : _mm512_setzero_ps();
         for (size_t r = 0; r < rows; r++) {
             float *yr = y + r * ldy + 16 * g;
             __m512 s = _mm512_mul_ps(_mm512_set1_ps(uscale[r]), ws);
             __m512 d = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[r][g], _mm512_mullo_epi32(sums, _mm512_set1_epi32(uzero[r]))));
-            _mm512_mask_storeu_ps(yr, mask, _mm512_add_ps(_mm512_maskz_loadu_ps(mask, yr), _mm512_mul_ps(d, s)));
+            __m512 start = !bias ? _mm512_maskz_loadu_ps(mask, yr) : (res ? _mm512_add_ps(_mm512_maskz_loadu_ps(mask, res + r * ldr + 16 * g), b) : b);
+            _mm512_mask_storeu_ps(yr, mask, _mm512_add_ps(start, _mm512_mul_ps(d, s)));
         }
     }
 }
@@ -225,10 +231,11 @@ enum { span = 128 };
 // share of the weights the next pass over the blocks of rows reads. The integer sums are exact, so the
 // blocking does not change a result.
 VNNI static void gemm_i8_vnni(const uint8_t *u, const float *uscale, const int32_t *uzero, size_t m, const int8_t *packed, const float *wscale,
-                              const int32_t *wsum, size_t n, size_t kp, float *y, size_t ldy) {
+                              const int32_t *wsum, size_t n, size_t kp, const float *bias, const float *res, size_t ldr, float *y, size_t ldy) {
     if (m > 64) {
         for (size_t i = 0; i < m; i += 64)
-            gemm_i8_vnni(u + i * kp, uscale + i, uzero + i, m - i < 64 ? m - i : 64, packed, wscale, wsum, n, kp, y + i * ldy, ldy);
+            gemm_i8_vnni(u + i * kp, uscale + i, uzero + i, m - i < 64 ? m - i : 64, packed, wscale, wsum, n, kp, bias, res ? res + i * ldr : NULL,
+                         ldr, y + i * ldy, ldy);
         return;
     }
     size_t groups = (n + 15) / 16, blocks = (m + 7) / 8, steps = kp / 4;
@@ -258,9 +265,9 @@ VNNI static void gemm_i8_vnni(const uint8_t *u, const float *uscale, const int32
                 float *yb = y + i * ldy + j0;
                 int resume = t0 > 0, finish = t1 == steps;
                 __m512i *keep = kept + b * 24;
-                if (G == 3) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 3, kp, t0, t1, keep, resume, finish, live, yb, ldy, pf, lines);
-                else if (G == 2) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 2, kp, t0, t1, keep, resume, finish, live, yb, ldy, pf, lines);
-                else block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 1, kp, t0, t1, keep, resume, finish, live, yb, ldy, pf, lines);
+                if (G == 3) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 3, kp, t0, t1, keep, resume, finish, live, bias ? bias + j0 : NULL, res ? res + i * ldr + j0 : NULL, ldr, yb, ldy, pf, lines);
+                else if (G == 2) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 2, kp, t0, t1, keep, resume, finish, live, bias ? bias + j0 : NULL, res ? res + i * ldr + j0 : NULL, ldr, yb, ldy, pf, lines);
+                else block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 1, kp, t0, t1, keep, resume, finish, live, bias ? bias + j0 : NULL, res ? res + i * ldr + j0 : NULL, ldr, yb, ldy, pf, lines);
             }
         }
     }
@@ -405,15 +412,16 @@ VNNI static void quantize_rows_avx512(const float *x, size_t ldx, size_t m, size
 #endif
 
 void kindred_gemm_i8(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
-                     const uint16_t *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy) {
+                     const uint16_t *wt, size_t ldwt, size_t n, size_t k, const float *bias, const float *res, size_t ldr, float *y,
+                     size_t ldy) {
 #ifdef KINDRED_X86
     if (have_vnni()) {
-        gemm_i8_vnni(rows->codes, rows->scale, rows->zero, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), y, ldy);
+        gemm_i8_vnni(rows->codes, rows->scale, rows->zero, m, packed, wscale, wsum, n, kindred_gemm_i8_padded(k), bias, res, ldr, y, ldy);
         add_outliers_avx512(rows->outliers, rows->outlier_values, rows->outlier_count, m, kindred_gemm_i8_outlier_capacity(k), wt, ldwt, n, y, ldy);
         return;
     }
 #endif
-    kindred_gemm_i8_reference(rows, m, packed, wscale, wsum, wt, ldwt, n, k, y, ldy);
+    kindred_gemm_i8_reference(rows, m, packed, wscale, wsum, wt, ldwt, n, k, bias, res, ldr, y, ldy);
 }
 
 void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t k, float spread, uint8_t *u, float *scale, int32_t *zero,

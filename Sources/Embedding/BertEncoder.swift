@@ -168,6 +168,12 @@ struct BertEncoder: Sendable {
         case bias(UnsafePointer<Float>)
         case residual(UnsafePointer<Float>, bias: UnsafePointer<Float>)
 
+        /// The bias when the start is the bias alone: an int8 product then adds it itself (`QuantizedDense.apply`).
+        var biasOnly: UnsafePointer<Float>? {
+            if case .bias(let b) = self { return b }
+            return nil
+        }
+
         /// Sets rows `rows` of y (`cols` wide) to the start.
         func fill(_ y: UnsafeMutablePointer<Float>, rows: Range<Int>, cols: Int) {
             let at = rows.lowerBound * cols
@@ -220,28 +226,29 @@ struct BertEncoder: Sendable {
     private func denseInt8(_ x: UnsafePointer<Float>, _ q: QuantizedDense, _ y: UnsafeMutablePointer<Float>, from start: Start,
                            rows: Int, short: Bool, _ q8: Int8Input) {
         let outputs = q.outputs, all = 0..<rows, buffer = q8.rows
+        nonisolated(unsafe) let bias = start.biasOnly
         if short {
-            start.fill(y, rows: all, cols: outputs)
+            if bias == nil { start.fill(y, rows: all, cols: outputs) }
             q.quantize(x, rows: all, into: buffer)
             let parts = shortInputThreads > 1 ? min(2 * shortInputThreads, outputs / Self.partColumns) : 1
             if parts <= 1 {
-                q.apply(buffer, rows: all, into: y, columns: 0..<outputs)
+                q.apply(buffer, rows: all, bias: bias, into: y, columns: 0..<outputs)
                 return
             }
             let per = ((outputs + parts - 1) / parts + 15) & ~15
             nonisolated(unsafe) let ys = y
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 let first = part * per, end = min(first + per, outputs)
-                if first < end { q.apply(buffer, rows: all, into: ys, columns: first..<end) }
+                if first < end { q.apply(buffer, rows: all, bias: bias, into: ys, columns: first..<end) }
             }
         } else {
             Parallel.chunks(rows, workers: q8.workers) { r in
                 let buffer = QuantizedRows(rows: Self.int8Tile, maxInputs: q.inputs)
                 for first in stride(from: r.lowerBound, to: r.upperBound, by: Self.int8Tile) {
                     let tile = first..<min(first + Self.int8Tile, r.upperBound)
-                    start.fill(y, rows: tile, cols: outputs)
+                    if bias == nil { start.fill(y, rows: tile, cols: outputs) }
                     q.quantize(x + first * q.inputs, rows: 0..<tile.count, into: buffer)
-                    q.apply(buffer, rows: 0..<tile.count, into: y + first * outputs, columns: 0..<outputs)
+                    q.apply(buffer, rows: 0..<tile.count, bias: bias, into: y + first * outputs, columns: 0..<outputs)
                 }
             }
         }
@@ -256,25 +263,20 @@ struct BertEncoder: Sendable {
     private func afterAttentionInt8(_ context: UnsafePointer<Float>, _ x: UnsafeMutablePointer<Float>, _ mid: UnsafeMutablePointer<Float>,
                                     _ layer: BertLayerWeights, _ q: QuantizedLayer, rows: Int, eps: Float, workers: Int) {
         let h = q.intermediate.inputs, i = q.intermediate.outputs
-        let out = Start.residual(x, bias: layer.attentionOutBias), up = Start.bias(layer.intermediateBias)
-        let down = Start.residual(mid, bias: layer.outputBias)
         Parallel.chunks(rows, workers: workers) { r in
             let buffer = QuantizedRows(rows: Self.int8Tile, maxInputs: i), activations = FloatBuffer(count: Self.int8Tile * i)
             let inner = activations.pointer
             for first in stride(from: r.lowerBound, to: r.upperBound, by: Self.int8Tile) {
                 let tile = first..<min(first + Self.int8Tile, r.upperBound), local = 0..<tile.count
                 let m = mid + first * h, xt = x + first * h
-                out.fill(mid, rows: tile, cols: h)
                 q.attentionOut.quantize(context + first * h, rows: local, into: buffer)
-                q.attentionOut.apply(buffer, rows: local, into: m, columns: 0..<h)
+                q.attentionOut.apply(buffer, rows: local, bias: layer.attentionOutBias, residual: xt, into: m, columns: 0..<h)
                 LayerNorm.rows(m, rows: tile.count, cols: h, gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta, eps: eps)
-                up.fill(inner, rows: local, cols: i)
                 q.intermediate.quantize(m, rows: local, into: buffer)
-                q.intermediate.apply(buffer, rows: local, into: inner, columns: 0..<i)
+                q.intermediate.apply(buffer, rows: local, bias: layer.intermediateBias, into: inner, columns: 0..<i)
                 Activations.gelu(inner, count: tile.count * i)
-                down.fill(x, rows: tile, cols: h)
                 q.output.quantize(inner, rows: local, into: buffer)
-                q.output.apply(buffer, rows: local, into: xt, columns: 0..<h)
+                q.output.apply(buffer, rows: local, bias: layer.outputBias, residual: m, into: xt, columns: 0..<h)
                 LayerNorm.rows(xt, rows: tile.count, cols: h, gamma: layer.outputNormGamma, beta: layer.outputNormBeta, eps: eps)
             }
         }

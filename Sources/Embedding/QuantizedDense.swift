@@ -42,12 +42,16 @@ struct QuantizedDense: @unchecked Sendable {
     }
 
     /// y[rows × outputs] += x · Wᵀ for the channels `columns` (a range starting at a multiple of 16), from
-    /// rows `first ..< first + count` of `q`, quantised from this layer's input.
-    func apply(_ q: QuantizedRows, rows: Range<Int>, into y: UnsafeMutablePointer<Float>, columns: Range<Int>) {
+    /// rows `first ..< first + count` of `q`, quantised from this layer's input; with `bias` (`outputs`
+    /// floats), y = bias + x · Wᵀ instead, or y = (residual + bias) + x · Wᵀ with `residual` (rows of `outputs`
+    /// floats, at the same rows as y), y's contents unread.
+    func apply(_ q: QuantizedRows, rows: Range<Int>, bias: UnsafePointer<Float>? = nil, residual: UnsafePointer<Float>? = nil,
+               into y: UnsafeMutablePointer<Float>, columns: Range<Int>) {
         let first = columns.lowerBound
         let w = Int8Dense.Weights(codes: codes.pointer + first * Int8Dense.paddedInputs(inputs), scale: scale.pointer + first,
                                   sums: sums.pointer + first, transposed: transposed.pointer + first, stride: outputs)
         Int8Dense.multiply(q.rows(rows.lowerBound, inputs: inputs), rows: rows.count, w, outputs: columns.count, inputs: inputs,
+                           bias: bias.map { $0 + first }, residual: residual.map { $0 + rows.lowerBound * outputs + first }, residualStride: outputs,
                            into: y + rows.lowerBound * outputs + first, stride: outputs)
     }
 

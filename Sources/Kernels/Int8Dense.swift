@@ -82,13 +82,18 @@ public enum Int8Dense {
         }
     }
 
-    /// y[i, j] += the product of quantised row i and channel j, for i < m and j < n (y's row stride ldy).
-    public static func multiply(_ r: Rows, rows m: Int, _ w: Weights, outputs n: Int, inputs k: Int, into y: UnsafeMutablePointer<Float>,
+    /// y[i, j] += the product of quantised row i and channel j, for i < m and j < n (y's row stride ldy); with
+    /// `bias` (n floats), y[i, j] = bias[j] + the product instead, or (residual[i, j] + bias[j]) + the product
+    /// with `residual` too (row stride `residualStride`), y's contents unread.
+    public static func multiply(_ r: Rows, rows m: Int, _ w: Weights, outputs n: Int, inputs k: Int, bias: UnsafePointer<Float>? = nil,
+                                residual: UnsafePointer<Float>? = nil, residualStride: Int = 0, into y: UnsafeMutablePointer<Float>,
                                 stride ldy: Int, path: KernelPath = .dispatched) {
+        precondition(residual == nil || bias != nil, "a residual start comes with its bias")
         var rows = kindred_i8_rows(codes: r.codes, scale: r.scale, zero: r.zero, outliers: r.outliers, outlier_values: r.outlierValues, outlier_count: r.outlierCounts)
         switch path {
-        case .dispatched: kindred_gemm_i8(&rows, m, w.codes, w.scale, w.sums, w.transposed, w.stride, n, k, y, ldy)
-        case .reference: kindred_gemm_i8_reference(&rows, m, w.codes, w.scale, w.sums, w.transposed, w.stride, n, k, y, ldy)
+        case .dispatched: kindred_gemm_i8(&rows, m, w.codes, w.scale, w.sums, w.transposed, w.stride, n, k, bias, residual, residualStride, y, ldy)
+        case .reference:
+            kindred_gemm_i8_reference(&rows, m, w.codes, w.scale, w.sums, w.transposed, w.stride, n, k, bias, residual, residualStride, y, ldy)
         }
     }
 

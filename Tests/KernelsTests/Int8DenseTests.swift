@@ -58,7 +58,9 @@ struct Int8DenseTests {
     }
 
     /// y (m × n, starting from `start`) += the int8 product, by the dispatched kernel or the reference.
-    static func product(_ q: Rows, m: Int, _ p: Packed, wt: [UInt16], k: Int, start: [Float], reference: Bool) -> [Float] {
+    /// With `bias` (and `residual`, m × n), y starts from bias (residual + bias) instead of `start`.
+    static func product(_ q: Rows, m: Int, _ p: Packed, wt: [UInt16], k: Int, start: [Float], reference: Bool, bias: [Float]? = nil,
+                        residual: [Float]? = nil) -> [Float] {
         var y = start, q = q
         q.withRows { rows in
             p.codes.withUnsafeBufferPointer { c in
@@ -66,7 +68,21 @@ struct Int8DenseTests {
                     p.sums.withUnsafeBufferPointer { n in
                         wt.withUnsafeBufferPointer { t in
                             let w = Int8Dense.Weights(codes: c.baseAddress!, scale: s.baseAddress!, sums: n.baseAddress!, transposed: t.baseAddress!, stride: p.n)
-                            Int8Dense.multiply(rows, rows: m, w, outputs: p.n, inputs: k, into: &y, stride: p.n, path: reference ? .reference : .dispatched)
+                            let path: KernelPath = reference ? .reference : .dispatched
+                            if let bias {
+                                bias.withUnsafeBufferPointer { b in
+                                    if let residual {
+                                        residual.withUnsafeBufferPointer { r in
+                                            Int8Dense.multiply(rows, rows: m, w, outputs: p.n, inputs: k, bias: b.baseAddress!, residual: r.baseAddress!,
+                                                               residualStride: p.n, into: &y, stride: p.n, path: path)
+                                        }
+                                    } else {
+                                        Int8Dense.multiply(rows, rows: m, w, outputs: p.n, inputs: k, bias: b.baseAddress!, into: &y, stride: p.n, path: path)
+                                    }
+                                }
+                            } else {
+                                Int8Dense.multiply(rows, rows: m, w, outputs: p.n, inputs: k, into: &y, stride: p.n, path: path)
+                            }
                         }
                     }
                 }
@@ -186,6 +202,27 @@ struct Int8DenseTests {
                 // The bound is far from vacuous: a few percent of the products' size.
                 #expect(bound <= 0.05 * size + 1e-3)
             }
+        }
+    }
+
+    /// A bias start (y unread) and a residual-plus-bias start give the bits of y filled with the same
+    /// start first, in both paths.
+    @Test("a bias or residual start gives the bits of a filled start", arguments: shapes.indices)
+    func startsInTheProduct(shape: Int) {
+        let (m, n, k) = Self.shapes[shape]
+        let x = Self.rows(m: m, k: k, seed: UInt64(shape + 21))
+        let w = MatmulKernelTests.values(n * k, seed: UInt64(shape + 22)).map { $0 * 0.1 }
+        let bias = MatmulKernelTests.values(n, seed: 23), residual = MatmulKernelTests.values(m * n, seed: 24)
+        let q = Self.quantize(x, m: m, k: k), p = Self.pack(w, n: n, k: k), wt = Self.transpose(w, n: n, k: k)
+        let garbage = [Float](repeating: .nan, count: m * n)
+        let filled = (0..<(m * n)).map { bias[$0 % n] }, filledResidual = (0..<(m * n)).map { residual[$0] + bias[$0 % n] }
+        for reference in [false, true] {
+            let expected = Self.product(q, m: m, p, wt: wt, k: k, start: filled, reference: reference)
+            let got = Self.product(q, m: m, p, wt: wt, k: k, start: garbage, reference: reference, bias: bias)
+            #expect(got.map(\.bitPattern) == expected.map(\.bitPattern))
+            let expectedResidual = Self.product(q, m: m, p, wt: wt, k: k, start: filledResidual, reference: reference)
+            let gotResidual = Self.product(q, m: m, p, wt: wt, k: k, start: garbage, reference: reference, bias: bias, residual: residual)
+            #expect(gotResidual.map(\.bitPattern) == expectedResidual.map(\.bitPattern))
         }
     }
 

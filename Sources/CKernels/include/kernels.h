@@ -124,13 +124,17 @@ typedef struct {
     const int32_t *outlier_count;
 } kindred_i8_rows;
 /// The product above for m quantised rows and the first n channels of `packed` (their weights
-/// transposed at wt as half floats, row stride ldwt, for the outliers), added into y. AVX-512 VNNI for the int8 part when the CPU has it,
-/// else `kindred_gemm_i8_reference`; both give the same bits.
+/// transposed at wt as half floats, row stride ldwt, for the outliers), added into y; or, when `bias` is
+/// given (n floats), added to bias[j] — or to res[i, j] + bias[j] when `res` is given too (row stride ldr)
+/// — and written over y (y's contents unread). AVX-512 VNNI for the int8 part when the CPU has it, else
+/// `kindred_gemm_i8_reference`; both give the same bits.
 void kindred_gemm_i8(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
-                     const uint16_t *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy);
+                     const uint16_t *wt, size_t ldwt, size_t n, size_t k, const float *bias, const float *res, size_t ldr, float *y,
+                     size_t ldy);
 /// The same product in plain C.
 void kindred_gemm_i8_reference(const kindred_i8_rows *rows, size_t m, const int8_t *packed, const float *wscale, const int32_t *wsum,
-                               const uint16_t *wt, size_t ldwt, size_t n, size_t k, float *y, size_t ldy);
+                               const uint16_t *wt, size_t ldwt, size_t n, size_t k, const float *bias, const float *res, size_t ldr,
+                               float *y, size_t ldy);
 /// The outliers' weights: W [n × k] (row-major) transposed into wt [k × n] as IEEE half floats (round
 /// to nearest even).
 void kindred_gemm_i8_pack_outlier_weights(const float *w, size_t n, size_t k, uint16_t *wt);
