@@ -5,7 +5,8 @@
 # sentence-transformers, onnx and onnxruntime, builds kindred in release mode, then runs bench.py
 # (embedding throughput) — or with `ingest` as the first argument, ingest.py (whole `kindred ingest`
 # against sentence-transformers and ONNX Runtime int8 encode) and fidelity.py (int8 against float32
-# vectors). Extra arguments go to the script (e.g. --out bench/embedder/RESULTS.md, --only st).
+# vectors). Extra arguments go to the script (e.g. --out bench/embedder/RESULTS.md, --only st; for ingest,
+# --words 100 --runs 3: the fastest of three alternated runs of each engine).
 #
 # torch: 2.13.0+cpu is the CPU-only build (no CUDA wheels); pip finds it through PIP_FIND_LINKS on
 # the project machines. Elsewhere, override: TORCH_SPEC="torch==2.15.0" bench/embedder/run.sh
