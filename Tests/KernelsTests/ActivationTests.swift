@@ -81,6 +81,17 @@ struct ActivationTests {
 /// within float rounding of a float64 LayerNorm.
 @Suite("LayerNorm")
 struct LayerNormTests {
+    @Test func usesBiasedVariance() {
+        var x: [Float] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+        let gamma = [Float](repeating: 2, count: 10), beta = [Float](repeating: 1, count: 10)
+        x.withUnsafeMutableBufferPointer { LayerNorm.rows($0.baseAddress!, rows: 1, cols: 10, gamma: gamma, beta: beta, eps: 0) }
+        // mean 5.5, biased variance 8.25
+        for (i, v) in x.enumerated() {
+            let expected = (Float(i + 1) - 5.5) / Float(8.25).squareRoot() * 2 + 1
+            #expect(abs(v - expected) < 1e-5)
+        }
+    }
+
     @Test(arguments: [1, 10, 16, 37, 384])
     func givesTheReferenceBits(cols: Int) {
         let rows = 3
