@@ -274,16 +274,7 @@ def test_kill_9_of_a_node_moves_its_shards_and_loses_no_acknowledged_write(clust
     # b keeps a standby copy of a's shards and applies their logs as they grow.
     before = wait_standby_current(nats.urls, shard_of(owners[0]), "b")
 
-    going = threading.Event()
-    going.set()
-    acked = {o: [] for o in owners}
-    answers = []
-    threads = [threading.Thread(target=write_while, args=(w, o, going, acked[o], answers)) for w, o in zip(writers, owners)]
-    for t in threads:
-        t.start()
-    while min(len(v) for v in acked.values()) < 5:
-        assert all(t.is_alive() for t in threads), answers
-        time.sleep(0.05)
+    going, acked, answers, threads = start_writers(writers, owners, at_least=5)
     a.kill()
     killed = time.monotonic()
     # Reads are answered again once b takes the shards (the router retries a shard no node serves).
@@ -373,6 +364,22 @@ def write_while(r, owner, going, acked, answers):
         i += 1
 
 
+def start_writers(writers, owners, at_least):
+    """One `write_while` thread per (writer, owner), started; returns once every owner has `at_least`
+    writes acknowledged, with (going, acked by owner, other answers, threads)."""
+    going = threading.Event()
+    going.set()
+    acked = {o: [] for o in owners}
+    answers = []
+    threads = [threading.Thread(target=write_while, args=(w, o, going, acked[o], answers)) for w, o in zip(writers, owners)]
+    for t in threads:
+        t.start()
+    while min(len(v) for v in acked.values()) < at_least:
+        assert all(t.is_alive() for t in threads), answers
+        time.sleep(0.05)
+    return going, acked, answers, threads
+
+
 def read_while(r, owners, going, failures):
     """Reads each owner's first record over and over while `going` is set; any error is a failure."""
     while going.is_set():
@@ -394,16 +401,8 @@ def test_a_drained_node_hands_every_shard_over_while_two_clients_write(cluster):
     err = run_cli("cluster", "drain", "zed", "--nats", nats.urls)
     assert err.returncode == 1 and "NODE" in err.stderr and "no node named 'zed'" in err.stderr, err.stderr
 
-    going = threading.Event()
-    going.set()
-    acked = {o: [] for o in owners}
-    answers, read_failures = [], []
-    threads = [threading.Thread(target=write_while, args=(w, o, going, acked[o], answers)) for w, o in zip(writers, owners)]
-    for t in threads:
-        t.start()
-    while min(len(v) for v in acked.values()) < 10:
-        assert all(t.is_alive() for t in threads), answers
-        time.sleep(0.1)
+    going, acked, answers, threads = start_writers(writers, owners, at_least=10)
+    read_failures = []
     readers = threading.Thread(target=read_while, args=(reader, owners, going, read_failures))
     readers.start()
     before = {o: len(acked[o]) for o in owners}
