@@ -148,11 +148,10 @@ AVX512 static inline __m512 erf16(__m512 v) {
     return _mm512_div_ps(MUL(x, p), q);
 }
 
-static inline __mmask16 tail_mask(size_t left) { return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1); }
 
 AVX512 static void gelu_avx512(float *x, size_t n) {
     for (size_t i = 0; i < n; i += 16) {
-        __mmask16 m = tail_mask(n - i);
+        __mmask16 m = kindred_tail_mask(n - i);
         __m512 v = _mm512_maskz_loadu_ps(m, x + i);
         __m512 g = MUL(MUL(C(0.5f), v), ADD(C(1), erf16(MUL(v, C(0.70710678118654752f)))));
         _mm512_mask_storeu_ps(x + i, m, g);
@@ -167,7 +166,7 @@ AVX512 static float row_max(const float *row, size_t cols) {
     __m512 top = _mm512_set1_ps(row[0]);
     size_t c = 0;
     for (; c + 16 <= cols; c += 16) top = _mm512_max_ps(top, _mm512_loadu_ps(row + c));
-    if (c < cols) top = _mm512_mask_max_ps(top, tail_mask(cols - c), top, _mm512_maskz_loadu_ps(tail_mask(cols - c), row + c));
+    if (c < cols) top = _mm512_mask_max_ps(top, kindred_tail_mask(cols - c), top, _mm512_maskz_loadu_ps(kindred_tail_mask(cols - c), row + c));
     return _mm512_reduce_max_ps(top);
 }
 
@@ -185,8 +184,8 @@ AVX512 static float exp_row(float *row, size_t cols, float shift) {
     float rest[16];
     size_t left = cols - c;
     if (left > 0) {
-        __m512 e = exp16(SUB(_mm512_maskz_loadu_ps(tail_mask(left), row + c), sh));
-        _mm512_mask_storeu_ps(row + c, tail_mask(left), e);
+        __m512 e = exp16(SUB(_mm512_maskz_loadu_ps(kindred_tail_mask(left), row + c), sh));
+        _mm512_mask_storeu_ps(row + c, kindred_tail_mask(left), e);
         _mm512_storeu_ps(rest, e);
         if (left >= 8) lanes = _mm256_add_ps(lanes, _mm512_castps512_ps256(e));
     }
@@ -211,7 +210,7 @@ AVX512 static void softmax_rows_avx512(float *x, size_t rows, size_t cols) {
             __m512 sc = _mm512_set1_ps(scale[r]);
             size_t c = 0;
             for (; c + 16 <= cols; c += 16) _mm512_storeu_ps(row + c, MUL(_mm512_loadu_ps(row + c), sc));
-            if (c < cols) _mm512_mask_storeu_ps(row + c, tail_mask(cols - c), MUL(_mm512_maskz_loadu_ps(tail_mask(cols - c), row + c), sc));
+            if (c < cols) _mm512_mask_storeu_ps(row + c, kindred_tail_mask(cols - c), MUL(_mm512_maskz_loadu_ps(kindred_tail_mask(cols - c), row + c), sc));
         }
     }
 }

@@ -1,6 +1,7 @@
 #include "kernels.h"
 #include "quantize.h"
 #include "half.h"
+#include "simd.h"
 #include <string.h>
 
 // Dense products of the encoder in int8: weights quantised per output channel once at load,
@@ -206,7 +207,7 @@ VNNI static inline __attribute__((always_inline)) void block(const uint8_t *u, c
     for (size_t g = 0; g < G; g++) {
         size_t lanes = live > 16 * g ? live - 16 * g : 0;
         if (lanes == 0) break;
-        __mmask16 mask = lanes >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << lanes) - 1);
+        __mmask16 mask = kindred_tail_mask(lanes);
         __m512 ws = _mm512_maskz_loadu_ps(mask, wscale + 16 * g);
         __m512i sums = _mm512_maskz_loadu_epi32(mask, wsum + 16 * g);
         __m512 b = bias ? _mm512_maskz_loadu_ps(mask, bias + 16 * g) : _mm512_setzero_ps();
@@ -288,7 +289,7 @@ VNNI static inline __attribute__((always_inline)) void add_outlier_group(float *
         _mm512_storeu_ps(yi + j, acc);
     }
     if (j < n) {
-        __mmask16 mask = (__mmask16)((1u << (n - j)) - 1);
+        __mmask16 mask = kindred_tail_mask(n - j);
         __m512 acc = _mm512_maskz_loadu_ps(mask, yi + j);
         for (int g = 0; g < G; g++) acc = _mm512_add_ps(acc, _mm512_mul_ps(value[g], _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, w[g] + j))));
         _mm512_mask_storeu_ps(yi + j, mask, acc);
@@ -340,7 +341,7 @@ VNNI static void quantize_rows_avx512(const float *x, size_t ldx, size_t m, size
             const float *xi = x + i * ldx;
             __m512 acc = _mm512_setzero_ps();
             for (size_t p = 0; p < k; p += 16) {
-                __mmask16 mask = k - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - p)) - 1);
+                __mmask16 mask = kindred_tail_mask(k - p);
                 __m512 v = _mm512_maskz_loadu_ps(mask, xi + p);
                 acc = _mm512_add_ps(acc, _mm512_mul_ps(v, v));
             }
@@ -354,7 +355,7 @@ VNNI static void quantize_rows_avx512(const float *x, size_t ldx, size_t m, size
             float *ov = outlier_values + i * cap;
             __m512 lo = _mm512_setzero_ps(), hi = _mm512_setzero_ps();
             for (size_t p = 0; p < k; p += 16) {
-                __mmask16 mask = k - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - p)) - 1);
+                __mmask16 mask = kindred_tail_mask(k - p);
                 __m512 v = _mm512_maskz_loadu_ps(mask, xi + p);
                 __mmask16 big = _mm512_mask_cmp_ps_mask(mask, _mm512_mul_ps(_mm512_mul_ps(v, v), kf), limit, _CMP_GT_OQ);
                 if (big) {
@@ -382,7 +383,7 @@ VNNI static void quantize_rows_avx512(const float *x, size_t ldx, size_t m, size
             __m512 inv = _mm512_set1_ps(inv1);
             const __m512i z = _mm512_set1_epi32(zero[i]), top = _mm512_set1_epi32(255), bottom = _mm512_setzero_si512();
             for (size_t p = 0; p < chunks * 16; p += 16) {
-                __mmask16 live = p >= k ? 0 : (k - p >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (k - p)) - 1));
+                __mmask16 live = p >= k ? 0 : kindred_tail_mask(k - p);
                 __m512 v = _mm512_maskz_loadu_ps(live, rest + p);
                 __m512i q = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
                 q = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(q, z), bottom), top);

@@ -36,27 +36,25 @@ void kindred_layer_norm_reference(float *x, size_t rows, size_t n, const float *
 #include <immintrin.h>
 #define AVX512 __attribute__((target("avx512f")))
 
-static inline __mmask16 tail(size_t left) { return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1); }
-
 AVX512 static void layer_norm_avx512(float *x, size_t rows, size_t n, const float *gamma, const float *beta, float eps) {
     for (size_t r = 0; r < rows; r++) {
         float *row = x + r * n;
         __m512 acc = _mm512_setzero_ps();
-        for (size_t c = 0; c < n; c += 16) acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(tail(n - c), row + c));
+        for (size_t c = 0; c < n; c += 16) acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(kindred_tail_mask(n - c), row + c));
         float lane[16];
         _mm512_storeu_ps(lane, acc);
         float mean = lanes_total(lane) / (float)n;
         __m512 m = _mm512_set1_ps(mean);
         acc = _mm512_setzero_ps();
         for (size_t c = 0; c < n; c += 16) {
-            __mmask16 k = tail(n - c);
+            __mmask16 k = kindred_tail_mask(n - c);
             __m512 d = _mm512_maskz_sub_ps(k, _mm512_maskz_loadu_ps(k, row + c), m);
             acc = _mm512_add_ps(acc, _mm512_mul_ps(d, d));
         }
         _mm512_storeu_ps(lane, acc);
         __m512 inv = _mm512_set1_ps(1 / sqrtf(lanes_total(lane) / (float)n + eps));
         for (size_t c = 0; c < n; c += 16) {
-            __mmask16 k = tail(n - c);
+            __mmask16 k = kindred_tail_mask(n - c);
             __m512 v = _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, row + c), m), inv), _mm512_maskz_loadu_ps(k, gamma + c));
             _mm512_mask_storeu_ps(row + c, k, _mm512_add_ps(v, _mm512_maskz_loadu_ps(k, beta + c)));
         }

@@ -143,7 +143,7 @@ AVX512 static void gemm_nn_avx512(const float *a, size_t lda, const float *b, si
     for (; j + 16 < n; j += 32) {
         size_t left = n - j;
         __mmask16 m0 = (__mmask16)0xFFFF;
-        __mmask16 m1 = left >= 32 ? (__mmask16)0xFFFF : (__mmask16)((1u << (left - 16)) - 1);
+        __mmask16 m1 = kindred_tail_mask(left - 16);
         size_t i = 0;
         for (; i + 12 <= m; i += 12) gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 12);
         if (m - i >= 8) { gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 8); i += 8; }
@@ -152,8 +152,7 @@ AVX512 static void gemm_nn_avx512(const float *a, size_t lda, const float *b, si
         if (m - i >= 1) gemm_nn_block(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, m1, 1);
     }
     if (j < n) {
-        __mmask16 m0 = (__mmask16)((1u << (n - j)) - 1);
-        if (n - j == 16) m0 = (__mmask16)0xFFFF;
+        __mmask16 m0 = kindred_tail_mask(n - j);
         size_t i = 0;
         for (; i + 12 <= m; i += 12) gemm_nn_narrow(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, 12);
         for (; i + 4 <= m; i += 4) gemm_nn_narrow(a + i * lda, lda, b + j, ldb, y + i * ldy + j, ldy, k, scale, m0, 4);

@@ -17,6 +17,9 @@
         return cached;                       \
     }
 
+// The first `left` lanes of 16 (all of them from 16 on).
+static inline __mmask16 kindred_tail_mask(size_t left) { return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1); }
+
 // The sum of the eight floats of v.
 __attribute__((target("avx2,fma"))) static inline float kindred_hsum8(__m256 v) {
     __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
