@@ -127,7 +127,7 @@ static void quantize_rows_plain(const float *x, size_t ldx, size_t m, size_t k, 
     pad_rows(u, m, kp);
 }
 
-void kindred_gemm_i8_pack_outlier_weights(const float *w, size_t n, size_t k, uint16_t *wt) {
+static void pack_outlier_weights_plain(const float *w, size_t n, size_t k, uint16_t *wt) {
     for (size_t j = 0; j < n; j++)
         for (size_t p = 0; p < k; p++) wt[p * n + j] = float_to_half(w[j * k + p]);
 }
@@ -327,12 +327,14 @@ VNNI static void quantize_rows_avx512(const float *x, size_t ldx, size_t m, size
                                       int32_t *zero, int32_t *outliers, float *outlier_values, int32_t *outlier_count) {
     size_t kp = kindred_gemm_i8_padded(k), cap = kindred_gemm_i8_outlier_capacity(k), chunks = (kp + 15) / 16;
     float rest[k + 16];
-    uint8_t lines[8][chunks * 16];
+    uint8_t lines[8][(chunks + 3) / 4 * 64];
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     // Dword j of a step pair's 64 bytes: step t = j / 8 of the pair, row r = j % 8; its four codes are
     // dword 4r + t of rows 0–3 (first source) or 4(r − 4) + t of rows 4–7 (second source, + 16).
     const __m512i pair0 = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
     const __m512i pair1 = _mm512_add_epi32(pair0, _mm512_set1_epi32(2));
+    // Dword d of lane l of the narrowed bytes holds codes 4l ..< 4l + 4 of vector d.
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     for (size_t i0 = 0; i0 < m; i0 += 8) {
         for (size_t r = 0; r < 8; r++) {
             size_t i = i0 + r;
@@ -381,13 +383,19 @@ VNNI static void quantize_rows_avx512(const float *x, size_t ldx, size_t m, size
             float inv1;
             scale[i] = range_scale(l, h, &inv1, &zero[i]);
             __m512 inv = _mm512_set1_ps(inv1);
-            const __m512i z = _mm512_set1_epi32(zero[i]), top = _mm512_set1_epi32(255), bottom = _mm512_setzero_si512();
-            for (size_t p = 0; p < chunks * 16; p += 16) {
-                __mmask16 live = p >= k ? 0 : kindred_tail_mask(k - p);
-                __m512 v = _mm512_maskz_loadu_ps(live, rest + p);
-                __m512i q = _mm512_cvt_roundps_epi32(_mm512_mul_ps(v, inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-                q = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(q, z), bottom), top);
-                _mm512_mask_cvtepi32_storeu_epi8(line + p, 0xFFFF, q);
+            const __m512i z = _mm512_set1_epi32(zero[i]);
+            // 64 codes at a time: four vectors of codes narrowed with saturation (which is the clamp to
+            // [0, 255]) to one of bytes, whose dwords come out lane by lane and are put back in order.
+            for (size_t p = 0; p < chunks * 16; p += 64) {
+                __m512i q[4];
+                for (int t = 0; t < 4; t++) {
+                    size_t at = p + 16 * (size_t)t;
+                    __mmask16 live = at >= k ? 0 : kindred_tail_mask(k - at);
+                    __m512 v = _mm512_maskz_loadu_ps(live, rest + at);
+                    q[t] = _mm512_add_epi32(_mm512_cvt_roundps_epi32(_mm512_mul_ps(v, inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), z);
+                }
+                __m512i bytes = _mm512_packus_epi16(_mm512_packs_epi32(q[0], q[1]), _mm512_packs_epi32(q[2], q[3]));
+                _mm512_storeu_si512((void *)(line + p), _mm512_permutexvar_epi32(order, bytes));
             }
         }
         // Interleave: 16 codes (4 steps) of the eight lines at a time, into two step pairs of 64 bytes.
@@ -409,6 +417,28 @@ VNNI static void quantize_rows_avx512(const float *x, size_t ldx, size_t m, size
             _mm512_mask_storeu_epi32(ub + (4 * c + 2) * 32, m1, _mm512_permutex2var_epi32(a, pair1, b));
         }
     }
+}
+
+// `pack_outlier_weights_plain` with F16C's conversion (the same rounding, so the same halves), 16
+// channels at a time: a 16 × 16 block of W is read row by row (16 inputs of a channel) and written
+// column by column (16 channels of an input), through a transpose in registers.
+VNNI static void pack_outlier_weights_avx512(const float *w, size_t n, size_t k, uint16_t *wt) {
+    size_t j0 = 0;
+    for (; j0 + 16 <= n; j0 += 16) {
+        size_t p0 = 0;
+        for (; p0 + 16 <= k; p0 += 16) {
+            uint16_t block[16][16];
+            for (int r = 0; r < 16; r++)
+                _mm256_storeu_si256((__m256i *)block[r],
+                                    _mm512_cvtps_ph(_mm512_loadu_ps(w + (j0 + (size_t)r) * k + p0), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            for (int c = 0; c < 16; c++)
+                for (int r = 0; r < 16; r++) wt[(p0 + (size_t)c) * n + j0 + (size_t)r] = block[r][c];
+        }
+        for (; p0 < k; p0++)
+            for (size_t r = 0; r < 16; r++) wt[p0 * n + j0 + r] = float_to_half(w[(j0 + r) * k + p0]);
+    }
+    for (; j0 < n; j0++)
+        for (size_t p = 0; p < k; p++) wt[p * n + j0] = float_to_half(w[j0 * k + p]);
 }
 #endif
 
@@ -436,6 +466,17 @@ void kindred_gemm_i8_quantize_rows(const float *x, size_t ldx, size_t m, size_t 
 void kindred_gemm_i8_quantize_rows_reference(const float *x, size_t ldx, size_t m, size_t k, float spread, uint8_t *u, float *scale,
                                              int32_t *zero, int32_t *outliers, float *outlier_values, int32_t *outlier_count) {
     quantize_rows_plain(x, ldx, m, k, spread, u, scale, zero, outliers, outlier_values, outlier_count);
+}
+
+void kindred_gemm_i8_pack_outlier_weights(const float *w, size_t n, size_t k, uint16_t *wt) {
+#ifdef KINDRED_X86
+    if (have_vnni()) { pack_outlier_weights_avx512(w, n, k, wt); return; }
+#endif
+    pack_outlier_weights_plain(w, n, k, wt);
+}
+
+void kindred_gemm_i8_pack_outlier_weights_reference(const float *w, size_t n, size_t k, uint16_t *wt) {
+    pack_outlier_weights_plain(w, n, k, wt);
 }
 
 int kindred_gemm_i8_vectorized(void) {

@@ -1,5 +1,6 @@
 // IEEE half floats in portable C (kernels.c, gemm_i8.c); included by the .c files only. Half to
-// float is exact; float to half rounds to nearest, ties to even, as F16C's conversions do.
+// float is exact; float to half rounds to nearest, ties to even, as F16C's conversions do, and gives
+// the same bits as they do for every float.
 #ifndef KINDRED_HALF_H
 #define KINDRED_HALF_H
 #include <stdint.h>
@@ -35,7 +36,8 @@ static inline uint16_t float_to_half(float f) {
     uint32_t sign = (x >> 16) & 0x8000;
     int32_t exp = (int32_t)((x >> 23) & 0xFF) - 127 + 15;
     uint32_t mant = x & 0x7FFFFF;
-    if (((x >> 23) & 0xFF) == 0xFF) return (uint16_t)(sign | 0x7C00 | (mant ? 0x200 : 0));
+    // A NaN stays one, quiet, with the top of its payload (as F16C converts it).
+    if (((x >> 23) & 0xFF) == 0xFF) return (uint16_t)(sign | 0x7C00 | (mant ? 0x200 | (mant >> 13) : 0));
     if (exp >= 31) return (uint16_t)(sign | 0x7C00);
     if (exp <= 0) {
         if (exp < -10) return (uint16_t)sign;

@@ -62,9 +62,14 @@ public enum Int8Dense {
     }
 
     /// W [n × k] (row-major) transposed into `transposed` [k × n] as IEEE half floats (round to nearest
-    /// even): the weights of the rows' outliers.
-    public static func packOutlierWeights(_ w: UnsafePointer<Float>, outputs n: Int, inputs k: Int, into transposed: UnsafeMutablePointer<UInt16>) {
-        kindred_gemm_i8_pack_outlier_weights(w, n, k, transposed)
+    /// even): the weights of the rows' outliers. F16C's conversion where the CPU has AVX-512 VNNI, else the
+    /// plain C reference; both give the same bits.
+    public static func packOutlierWeights(_ w: UnsafePointer<Float>, outputs n: Int, inputs k: Int, into transposed: UnsafeMutablePointer<UInt16>,
+                                          path: KernelPath = .dispatched) {
+        switch path {
+        case .dispatched: kindred_gemm_i8_pack_outlier_weights(w, n, k, transposed)
+        case .reference: kindred_gemm_i8_pack_outlier_weights_reference(w, n, k, transposed)
+        }
     }
 
     /// Packed weights (`pack`) of the first n channels, with their outlier weights (`packOutlierWeights`)

@@ -151,6 +151,41 @@ struct Int8DenseTests {
         }
     }
 
+    /// F16C's conversion and the portable one agree on every kind of float: ordinary weights, halves'
+    /// subnormals and their rounding ties, overflow to infinity, infinities and NaNs with payloads, in
+    /// blocks of 16 and in the ragged edges past them.
+    @Test("outlier weights are packed as the reference packs them", arguments: [(1152, 384), (384, 1536), (21, 37), (16, 17), (35, 16)])
+    func outlierWeightsMatchReference(n: Int, k: Int) {
+        var bits = UInt64(n * 31 + k) &* 0x9E37_79B9_7F4A_7C15 | 1
+        func next() -> UInt64 {
+            bits ^= bits << 13; bits ^= bits >> 7; bits ^= bits << 17
+            return bits
+        }
+        let special: [Float] = [0, -0, 1e-8, 2.9802322e-8, 5.9604645e-8, -8.940697e-8, 6.1e-5, 65504, 65519.99, 65520, 1e6, .infinity,
+                                -.infinity, .nan, Float(bitPattern: 0x7FA0_1234), Float(bitPattern: 0xFFC0_0001), .leastNonzeroMagnitude]
+        let ordinary = MatmulKernelTests.values(n * k, seed: UInt64(k)).map { $0 * 0.1 }
+        let w = (0..<(n * k)).map { i -> Float in
+            switch i % 3 {
+            case 0: return Float(bitPattern: UInt32(truncatingIfNeeded: next()))
+            case 1: return special[Int(next() % UInt64(special.count))]
+            default: return ordinary[i]
+            }
+        }
+        var fast = [UInt16](repeating: 0, count: n * k), plain = [UInt16](repeating: 1, count: n * k)
+        Int8Dense.packOutlierWeights(w, outputs: n, inputs: k, into: &fast)
+        Int8Dense.packOutlierWeights(w, outputs: n, inputs: k, into: &plain, path: .reference)
+        // Counted, not compared whole: a failure's report of two arrays this long would take minutes.
+        let first = fast.indices.first { fast[$0] != plain[$0] }
+        #expect(first == nil, "input \((first ?? 0) / n) of channel \((first ?? 0) % n): \(w[((first ?? 0) % n) * k + (first ?? 0) / n].bitPattern)")
+        // Transposed: input p of channel j at p · n + j; 1.0 is 0x3C00, 65520 rounds to infinity.
+        var ones = [Float](repeating: 0, count: n * k)
+        ones[(n - 1) * k + (k - 1)] = 1
+        ones[0] = 65520
+        Int8Dense.packOutlierWeights(ones, outputs: n, inputs: k, into: &fast)
+        #expect(fast[(k - 1) * n + (n - 1)] == 0x3C00 && fast[0] == 0x7C00)
+        #expect(fast.filter { $0 != 0 }.count == 2)
+    }
+
     /// Each row is coded over its own range [lo, hi] ∋ 0 (outliers out): codes 0 and 255 are lo and hi,
     /// zero is coded exactly (code z), and every value is within half a step of its code's value.
     @Test func rowsUseTheirWholeRange() {

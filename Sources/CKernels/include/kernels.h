@@ -136,8 +136,11 @@ void kindred_gemm_i8_reference(const kindred_i8_rows *rows, size_t m, const int8
                                const uint16_t *wt, size_t ldwt, size_t n, size_t k, const float *bias, const float *res, size_t ldr,
                                float *y, size_t ldy);
 /// The outliers' weights: W [n × k] (row-major) transposed into wt [k × n] as IEEE half floats (round
-/// to nearest even).
+/// to nearest even). With F16C's conversion where the CPU has AVX-512 VNNI, else
+/// `kindred_gemm_i8_pack_outlier_weights_reference`; both give the same bits.
 void kindred_gemm_i8_pack_outlier_weights(const float *w, size_t n, size_t k, uint16_t *wt);
+/// The same in plain C.
+void kindred_gemm_i8_pack_outlier_weights_reference(const float *w, size_t n, size_t k, uint16_t *wt);
 /// 1 when `kindred_gemm_i8` uses AVX-512 VNNI.
 int kindred_gemm_i8_vectorized(void);
 // ---------- LayerNorm (layer_norm.c) ----------
