@@ -266,9 +266,13 @@ VNNI static void gemm_i8_vnni(const uint8_t *u, const float *uscale, const int32
                 float *yb = y + i * ldy + j0;
                 int resume = t0 > 0, finish = t1 == steps;
                 __m512i *keep = kept + b * 24;
-                if (G == 3) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 3, kp, t0, t1, keep, resume, finish, live, bias ? bias + j0 : NULL, res ? res + i * ldr + j0 : NULL, ldr, yb, ldy, pf, lines);
-                else if (G == 2) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 2, kp, t0, t1, keep, resume, finish, live, bias ? bias + j0 : NULL, res ? res + i * ldr + j0 : NULL, ldr, yb, ldy, pf, lines);
-                else block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, 1, kp, t0, t1, keep, resume, finish, live, bias ? bias + j0 : NULL, res ? res + i * ldr + j0 : NULL, ldr, yb, ldy, pf, lines);
+                const float *bb = bias ? bias + j0 : NULL, *rb = res ? res + i * ldr + j0 : NULL;
+                // G as a constant in each call, so that each inlined copy keeps its accumulators in registers.
+#define KINDRED_BLOCK(G) block(ub, uscale + i, uzero + i, rows, w, wscale + j0, wsum + j0, G, kp, t0, t1, keep, resume, finish, live, bb, rb, ldr, yb, ldy, pf, lines)
+                if (G == 3) KINDRED_BLOCK(3);
+                else if (G == 2) KINDRED_BLOCK(2);
+                else KINDRED_BLOCK(1);
+#undef KINDRED_BLOCK
             }
         }
     }

@@ -63,7 +63,7 @@ struct BertEncoder: Sendable {
         // int8, short inputs: each dense layer's input rows quantised (bytes padded to a multiple of 4) and
         // their scales. Long inputs quantise `int8Tile` rows at a time into each worker's own buffer.
         let q8 = Int8Input(rows: QuantizedRows(rows: quantized == nil || !short ? 0 : n, maxInputs: max(h, inner)), workers: workers)
-        // Each worker's copies of one head's rows and its attention matrix (`FloatKernels.attentionHead`).
+        // Each worker's scratch for one sequence's attention: its Q, K and V by head, a head's Kᵀ and attention matrix (`FloatKernels.attention`).
         let headScratch = (0..<workers).map { _ in FloatBuffer(count: FloatKernels.attentionScratch(rows: longest, heads: heads, width: d)) }
         // `x` is the residual stream; each sub-layer writes into `y` and the two are swapped.
         var x = hidden.pointer, y = scratch.pointer
