@@ -148,9 +148,9 @@ extension KindredService {
         worker.kick { [self] in
             do {
                 _ = try embedRecords(everything: false, isCancelled: { worker.isStopping }, log: { worker.report($0) }) { _ in
-                    worker.notifyObservers(remaining: pendingEmbeddingCount())
+                    worker.notifyObservers { pendingEmbeddingCount() }
                 }
-                worker.notifyObservers(remaining: pendingEmbeddingCount())
+                worker.notifyObservers { pendingEmbeddingCount() }
             } catch {
                 // Nothing is lost: the records not reached keep waiting, and are tried again later.
                 let later = settings.embedder.retryLater
@@ -222,13 +222,18 @@ final class BackgroundWorker: @unchecked Sendable {
         observers.withLock { $0.append(observer) }
     }
 
-    func notifyObservers(remaining: Int) {
+    /// Calls the observers with `remaining()`, counted after they are taken off the list (and only
+    /// when there are any): a count taken before an observer arrived never reaches it, so an upsert's
+    /// progress never hears "nothing waits" from a count older than its own records.
+    func notifyObservers(remaining: () -> Int) {
         let current = observers.withLock { list in
             let l = list
             list.removeAll()
             return l
         }
-        let keep = current.filter { $0(remaining) }
+        guard !current.isEmpty else { return }
+        let count = remaining()
+        let keep = current.filter { $0(count) }
         observers.withLock { $0.append(contentsOf: keep) }
     }
 
