@@ -10,12 +10,15 @@ public enum MembershipSource: Sendable, Hashable, Codable {
     /// whole group by how its members neighbour each other, not against the combined medoid, so
     /// never evicted by the stay check; not decided by a user (a rebuild regroups it).
     case combined
+    /// Confirmed by an outside judge (`JudgedPlacement.swift`), proposed at this quantised
+    /// similarity; never evicted by the stay check, not decided by a user.
+    case judged(score: Int)
 
     /// True for memberships that a user decided (pinned, moved).
     public var isUserDecided: Bool {
         switch self {
         case .pinned, .moved: return true
-        case .automatic, .combined: return false
+        case .automatic, .combined, .judged: return false
         }
     }
 
@@ -39,7 +42,7 @@ public struct Membership: Sendable, Hashable, Codable {
     }
 
     /// Stored compactly as `[occurrenceID, groupID, score]` (automatic), `[occurrenceID, groupID, "pinned"]`,
-    /// `[occurrenceID, groupID, "moved"]` or `[occurrenceID, groupID, "combined"]`: a group holds many memberships, and a flat array
+    /// `[occurrenceID, groupID, "moved"]`, `[occurrenceID, groupID, "combined"]` or `[occurrenceID, groupID, "judged", score]`: a group holds many memberships, and a flat array
     /// decodes several times faster than nested objects. The keyed form of older states still reads.
     public init(from decoder: Decoder) throws {
         guard var c = try? decoder.unkeyedContainer() else {
@@ -57,6 +60,7 @@ public struct Membership: Sendable, Hashable, Codable {
             case "pinned": source = .pinned
             case "moved": source = .moved
             case "combined": source = .combined
+            case "judged": source = .judged(score: try c.decode(Int.self))
             case let other:
                 throw DecodingError.dataCorruptedError(in: c, debugDescription: "unknown membership source \(other)")
             }
@@ -73,6 +77,9 @@ public struct Membership: Sendable, Hashable, Codable {
         case .pinned: try c.encode("pinned")
         case .moved: try c.encode("moved")
         case .combined: try c.encode("combined")
+        case let .judged(score):
+            try c.encode("judged")
+            try c.encode(score)
         }
     }
 

@@ -94,6 +94,12 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     /// An occurrence with fewer terms than this (short texts: requests, notes of a few words) needs
     /// no shared element.
     public var evidenceMinTerms: Int
+    /// Under an outside judge (`JudgedPlacement.swift`): the nearest occurrences each pending
+    /// occurrence proposes to the judge (each standing for its group when it has one).
+    public var judgeCandidates: Int
+    /// Under an outside judge: a proposed pair must be at least this far above the scope's
+    /// background level in force (mean cosine) — a floor, not a precision threshold.
+    public var judgeFloor: Float
 
     public init(
         tauRep: Float = 0.40, tauSup: Float = 0.40, tauSeed: Float = 0.68, tauLooseSeed: Float = 0.40, looseSeedRecords: Int = 3, delta: Float = 0.0,
@@ -103,7 +109,7 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3,
         calibratedBackground: Float? = 0.22, backgroundTolerance: Float = 0.02, backgroundSample: Int = 2000,
         backgroundMinimum: Int = 20, backgroundMargin: Float = 0.02, evidenceMaxShare: Float = 0.05, evidenceMinimum: Int = 100, evidenceExamples: Int = 2, evidenceAbove: Float = 0.65,
-        evidenceMinTerms: Int = 10
+        evidenceMinTerms: Int = 10, judgeCandidates: Int = 5, judgeFloor: Float = 0.10
     ) {
         self.tauRep = tauRep
         self.tauSup = tauSup
@@ -138,6 +144,8 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         self.evidenceExamples = evidenceExamples
         self.evidenceAbove = evidenceAbove
         self.evidenceMinTerms = evidenceMinTerms
+        self.judgeCandidates = judgeCandidates
+        self.judgeFloor = judgeFloor
     }
 
     /// The thresholds for a category whose background similarity is `level` hundredths (nil:

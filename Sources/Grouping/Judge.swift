@@ -44,8 +44,12 @@ public struct JudgeQuestion: Sendable, Hashable {
     public let members: [Int64]
     /// The group's label, when it has one.
     public let label: String?
+    /// The group the representative is in, when it is in one (shown to the judge; not part of the key).
+    public let group: Int64?
 
-    public init(occurrence: Int64, target: Target, representative: Int64, examples: [Int64], members: [Int64], label: String?) {
+    public init(occurrence: Int64, target: Target, representative: Int64, examples: [Int64], members: [Int64], label: String?,
+                group: Int64? = nil) {
+        self.group = group
         self.occurrence = occurrence
         self.target = target
         self.representative = representative

@@ -84,6 +84,7 @@ extension Workspace {
 
     /// Runs assignment and seeding passes over one scope until nothing changes (or `maxPasses`).
     mutating func run(_ scope: Scope, isCancelled: () -> Bool) throws {
+        if outerJudge != nil { return try judgedRun(scope, isCancelled: isCancelled) }
         config = config(for: scope)
         evidence?.config = config
         defer { config = baseConfig; evidence?.config = baseConfig }
@@ -184,6 +185,7 @@ extension PatternEngine {
         ws.evidence = SharedElementJudge.make(config: config, occurrences: occurrences)
         ws.judge = SharedElementJudge.compose(ws.evidence, outer: judge)
         ws.hasOuterJudge = judge != nil
+        ws.outerJudge = judge
         if let kept = cache.take(for: ws.state, dimension: ws.dimension) { ws.adopt(kept) }
         let fresh = ws.reconcile(changes: changes)
         ws.newIDs = fresh

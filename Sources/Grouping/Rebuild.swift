@@ -29,6 +29,7 @@ extension PatternEngine {
         ws.evidence = SharedElementJudge.make(config: config, occurrences: occurrences)
         ws.judge = SharedElementJudge.compose(ws.evidence, outer: judge)
         ws.hasOuterJudge = judge != nil
+        ws.outerJudge = judge
         ws.pendingReplaced = true
         try ws.checkDimensions()
         for gid in ws.state.groups.keys.sorted() { ws.settle(gid) }

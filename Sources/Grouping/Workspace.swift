@@ -66,6 +66,10 @@ struct Workspace {
     var judge: Judge?
     /// A judge besides the shared-element rule (client or remote) was given.
     var hasOuterJudge = false
+    /// That judge: under it, placement follows `JudgedPlacement.swift`.
+    var outerJudge: Judge?
+    /// Labels the judge suggested with a yes, by the occurrence asked about.
+    var suggestedLabels: [Int64: String] = [:]
     /// The shared-element rule, when on (`SharedElement.swift`); `judge` asks it first.
     var evidence: SharedElementJudge?
     /// Occurrences the judge gave no answer about in this call.

@@ -16,6 +16,8 @@ struct JudgeSettings: Sendable {
     let instruction: String
     /// Longest wait for one answer, in seconds.
     let timeout: Double
+    /// Questions sent per refresh at most (`patterns.judgeBudget`).
+    let budget: Int
 
     /// The instruction every question carries unless `patterns.judgeInstruction` replaces it.
     static let defaultInstruction = """
@@ -35,5 +37,9 @@ struct JudgeSettings: Sendable {
         let instruction = patterns.judgeInstruction
         self.instruction = instruction.isEmpty ? Self.defaultInstruction : instruction
         timeout = patterns.judgeTimeout
+        guard patterns.judgeBudget >= 0 else {
+            throw ConfigError(key: "patterns.judgeBudget", reason: "must be 0 or more, got \(patterns.judgeBudget)")
+        }
+        budget = patterns.judgeBudget
     }
 }

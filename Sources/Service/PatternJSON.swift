@@ -40,6 +40,7 @@ enum PatternJSON {
         case .pinned: return ("pinned", nil)
         case .moved: return ("moved", nil)
         case .combined: return ("combined", nil)
+        case .judged(let score): return ("judged", score)
         }
     }
 

@@ -59,10 +59,14 @@ struct JudgeTally {
     var asked = 0
     /// Questions answered from stored verdicts.
     var remembered = 0
+    /// Questions not sent because the refresh's budget (`patterns.judgeBudget`) was spent.
+    var wanted = 0
     /// The first failure, after which no more questions are sent in this refresh.
     var problem: String?
 
-    static func + (a: Self, b: Self) -> Self { Self(asked: a.asked + b.asked, remembered: a.remembered + b.remembered, problem: a.problem ?? b.problem) }
+    static func + (a: Self, b: Self) -> Self {
+        Self(asked: a.asked + b.asked, remembered: a.remembered + b.remembered, wanted: a.wanted + b.wanted, problem: a.problem ?? b.problem)
+    }
 }
 
 /// Where a judge session reads and keeps verdicts: the refresh's own transaction, or — while the
@@ -89,14 +93,17 @@ final class JudgeSession {
     let corrections: [Correction]
     let instruction: String
     let asker: (any JudgeAsker)?
+    /// Questions this session may send (`patterns.judgeBudget`).
+    let budget: Int
     var tally = JudgeTally()
     /// Answers given in this refresh (a question comes back within a refresh while its sides stay the same).
     private var memo: [JudgeQuestion.Key: Verdict] = [:]
     private let log: (String) -> Void
 
     init(owner: String, verdicts: VerdictAccess, occurrences: [Int64: Occurrence], corrections: [Correction], instruction: String,
-         asker: (any JudgeAsker)?, unavailable: String?, log: @escaping (String) -> Void) {
+         asker: (any JudgeAsker)?, unavailable: String?, budget: Int = .max, log: @escaping (String) -> Void) {
         self.owner = owner
+        self.budget = budget
         self.verdicts = verdicts
         self.occurrences = occurrences
         self.corrections = corrections
@@ -129,6 +136,10 @@ final class JudgeSession {
             return .unknown
         }
         guard tally.problem == nil, let asker else { return .unknown }
+        guard tally.asked < budget else {
+            tally.wanted += 1
+            return .unknown
+        }
         tally.asked += 1
         let answer: JudgeAnswer
         switch asker.ask(params(q, occ)) {
@@ -169,7 +180,7 @@ final class JudgeSession {
             group["id"] = .int(id)
             group["version"] = .from(version)
         case .seed:
-            group["id"] = .null
+            group["id"] = q.group.map { .int($0) } ?? .null
         }
         if let rep = occurrences[q.representative] { group["representative"] = item(rep) }
         group["examples"] = .array(q.examples.compactMap { occurrences[$0] }.map(item))

@@ -61,6 +61,8 @@ extension PatternConfig {
         g.evidenceExamples = p.evidenceExamples
         g.evidenceAbove = Float(p.evidenceAbove)
         g.evidenceMinTerms = p.evidenceMinTerms
+        g.judgeCandidates = p.judgeCandidates
+        g.judgeFloor = Float(p.judgeFloor)
         g.candidateK = p.candidateK
         g.exemplars = p.exemplars
         g.recurringThreshold = p.recurringThreshold

@@ -162,6 +162,7 @@ extension KindredService {
             result["waitingForJudge"] = .from(total.waitingForJudge)
             result["judgeAsked"] = .from(judged.asked)
             result["judgeRemembered"] = .from(judged.remembered)
+            result["judgeWanted"] = .from(judged.wanted)
             if let problem = judged.problem { result["judgeProblem"] = .string(problem) }
         }
         return .object(result)
@@ -254,7 +255,8 @@ extension KindredService {
             (asker, unavailable) = chatJudge(settings, owner: owner, store: store, ctx)
         }
         return JudgeSession(owner: owner, verdicts: verdicts, occurrences: data.occurrences, corrections: data.corrections,
-                            instruction: settings.instruction, asker: asker, unavailable: unavailable, log: { ctx.log(.warning, $0) })
+                            instruction: settings.instruction, asker: asker, unavailable: unavailable, budget: settings.budget,
+                            log: { ctx.log(.warning, $0) })
     }
 
     /// Keeps the input log short: once it holds more than `inputLogKeep` positions past the last

@@ -36,6 +36,9 @@ public struct PatternSettings: Sendable, Equatable, Decodable {
     public var judge: String
     public var judgeInstruction: String
     public var judgeTimeoutMs: Int
+    public var judgeCandidates: Int
+    public var judgeFloor: Double
+    public var judgeBudget: Int
     public var judgeUrl: String
     public var judgeModel: String
     public var judgeApiKey: String

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""Judged grouping on the bundled journals, through the real binary and a client judge.
+
+For each journal (datasets/journal, datasets/journal2) it loads the records into a fresh database,
+starts `kindred serve --set patterns.judge=client`, and refreshes until a refresh asks nothing,
+answering every `patterns/judge` request with one of these judges:
+
+  none        no judge (the default configuration)
+  perfect     answers from the journal's key: yes when the occurrence's entry and the
+              representative's entry share a situation
+  flip5/10    the same, with 5 % / 10 % of answers flipped (seeded, so runs repeat)
+  model       an OpenAI-compatible chat server (--model-url URL --model NAME), as patterns.judge=openai
+  cobras      COBRAS (cobras-ts) over the same MiniLM vectors, given the perfect oracle and the
+              number of questions the perfect judge asked
+
+Each row: member precision (every pair of members of a group), pair precision and recall (entries
+of exactly one situation), F1, look-alikes grouped, questions asked, questions per entry, refreshes
+to converge, and the refresh time of the first refresh.
+
+  python3 bench/grouping/judged.py [--binary .build/release/kindred] [--judges none,perfect,flip5,flip10,cobras]
+"""
+import argparse, collections, itertools, json, os, random, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
+
+
+def load(journal):
+    recs = [json.loads(l) for l in open(f"datasets/{journal}/records.jsonl")]
+    key = json.load(open(f"datasets/{journal}/situations.json"))
+    return recs, key
+
+
+def score(groups, key):
+    """Member precision, pair precision, pair recall, F1, look-alikes grouped (as ../shared/tools/journal_precision.py)."""
+    sits = {s["id"]: s["entries"] for s in key["situations"]}
+    count = collections.Counter(i for ids in sits.values() for i in ids)
+    one = {i: s for s, ids in sits.items() for i in ids if count[i] == 1}
+    tp = fp = fn = 0
+    for a, b in itertools.combinations(sorted(one), 2):
+        same, together = one[a] == one[b], any(a in g and b in g for g in groups)
+        tp += same and together
+        fp += (not same) and together
+        fn += same and not together
+    of = collections.defaultdict(set)
+    for s_, ids in sits.items():
+        for i in ids:
+            of[i].add(s_)
+    mt = mf = 0
+    for g in groups:
+        for a, b in itertools.combinations(sorted(g), 2):
+            if of[a] & of[b]:
+                mt += 1
+            else:
+                mf += 1
+    look = sum(1 for d in key["distractors"] if any(d["entry"] in g for g in groups))
+    p, r = tp / max(tp + fp, 1), tp / max(tp + fn, 1)
+    return {"member_precision": mt / max(mt + mf, 1), "pair_precision": p, "recall": r,
+            "f1": 2 * p * r / max(p + r, 1e-9), "lookalikes": look, "lookalikes_of": len(key["distractors"])}
+
+
+class KeyJudge:
+    """Answers a question from the key; `flip` of the answers are turned round (seeded)."""
+
+    def __init__(self, key, flip=0.0, seed=7):
+        self.of = collections.defaultdict(set)
+        for s in key["situations"]:
+            for i in s["entries"]:
+                self.of[i].add(s["id"])
+        self.flip, self.rng, self.asked = flip, random.Random(seed), 0
+
+    def __call__(self, params):
+        self.asked += 1
+        a = params["occurrence"]["recordId"]
+        b = params["group"]["representative"]["recordId"]
+        match = bool(self.of[a] & self.of[b])
+        if self.flip and self.rng.random() < self.flip:
+            match = not match
+        return {"match": match, "sharedElement": "the same situation" if match else "", "difference": "" if match else "another situation"}
+
+
+class Serve:
+    def __init__(self, binary, db, args):
+        self.p = subprocess.Popen([binary, "serve", "--db", db, "--framing", "ndjson", *args], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.next = 0
+
+    def send(self, m):
+        self.p.stdin.write(json.dumps(m) + "\n")
+        self.p.stdin.flush()
+
+    def call(self, method, params, judge=None):
+        self.next += 1
+        rid = self.next
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise SystemExit(f"judged.py: the server closed during {method}")
+            m = json.loads(line)
+            if m.get("method") == "patterns/judge" and "id" in m:
+                self.send({"jsonrpc": "2.0", "id": m["id"], "result": judge(m["params"])})
+                continue
+            if "method" not in m and m.get("id") == rid:
+                if "error" in m:
+                    raise SystemExit(f"judged.py: {method}: {m['error']}")
+                return m["result"]
+
+    def close(self):
+        self.send({"jsonrpc": "2.0", "id": "bye", "method": "shutdown"})
+        self.send({"jsonrpc": "2.0", "method": "exit"})
+        self.p.wait(timeout=60)
+
+
+def groups_of(s):
+    f = s.call("patterns/findings", {"owner": "me", "includeRelated": True, "limit": 1000})
+    return [{e["recordId"] for e in fd["evidence"]} for fd in f["findings"]]
+
+
+def run_kindred(binary, journal, judge_name, args_extra, model=None):
+    recs, key = load(journal)
+    db = os.path.join(tempfile.mkdtemp(prefix="judged-"), "j.sqlite")
+    args = list(args_extra)
+    judge = None
+    if judge_name == "model":
+        args += ["--set", "patterns.judge=openai", "--set", f"patterns.judgeUrl={model[0]}", "--set", f"patterns.judgeModel={model[1]}"]
+    elif judge_name != "none":
+        args += ["--set", "patterns.judge=client"]
+        judge = KeyJudge(key, {"perfect": 0.0, "flip5": 0.05, "flip10": 0.10}[judge_name])
+    s = Serve(binary, db, args)
+    s.call("initialize", {"capabilities": {"judge": judge is not None}})
+    s.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    s.call("records/upsert", {"owner": "me", "waitForIndex": True, "records": recs})
+    refreshes, first_ms, asked = 0, None, 0
+    while True:
+        t = time.monotonic()
+        r = s.call("patterns/refresh", {"owner": "me"}, judge)
+        refreshes += 1
+        first_ms = first_ms if first_ms is not None else (time.monotonic() - t) * 1000
+        asked += r.get("judgeAsked", 0)
+        if judge_name == "none" or (r.get("judgeAsked", 0) == 0 and r.get("groupsChanged", 0) == 0 and r.get("groupsCreated", 0) == 0) or refreshes >= 10:
+            break
+    groups = groups_of(s)
+    s.close()
+    out = score(groups, key)
+    out.update(questions=asked, per_entry=asked / len(recs), refreshes=refreshes, first_refresh_ms=first_ms, groups=len(groups))
+    return out
+
+
+def run_cobras(journal, budget, binary):
+    """COBRAS with the perfect oracle over the records' MiniLM vectors (kindred embed), `budget` questions."""
+    import numpy as np
+    from cobras_ts.cobras_kmeans import COBRAS_kmeans
+    from cobras_ts.querier.labelquerier import LabelQuerier
+    recs, key = load(journal)
+    texts = "\n".join(r["text"].replace("\n", " ") for r in recs) + "\n"
+    out = subprocess.run([binary, "embed", "--file", "-"], input=texts, capture_output=True, text=True, check=True).stdout
+    X = np.array([json.loads(l) for l in out.splitlines()], dtype=np.float64)
+    # Labels for the oracle: an entry of one situation gets it; every other entry is its own.
+    sit = {}
+    for s in key["situations"]:
+        for i in s["entries"]:
+            sit.setdefault(i, s["id"])
+    labels, ids = [], {}
+    for r in recs:
+        labels.append(ids.setdefault(sit.get(r["id"], "alone-" + r["id"]), len(ids)))
+    clusterer = COBRAS_kmeans(X, LabelQuerier(np.array(labels)), max_questions=budget)
+    clusterings, _, _, _ = clusterer.cluster()
+    final = clusterings[-1] if clusterings else [0] * len(recs)
+    by = collections.defaultdict(set)
+    for r, c in zip(recs, final):
+        by[c].add(r["id"])
+    groups = [g for g in by.values() if len(g) >= 2]
+    res = score(groups, key)
+    res.update(questions=budget, per_entry=budget / len(recs), refreshes=1, first_refresh_ms=None, groups=len(groups))
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", default=os.environ.get("KINDRED_BIN", ".build/release/kindred"))
+    ap.add_argument("--judges", default="none,perfect,flip5,flip10,cobras")
+    ap.add_argument("--journals", default="journal,journal2")
+    ap.add_argument("--model-url")
+    ap.add_argument("--model")
+    ap.add_argument("--set", action="append", default=[])
+    a = ap.parse_args()
+    extra = [x for kv in a.set for x in ("--set", kv)]
+    print("| journal | judge | member precision | pair precision | recall | F1 | look-alikes grouped | questions | per entry | refreshes | first refresh ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for journal in a.journals.split(","):
+        perfect_questions = None
+        for j in a.judges.split(","):
+            if j == "cobras":
+                r = run_cobras(journal, perfect_questions or 1000, a.binary)
+            else:
+                r = run_kindred(a.binary, journal, j, extra, (a.model_url, a.model))
+                if j == "perfect":
+                    perfect_questions = r["questions"]
+            ms = "" if r["first_refresh_ms"] is None else "%.0f" % r["first_refresh_ms"]
+            print(f"| {journal} | {j} | {r['member_precision']:.2f} | {r['pair_precision']:.2f} | {r['recall']:.2f} | {r['f1']:.2f} | "
+                  f"{r['lookalikes']} of {r['lookalikes_of']} | {r['questions']} | {r['per_entry']:.2f} | {r['refreshes']} | {ms} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
