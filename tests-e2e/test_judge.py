@@ -75,15 +75,6 @@ def check_shape(q, owner):
     assert "broad mood" in q["instruction"] and "unnamed people" in q["instruction"]
 
 
-def calm_versus_anxious(q):
-    """Refuses a match whose two sides are calm and anxious (by the journal's moods); else a yes."""
-    mine = MOODS.get(q["occurrence"]["recordId"])
-    theirs = {MOODS.get(x["recordId"]) for x in [q["group"]["representative"], *q["group"]["examples"]]}
-    if {mine} | theirs >= {"calm", "anxious"} and (mine in ("calm", "anxious")):
-        return {"match": False, "sharedElement": "a station", "difference": "calm waiting against anxious missing"}
-    return {"match": True, "sharedElement": "the same situation", "difference": ""}
-
-
 def group_of(s, owner, record_id):
     """The active group (id, its records) that holds `record_id`, or None."""
     f = s.result("patterns/findings", {"owner": owner, "evidenceLimit": 1000, "limit": 1000})
@@ -100,7 +91,14 @@ def missed_train_group(s):
     return best["groupId"], {e["recordId"] for e in best["evidence"]}, f
 
 
-def test_a_judge_refusing_calm_versus_anxious_keeps_the_calm_train_ride_out_and_a_second_refresh_asks_nothing(
+def key_answer(q):
+    """Yes when the occurrence's entry and the representative's entry share a situation of the key."""
+    a, b = q["occurrence"]["recordId"], q["group"]["representative"]["recordId"]
+    match = any(a in s["entries"] and b in s["entries"] for s in SITUATIONS["situations"])
+    return {"match": match, "sharedElement": "the same situation" if match else "", "difference": "" if match else "another situation"}
+
+
+def test_a_judge_keeps_the_calm_train_ride_out_of_the_missed_trains_and_a_second_refresh_asks_nothing(
         spawn, tmp_path, journal_db):
     assert MOODS[CALM_RIDE] == "calm"
     db = journal.copy(journal_db, tmp_path)
@@ -113,30 +111,26 @@ def test_a_judge_refusing_calm_versus_anxious_keeps_the_calm_train_ride_out_and_
     plain.close()
 
     s = judge_server(spawn, db=db)
-    r, questions = judged_call(s, "patterns/rebuild", {"owner": journal.OWNER}, calm_versus_anxious)
+    r, questions = judged_call(s, "patterns/rebuild", {"owner": journal.OWNER}, key_answer)
     assert "error" not in r, r
     res = r["result"]
     assert questions and res["judge"] == "client"
     assert res["judgeAsked"] == len(questions) and res["waitingForJudge"] == 0 and "judgeProblem" not in res
     for q in questions:
         check_shape(q, journal.OWNER)
-    about_calm = [q for q in questions if q["occurrence"]["recordId"] == CALM_RIDE]
+    about_calm = [q for q in questions if CALM_RIDE in (q["occurrence"]["recordId"], q["group"]["representative"]["recordId"])]
     assert about_calm, "the judge was never asked about the calm train ride"
-    assert any(not calm_versus_anxious(q)["match"] for q in about_calm)
 
     gid, records, findings = missed_train_group(s)
-    # The missed trains stay a group (a yes is needed for each, and a weak match below
-    # patterns.evidenceAbove also needs a shared word), without the calm ride.
-    assert len(records & MISSED_TRAIN) >= 5
-    assert CALM_RIDE not in records
-    # Every member of every group got a yes: each grouped record was asked about (or founded its group
-    # as a seed's representative, which the others were asked against).
+    # The judge asked about the nearest candidates, so the missed trains are one whole group, without the calm ride.
+    assert len(records & MISSED_TRAIN) >= len(MISSED_TRAIN) - 1 and CALM_RIDE not in records
+    # Every member of every group got a yes: each grouped record was asked about or asked against.
     asked = {q["occurrence"]["recordId"] for q in questions} | {q["group"]["representative"]["recordId"] for q in questions}
     for g in findings["findings"]:
         assert {e["recordId"] for e in g["evidence"]} <= asked
 
     # A second refresh over the same state asks nothing and changes nothing.
-    again, questions2 = judged_call(s, "patterns/refresh", {"owner": journal.OWNER}, calm_versus_anxious)
+    again, questions2 = judged_call(s, "patterns/refresh", {"owner": journal.OWNER}, key_answer)
     assert questions2 == []
     a = again["result"]
     assert a["judgeAsked"] == 0 and a["groupsCreated"] == 0 and a["groupsChanged"] == 0 and a["waitingForJudge"] == 0
@@ -159,8 +153,9 @@ def test_notes_written_with_a_dismissal_reach_later_judge_requests(spawn):
     base = small_journal(s)
     r, questions = judged_call(s, "patterns/refresh", {"owner": "me"}, yes)
     assert r["result"]["groupsCreated"] == 1 and all(q["notes"] == [] for q in questions)
-    # Seeding asked about each founding member against the seed's representative.
-    assert {q["group"]["id"] for q in questions} == {None}
+    # The first two were asked about each other (a seed: no group yet), the third against the group they made.
+    assert [q["group"]["id"] for q in questions[:2]] == [None, None]
+    assert {q["occurrence"]["recordId"] for q in questions[:2]} == {q["group"]["representative"]["recordId"] for q in questions[:2]}
     gid, recs = group_of(s, "me", "t1")
     assert recs == {"t1", "t2", "t3"}
     group = s.result("patterns/group", {"owner": "me", "groupId": gid})["group"]
@@ -180,7 +175,8 @@ def test_notes_written_with_a_dismissal_reach_later_judge_requests(spawn):
     notes = about_t4[0]["notes"]
     assert notes == [{"correctionId": c["correctionId"], "kind": "dismiss", "note": "two different teachers: unnamed, not one person",
                       "records": ["t1", "t2"]}]
-    assert about_t4[0]["group"]["version"] == s.result("patterns/group", {"owner": "me", "groupId": gid})["group"]["version"] - 1
+    # Each question shows a member of the group as it was as the representative.
+    assert about_t4[0]["group"]["representative"]["recordId"] in {"t1", "t2"}
     # The dismissed record is never asked about the group it was dismissed from.
     assert not any(q["occurrence"]["recordId"] == "t3" and q["group"]["id"] == gid for q in questions)
 

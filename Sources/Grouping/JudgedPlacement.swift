@@ -134,7 +134,10 @@ extension Workspace {
                               examples: examples, members: members, label: g?.label, group: gid)
         let verdict = judge(q)
         switch verdict {
-        case .unknown: awaitingJudge.insert(occurrence)
+        case .unknown:
+            // Both sides wait when both are pending (a seed's question).
+            awaitingJudge.insert(occurrence)
+            if state.pending[representative] != nil { awaitingJudge.insert(representative) }
         case .yes(let label):
             awaitingJudge.remove(occurrence)
             if let label { suggestedLabels[occurrence] = label }
@@ -274,10 +277,12 @@ struct JudgedBoard {
     mutating func merge(_ small: Cluster, into large: Cluster, _ ws: inout Workspace, score: Int) {
         switch (small, large) {
         case let (.single(x), .group(gid)):
+            let labelled = ws.state.groups[gid]!.labelVersion == ws.state.groups[gid]!.version
             ws.attach(x, to: gid, source: .judged(score: score))
             ws.assigned += 1
             groupOf[x] = gid
             settle(gid, &ws)
+            keepLabel(gid, labelled, &ws)
             ws.adoptSuggested(ws.suggestedLabels[x], for: gid)
         case let (.single(x), .single(y)):
             let gid = ws.newGroup(scope)
@@ -288,6 +293,7 @@ struct JudgedBoard {
             ws.adoptSuggested(ws.suggestedLabels[x] ?? ws.suggestedLabels[y], for: gid)
         case let (.group(a), .group(b)):
             let old = min(a, b), young = max(a, b)
+            let labelled = ws.state.groups[old]!.labelVersion == ws.state.groups[old]!.version
             for m in ws.state.groups[young]!.members {
                 ws.detach(m.occurrenceID, from: young)
                 ws.attach(m.occurrenceID, to: old, source: m.source.isUserDecided ? m.source : .judged(score: score))
@@ -296,10 +302,18 @@ struct JudgedBoard {
             settle(young, &ws)
             ws.state.groups[young]!.mergedInto = old
             settle(old, &ws)
+            keepLabel(old, labelled, &ws)
             ws.combined += 1
         case (.group, .single):
             merge(large, into: small, &ws, score: score)
         }
+    }
+
+    /// A confirmed join only adds members: a label valid before it (the judge's suggestion, or a
+    /// person's) stays valid. (Any member leaving clears it, as everywhere.)
+    private func keepLabel(_ gid: Int64, _ labelled: Bool, _ ws: inout Workspace) {
+        guard labelled, ws.state.groups[gid]!.label != nil, ws.state.groups[gid]!.members.count > 0 else { return }
+        ws.state.groups[gid]!.labelVersion = ws.state.groups[gid]!.version
     }
 
     /// Settles a group; members the stay check evicts (automatic ones placed before) are alone again.

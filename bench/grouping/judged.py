@@ -148,7 +148,16 @@ def run_kindred(binary, journal, judge_name, args_extra, model=None):
 
 def run_cobras(journal, budget, binary):
     """COBRAS with the perfect oracle over the records' MiniLM vectors (kindred embed), `budget` questions."""
+    import types
     import numpy as np
+    # (The package's querier folder imports its interactive, browser-based querier, whose plotting
+    # dependencies the bench does not need: an empty module stands in for it.)
+    for name, attr in (("visualquerier", "VisualQuerier"), ("visualquerier_images", "VisualImageQuerier")):
+        stand_in = types.ModuleType("cobras_ts.querier." + name)
+        setattr(stand_in, attr, None)
+        sys.modules.setdefault("cobras_ts.querier." + name, stand_in)
+    if not hasattr(np, "int"):
+        np.int = int  # (the package still uses the alias NumPy 1.24 removed)
     from cobras_ts.cobras_kmeans import COBRAS_kmeans
     from cobras_ts.querier.labelquerier import LabelQuerier
     recs, key = load(journal)
