@@ -24,12 +24,14 @@ public protocol ClientChannel: Sendable {
     func request(_ method: String, _ params: JSONValue, timeout: Double, isCancelled: () -> Bool) -> ClientReply
 }
 
-/// One outstanding server→client request.
-final class ReplyWaiter: Sendable {
+/// One outstanding server→client request (the JSON-RPC server's and the MCP server's).
+public final class ReplyWaiter: Sendable {
     private let reply = Mutex<ClientReply?>(nil)
     private let signal = DispatchSemaphore(value: 0)
 
-    func deliver(_ r: ClientReply) {
+    public init() {}
+
+    public func deliver(_ r: ClientReply) {
         let first = reply.withLock { current -> Bool in
             guard current == nil else { return false }
             current = r
@@ -39,7 +41,7 @@ final class ReplyWaiter: Sendable {
     }
 
     /// Waits until delivered or `deadline`, checking `isCancelled` every 50 ms.
-    func wait(until deadline: DispatchTime, isCancelled: () -> Bool) -> ClientReply? {
+    public func wait(until deadline: DispatchTime, isCancelled: () -> Bool) -> ClientReply? {
         while true {
             if let r = reply.withLock({ $0 }) { return r }
             if isCancelled() { return .cancelled }

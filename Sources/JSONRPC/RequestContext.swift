@@ -80,6 +80,11 @@ public struct RequestContext: Sendable {
         self.notify = notify
     }
 
+    /// The same request, with `client` for requests to the client (an adapter over the connection's own).
+    public func with(client: (any ClientChannel)?) -> RequestContext {
+        RequestContext(id: id, method: method, token: token, workDoneToken: workDoneToken, client: client, notify: notify)
+    }
+
     public var isCancelled: Bool { token.isCancelled }
     public func checkCancelled() throws(ResponseError) { try token.check() }
 

@@ -9,7 +9,7 @@ import Synchronization
 /// stateless connection, where every request names its version and capabilities and every result
 /// carries `resultType`; anything else (the `initialize` handshake) opens a handshake connection.
 /// A later request of the other era is refused. Knows no domain: tools are given by the caller.
-public final class MCPServer: MessageDispatcher {
+public final class MCPServer: MessageDispatcher, ClientChannel {
     public struct Info: Sendable {
         public var name: String
         public var version: String
@@ -31,6 +31,12 @@ public final class MCPServer: MessageDispatcher {
     struct State {
         var era = Era.undecided
         var inflight: [String: CancellationToken] = [:]
+        /// The `capabilities` of the client's `initialize` (the handshake era).
+        var clientCapabilities: JSONValue?
+        /// Requests sent to the client (`sampling/createMessage`), waiting for their responses.
+        var awaiting: [RequestID: ReplyWaiter] = [:]
+        var nextOutgoing = 1
+        var inputClosed = false
     }
 
     let info: Info
@@ -58,6 +64,13 @@ public final class MCPServer: MessageDispatcher {
     public var stopsReading: Bool { false }
 
     public func finish() -> Int32 {
+        // Nothing can answer the requests sent to the client any more.
+        let waiting = state.withLock { s -> [ReplyWaiter] in
+            s.inputClosed = true
+            defer { s.awaiting = [:] }
+            return Array(s.awaiting.values)
+        }
+        for w in waiting { w.deliver(.closed) }
         group.wait()
         work.sync(flags: .barrier) {}
         return 0
@@ -66,7 +79,9 @@ public final class MCPServer: MessageDispatcher {
     /// Answers go out on their own (a tool call's when it finishes), so `reply` only ever gets nil.
     public func dispatch(_ message: IncomingMessage, reply: @escaping @Sendable ([UInt8]?) -> Void) {
         switch message {
-        case .response, .cancel:
+        case let .response(id, result, error):
+            deliverResponse(id: id, result: result, error: error)
+        case .cancel:
             break
         case .invalid(let id, let error):
             send(OutgoingMessage.error(id: id, error))
@@ -123,7 +138,10 @@ public final class MCPServer: MessageDispatcher {
                 throw ResponseError.invalidParams(field: "capabilities", reason: "must be an object")
             }
             let version = ProtocolVersions.negotiate(requested)
-            state.withLock { $0.era = .handshake(version: version) }
+            state.withLock {
+                $0.era = .handshake(version: version)
+                $0.clientCapabilities = params?["capabilities"]
+            }
             send(OutgoingMessage.result(id: id, [
                 "protocolVersion": .string(version),
                 "capabilities": ["tools": ["listChanged": false]],
@@ -222,7 +240,9 @@ public final class MCPServer: MessageDispatcher {
         let token = CancellationToken()
         state.withLock { $0.inflight[key] = token }
         let relay = ProgressRelay(token: progressToken) { [self] params in send(OutgoingMessage.notification("notifications/progress", params)) }
-        let ctx = RequestContext(id: id.value, method: "tools/call", token: token, workDoneToken: progressToken == nil ? nil : "mcp") { method, params in
+        // (Requests to the client are possible in the handshake era only: a stateless connection has none.)
+        let ctx = RequestContext(id: id.value, method: "tools/call", token: token, workDoneToken: progressToken == nil ? nil : "mcp",
+                                 client: modern ? nil : self) { method, params in
             if method == "$/progress" { relay.forward(params) }
         }
         group.enter()
@@ -237,6 +257,45 @@ public final class MCPServer: MessageDispatcher {
             send(OutgoingMessage.result(id: id, modern ? stamped(result.json) : result.json))
         }
         if tool.readOnly { work.async(execute: job) } else { work.async(flags: .barrier, execute: job) }
+    }
+}
+
+// MARK: requests to the client (handshake era)
+
+extension MCPServer {
+    /// The capabilities the client declared in `initialize` (`sampling`, `roots`, …).
+    public var clientCapabilities: JSONValue? { state.withLock { $0.clientCapabilities } }
+
+    /// Sends `method` to the client and waits for its response (at most `timeout` seconds); a
+    /// request not answered in time is cancelled with `notifications/cancelled`.
+    public func request(_ method: String, _ params: JSONValue, timeout: Double, isCancelled: () -> Bool) -> ClientReply {
+        let waiter = ReplyWaiter()
+        let id: RequestID? = state.withLock { s in
+            guard !s.inputClosed else { return nil }
+            let id = RequestID(.string("kindred-\(s.nextOutgoing)"))
+            s.nextOutgoing += 1
+            s.awaiting[id] = waiter
+            return id
+        }
+        guard let id else { return .closed }
+        send(OutgoingMessage.request(id: id, method, params))
+        let deadline = DispatchTime.now() + .nanoseconds(Int(max(0, min(timeout, 86_400)) * 1e9))
+        let reply = waiter.wait(until: deadline, isCancelled: isCancelled)
+        state.withLock { _ = $0.awaiting.removeValue(forKey: id) }
+        if let reply, reply != .cancelled { return reply }
+        send(OutgoingMessage.notification("notifications/cancelled", ["requestId": id.value, "reason": "no longer wanted"]))
+        return reply ?? .timedOut
+    }
+
+    /// Routes a response to the request that waits for it; one nobody waits for is dropped.
+    func deliverResponse(id: RequestID, result: JSONValue, error: JSONValue?) {
+        guard let waiter = state.withLock({ $0.awaiting.removeValue(forKey: id) }) else { return }
+        if let error {
+            let code = error["code"]?.intValue ?? Int64(ErrorCode.internalError.rawValue)
+            waiter.deliver(.error(code: code, message: error["message"]?.stringValue ?? "error without a message"))
+        } else {
+            waiter.deliver(.result(result))
+        }
     }
 }
 

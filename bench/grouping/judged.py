@@ -172,9 +172,8 @@ def run_cobras(journal, budget, binary):
     labels, ids = [], {}
     for r in recs:
         labels.append(ids.setdefault(sit.get(r["id"], "alone-" + r["id"]), len(ids)))
-    clusterer = COBRAS_kmeans(X, LabelQuerier(np.array(labels)), max_questions=budget)
-    clusterings, _, _, _ = clusterer.cluster()
-    final = clusterings[-1] if clusterings else [0] * len(recs)
+    clusterer = COBRAS_kmeans(X, LabelQuerier(np.array(labels)), max_questions=budget, store_intermediate_results=False)
+    final = clusterer.cluster().construct_cluster_labeling()
     by = collections.defaultdict(set)
     for r, c in zip(recs, final):
         by[c].add(r["id"])

@@ -17,8 +17,14 @@ extension KindredService {
         """
 
     /// The tools, bound to `owner`, answered by this service.
+    /// With `patterns.judge = client`, a client that declared MCP sampling lends its model as the
+    /// judge (`SamplingJudgeChannel`); a judged refresh then runs to its end inside the tool call.
     public func mcpTools(owner: String) -> [Tool] {
-        Self.mcpTools(owner: owner) { [self] method, params, ctx throws(ResponseError) in try call(method, params, context: ctx) }
+        Self.mcpTools(owner: owner) { [self] method, params, ctx throws(ResponseError) in
+            let sampling = ctx.with(client: ctx.client.map { SamplingJudgeChannel(inner: $0) })
+            let (result, later) = try callAnsweringLater(method, params, context: sampling)
+            return try later?() ?? result
+        }
     }
 
     /// The tools, bound to `owner`, each answered by `call` with the method's params: a service in
