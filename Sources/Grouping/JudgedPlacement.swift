@@ -17,9 +17,10 @@ import LinearAlgebra
 /// - **Join** (an occurrence alone, a group): yes against the group's representative and yes
 ///   against an example; a contradiction is settled by a second example (two of three).
 /// - **Seed** (two occurrences alone): yes both ways.
-/// - **Combine** (two groups): yes for each representative against the other's, and for an example
-///   of the smaller against the larger's representative; the older id survives; no cannot-link is
-///   crossed, and a group with a member a person placed is never absorbed.
+/// - **Combine** (two groups): yes for the smaller's representative against the larger's, then two
+///   yeses of three (the other way, and an example of each against the other's representative);
+///   the older id survives; no cannot-link is crossed, and a group with a member a person placed
+///   is never absorbed.
 /// - **Asked again.** An occurrence left alone whose closest group said no once is asked about
 ///   against two other members of that group; two yeses join it (a judge that errs now and then
 ///   gets a second look at its most likely mistakes).
@@ -102,14 +103,26 @@ extension Workspace {
             guard examples.count > 1 else { return .no }
             return answer(askAbout(x, representative: examples[1], group: gid))
         case let (.group(ga), .group(gb)):
+            // The smaller's representative against the larger's first; then two yeses of three:
+            // the other way, and an example of each against the other's representative.
             let a = state.groups[ga]!, b = state.groups[gb]!
             guard let ra = a.medoid, let rb = b.medoid else { return .no }
-            for (x, r, gid) in [(ra, rb, gb), (rb, ra, ga)] {
-                let v = answer(askAbout(x, representative: r, group: gid))
-                if v != .yes { return v }
+            let first = answer(askAbout(ra, representative: rb, group: gb))
+            guard first == .yes else { return first }
+            var checks: [(Int64, Int64, Int64)] = [(rb, ra, ga)]
+            if let e = a.exemplars.first(where: { $0 != ra }) { checks.append((e, rb, gb)) }
+            if let e = b.exemplars.first(where: { $0 != rb }) { checks.append((e, ra, ga)) }
+            var yes = 0, no = 0
+            for (x, r, gid) in checks {
+                switch answer(askAbout(x, representative: r, group: gid)) {
+                case .yes: yes += 1
+                case .no: no += 1
+                case .unknown: return .unknown
+                }
+                if yes == 2 || yes == checks.count { return .yes }
+                if no > checks.count - 2 { return .no }
             }
-            if let e = a.exemplars.first(where: { $0 != ra }) { return answer(askAbout(e, representative: rb, group: gb)) }
-            return .yes
+            return yes >= min(2, checks.count) ? .yes : .no
         case (.group, .single):
             return decideJudged(large, small, &board)
         }

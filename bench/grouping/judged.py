@@ -116,7 +116,7 @@ def groups_of(s):
     return [{e["recordId"] for e in fd["evidence"]} for fd in f["findings"]]
 
 
-def run_kindred(binary, journal, judge_name, args_extra, model=None):
+def run_kindred(binary, journal, judge_name, args_extra, model=None, seed=7):
     recs, key = load(journal)
     db = os.path.join(tempfile.mkdtemp(prefix="judged-"), "j.sqlite")
     args = list(args_extra)
@@ -125,7 +125,7 @@ def run_kindred(binary, journal, judge_name, args_extra, model=None):
         args += ["--set", "patterns.judge=openai", "--set", f"patterns.judgeUrl={model[0]}", "--set", f"patterns.judgeModel={model[1]}"]
     elif judge_name != "none":
         args += ["--set", "patterns.judge=client"]
-        judge = KeyJudge(key, {"perfect": 0.0, "flip5": 0.05, "flip10": 0.10}[judge_name])
+        judge = KeyJudge(key, {"perfect": 0.0, "flip5": 0.05, "flip10": 0.10}[judge_name], seed)
     s = Serve(binary, db, args)
     s.call("initialize", {"capabilities": {"judge": judge is not None}})
     s.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
@@ -191,6 +191,7 @@ def main():
     ap.add_argument("--model-url")
     ap.add_argument("--model")
     ap.add_argument("--set", action="append", default=[])
+    ap.add_argument("--seeds", type=int, default=1, help="runs of each flipping judge (seeds 7, 8, …): the mean, and the lowest in brackets")
     a = ap.parse_args()
     extra = [x for kv in a.set for x in ("--set", kv)]
     print("| journal | judge | member precision | pair precision | recall | F1 | look-alikes grouped | questions | per entry | refreshes | first refresh ms |")
@@ -200,6 +201,15 @@ def main():
         for j in a.judges.split(","):
             if j == "cobras":
                 r = run_cobras(journal, perfect_questions or 1000, a.binary)
+            elif j.startswith("flip") and a.seeds > 1:
+                runs = [run_kindred(a.binary, journal, j, extra, seed=7 + i) for i in range(a.seeds)]
+                mean = {k: sum(x[k] for x in runs) / len(runs) for k in runs[0] if isinstance(runs[0][k], (int, float))}
+                low = {k: min(x[k] for x in runs) for k in ("member_precision", "recall")}
+                print(f"| {journal} | {j} ({a.seeds} seeds) | {mean['member_precision']:.2f} ({low['member_precision']:.2f}) | "
+                      f"{mean['pair_precision']:.2f} | {mean['recall']:.2f} ({low['recall']:.2f}) | {mean['f1']:.2f} | "
+                      f"{mean['lookalikes']:.1f} of {runs[0]['lookalikes_of']} | {mean['questions']:.0f} | {mean['per_entry']:.2f} | "
+                      f"{mean['refreshes']:.1f} | {mean['first_refresh_ms']:.0f} |", flush=True)
+                continue
             else:
                 r = run_kindred(a.binary, journal, j, extra, (a.model_url, a.model))
                 if j == "perfect":
