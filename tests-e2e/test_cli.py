@@ -196,3 +196,28 @@ def test_embed_from_empty_or_unreadable_standard_input():
     p = subprocess.run([BIN, "embed", "--file", "-"], input=b"caf\xe9\n", capture_output=True, timeout=60)
     assert p.returncode == 1 and p.stdout == b""
     assert b"standard input is not UTF-8" in p.stderr, p.stderr
+
+
+# -- a reader that goes away: quiet, whatever the disposition of SIGPIPE -----------------------------
+
+@pytest.mark.parametrize("args", [["--help"], ["search", "--help"], ["embed", "a text"], ["status", "--db", "{db}"]])
+def test_a_closed_pipe_ends_the_command_quietly(tmp_path, args):
+    """`kindred cluster status | head`: nats.c ignores SIGPIPE, and a write to the closed pipe then
+    failed with EPIPE inside Foundation's FileHandle.write, a `try!` that crashed with a backtrace.
+    Here the child inherits SIGPIPE ignored (restore_signals=False) and its stdout is a pipe whose
+    reader is already gone: it must end as a command killed by SIGPIPE, with nothing on stderr."""
+    import os
+    import signal
+
+    if "{db}" in args:
+        args = [a.replace("{db}", str(_small_db(tmp_path))) for a in args]
+    read, write = os.pipe()
+    os.close(read)
+    old = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    try:
+        p = subprocess.run([BIN, *args], stdout=write, stderr=subprocess.PIPE, restore_signals=False, timeout=120)
+    finally:
+        signal.signal(signal.SIGPIPE, old)
+        os.close(write)
+    assert p.returncode == -signal.SIGPIPE, (p.returncode, p.stderr[-2000:])
+    assert p.stderr == b"", p.stderr[-2000:]

@@ -22,7 +22,7 @@ extension PatternsCommand {
             }
             let options = ["owner": "--owner", "from": "--from", "to": "--to", "compareFrom": "--compare-from",
                            "compareTo": "--compare-to", "category": "--category", "limit": "--limit"]
-            let service = try ServiceFactory.open(args, mustExist: true)
+            let service = try ServiceFactory.open(args, missing: .refuse)
             defer { service.close() }
             let result = try ServiceCall.call(service, sub == "map" ? "patterns/map" : "patterns/timeline", params, options: options)
             let svg = result["svg"]?.stringValue ?? ""
@@ -36,7 +36,7 @@ extension PatternsCommand {
             if args.has("json") {
                 Output.json(result)
             } else if args.value("out") == nil {
-                FileHandle.standardOutput.write(Data(svg.utf8))
+                Output.raw(svg)
             }
             return ExitCode.ok
         }
