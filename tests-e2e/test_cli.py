@@ -221,3 +221,39 @@ def test_a_closed_pipe_ends_the_command_quietly(tmp_path, args):
         os.close(write)
     assert p.returncode == -signal.SIGPIPE, (p.returncode, p.stderr[-2000:])
     assert p.stderr == b"", p.stderr[-2000:]
+
+
+# -- write commands and a database that is not there -------------------------------------------------
+
+@pytest.mark.parametrize("args", [["patterns", "refresh", "--owner", "o"], ["records", "delete", "x", "--owner", "o"],
+                                  ["patterns", "correct", "undo", "1", "--owner", "o"], ["patterns", "label", "1", "L", "--owner", "o"]])
+def test_write_commands_refuse_a_database_that_is_not_there(tmp_path, args):
+    db = tmp_path / "mistyped.sqlite"
+    p = run_cli(*args, "--db", db)
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    assert f"no database at {db}" in p.stderr and p.stdout == ""
+    assert not db.exists() and not tmp_path.joinpath(db.name + "-wal").exists()
+
+
+def test_refresh_creates_a_database_only_when_told(tmp_path):
+    db = tmp_path / "new.sqlite"
+    p = run_cli("patterns", "refresh", "--db", db, "--owner", "o")
+    assert p.returncode == 1 and "--create" in p.stderr and not db.exists()
+    p = run_cli("patterns", "refresh", "--db", db, "--owner", "o", "--create")
+    assert p.returncode == 0, p.stderr
+    assert db.exists() and p.stdout.startswith("0 records grouped")
+    p = run_cli("patterns", "findings", "--db", db, "--owner", "o", "--create")
+    assert p.returncode == 2 and "--create" in p.stderr
+
+
+@pytest.mark.parametrize("args", [["ingest", "--owner", "o", "{file}"], ["patterns", "refresh", "--owner", "o", "--create"],
+                                  ["serve"]])
+def test_a_missing_folder_is_said_in_words(tmp_path, args):
+    f = tmp_path / "r.jsonl"
+    f.write_text(json.dumps(record("a")) + "\n")
+    db = tmp_path / "no-such-folder" / "k.sqlite"
+    p = run_cli(*[str(f) if a == "{file}" else a for a in args], "--db", db, input="")
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    assert f"there is no folder {db.parent}" in p.stderr, p.stderr
+    assert "SQLite" not in p.stderr and "error 14" not in p.stderr
+    assert not db.parent.exists()

@@ -16,7 +16,7 @@ enum StatusCommand {
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, valued: ServiceFactory.commonOptions.union(["owner"]), flags: ["help", "json"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
-        let service = try ServiceFactory.open(args, mustExist: true)
+        let service = try ServiceFactory.open(args, missing: .refuse)
         defer { service.close() }
         var params: JSONObject = [:]
         if let o = args.value("owner") { params["owner"] = .string(o) }
