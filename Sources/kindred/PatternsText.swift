@@ -39,10 +39,6 @@ extension PatternsCommand {
             Output.out("")
             Output.out("… and \(left) more finding\(left == 1 ? "" : "s") (--limit N or --all)")
         }
-        if !findings.isEmpty {
-            Output.out("")
-            Output.out("`kindred patterns show GROUP_ID` shows a group's entries and how each got there.")
-        }
     }
 
     /// `s` cut at a word boundary to at most `max` characters, with "…" when cut; on one line.
