@@ -257,3 +257,38 @@ def test_a_missing_folder_is_said_in_words(tmp_path, args):
     assert f"there is no folder {db.parent}" in p.stderr, p.stderr
     assert "SQLite" not in p.stderr and "error 14" not in p.stderr
     assert not db.parent.exists()
+
+
+# -- ingest: standard input, and every line that was not applied named -------------------------------
+
+def test_ingest_reads_standard_input_and_names_lines_not_applied(tmp_path):
+    """`ingest -` said "cannot read -"; a conflict was counted as "1 conflict", exit 0, with no line or id."""
+    db = tmp_path / "stdin.sqlite"
+    first = "\n".join(json.dumps(record(i, text=f"first text of {i}", vector_seed=n)) for n, i in enumerate(["d1", "d2", "d3"])) + "\n"
+    p = run_cli("ingest", "--db", db, "--owner", "me", "-", input=first)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("ingested stdin: 3 created") and p.stderr == ""
+    lines = [
+        json.dumps(record("d1", text="first text of d1", vector_seed=0)),           # unchanged
+        json.dumps(record("d2", text="an edit without a new revision")),            # conflict
+        json.dumps(record("d3", revision=2, text="an edit with one", vector_seed=9)),  # updated
+        json.dumps({"id": "d4", "revision": 1, "text": " "}),                        # refused
+    ]
+    p = run_cli("ingest", "--db", db, "--owner", "me", "-", input="\n".join(lines) + "\n")
+    assert p.returncode == 3, (p.stdout, p.stderr)
+    assert p.stderr.splitlines() == [
+        "stdin:2: id d2: conflict: revision 1 is already stored with other text; give the change a higher revision",
+        "stdin:4: record.text: must not be empty or blank",
+    ]
+    assert "1 updated, 1 unchanged, 0 stale, 1 conflict, 1 refused" in p.stdout
+
+    run_cli("records", "delete", "d1", "--db", db, "--owner", "me")
+    f = tmp_path / "old.jsonl"
+    f.write_text(json.dumps(record("d3", text="first text of d3", vector_seed=2)) + "\n" + json.dumps(record("d1", text="first text of d1")) + "\n")
+    p = run_cli("ingest", "--db", db, "--owner", "me", "--json", f)
+    assert p.returncode == 3, (p.stdout, p.stderr)
+    assert p.stderr.splitlines() == [
+        f"{f}:1: id d3: stale: revision 1 is older than the stored revision 2; nothing was changed",
+        f"{f}:2: id d1: stale: the record was deleted at revision 1; a revision above 1 brings it back",
+    ]
+    assert json.loads(p.stdout)["stale"] == 2
