@@ -27,7 +27,8 @@ def test_one_unknown_kind_among_known_ones_is_named(journal_db):
 
 @pytest.mark.parametrize("command", [["search", "train"], ["patterns", "findings"], ["patterns", "themes"], ["patterns", "show", "1"],
                                      ["records", "get", "j-0001"], ["patterns", "correct", "undo", "1"],
-                                     ["patterns", "label", "1", "trains"]])
+                                     ["patterns", "label", "1", "trains"], ["patterns", "map"], ["patterns", "timeline"],
+                                     ["status"]])
 def test_an_owner_without_records_lists_the_owners_there_are(journal_db, command):
     """A wrong owner in findings said "0 findings over 0 eligible records. Not enough history yet"."""
     p = run_cli(*command, "--db", journal_db, "--owner", "Demo")

@@ -24,6 +24,7 @@ extension PatternsCommand {
                            "compareTo": "--compare-to", "category": "--category", "limit": "--limit"]
             let service = try ServiceFactory.open(args, missing: .refuse)
             defer { service.close() }
+            try Inventory.requireOwner(service, owner)
             let result = try ServiceCall.call(service, sub == "map" ? "patterns/map" : "patterns/timeline", params, options: options)
             let svg = result["svg"]?.stringValue ?? ""
             if let out = args.value("out") {
