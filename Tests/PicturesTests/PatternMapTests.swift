@@ -57,9 +57,10 @@ import Testing
     /// Groups all of one category (no extractor) are coloured by the kind of their records, with a
     /// legend of the kinds and the axes said in words.
     @Test func uniformCategoriesAreColouredByKind() {
-        let marks = (0..<6).map { i in
-            PatternMap.Mark(id: Int64(i + 1), label: "g\(i)", detail: "d", category: "passage", kind: i < 4 ? "dream" : "note",
-                            records: 3, x: Double(i), y: Double(i % 2))
+        let marks: [PatternMap.Mark] = (0..<6).map { (i: Int) -> PatternMap.Mark in
+            let kind = i < 4 ? "dream" : "note"
+            return PatternMap.Mark(id: Int64(i + 1), label: "g\(i)", detail: "d", category: "passage", kind: kind,
+                                   records: 3, x: Double(i), y: Double(i % 2))
         }
         let svg = PatternMap.render(marks, title: "t", subtitle: "s", colouring: .kind).svg
         #expect(svg.contains(">dream (4)</text>") && svg.contains(">note (2)</text>"))
