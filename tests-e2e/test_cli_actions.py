@@ -50,7 +50,7 @@ def test_dismiss_with_a_note_then_undo(db):
     p = cli(db, "patterns", "correct", "dismiss", gid, occ, "--note", "not this one")
     first = p.stdout.splitlines()[0]
     cid = int(re.match(r"correction (\d+): ", first).group(1))
-    assert first == f"correction {cid}: dismissed occurrence {occ} from group {gid} (changed: group {gid})"
+    assert first == f"correction {cid}: dismissed occurrence {occ} (record {m['recordId']}) from group {gid} (changed: group {gid})"
     assert f"kindred patterns correct undo {cid}" in p.stdout
     assert occ not in members(db, gid)
     shown = cli(db, "patterns", "show", gid).stdout
@@ -77,8 +77,13 @@ def test_split_merge_and_pin(db):
     refused = cli(db, "patterns", "correct", "merge", gid, new[0], code=1)
     assert "constraint conflict" in refused.stderr and "kept apart" in refused.stderr
 
+    record = members(db, gid)[occs[2]]["recordId"]
     p = cli(db, "patterns", "correct", "pin", gid, occs[2])
-    assert re.match(rf"correction \d+: pinned occurrence {occs[2]} in group {gid} ", p.stdout)
+    assert re.match(rf"correction \d+: pinned occurrence {occs[2]} \(record {record}\) in group {gid} ", p.stdout)
+    split_line = [line for line in cli(db, "patterns", "show", gid).stdout.splitlines() if "split group" in line]
+    moved = sorted(members(db, new[0])[o]["recordId"] for o in occs[:2])
+    assert split_line == [f"  correction {out['correctionId']}: split group {gid}: moved out occurrence {occs[0]}, occurrence {occs[1]} "
+                          f"(records {', '.join(moved)}) — note: \"another situation\""], split_line
     assert members(db, gid)[occs[2]]["source"] == "pinned"
     assert f"occurrence {occs[2]} (pinned by a correction)" in cli(db, "patterns", "show", gid).stdout
 

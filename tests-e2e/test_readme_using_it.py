@@ -52,7 +52,7 @@ def test_the_using_it_block_runs_as_printed(journal_db, tmp_path):
     assert "1 record deleted: n-1" in out
     assert re.search(r"^1\. .*\[group \d+, recurring/passage\]$", out, re.M)
     assert re.search(r"occurrence 294 \(automatic, similarity 0\.\d\d\) j-0294 ", out), "show lists the member the README dismisses"
-    assert "correction 1: dismissed occurrence 294 from group 1 (changed: group 1)" in out
+    assert "correction 1: dismissed occurrence 294 (record j-0294) from group 1 (changed: group 1)" in out
     assert "correction 1 undone" in out
     assert re.search(r'^group 1 \(version \d+\) is now labelled "Missed trains"$', out, re.M)
     assert "Themes are off" in out

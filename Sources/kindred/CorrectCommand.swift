@@ -118,6 +118,12 @@ enum CorrectCommand {
         let service = try ServiceFactory.open(args, missing: .refuse)
         defer { service.close() }
         try Inventory.requireOwner(service, owner)
+        // The members before the correction, so that what it names is told with its records.
+        var before: [JSONValue] = []
+        if kind != "undo", !args.has("json"),
+           case .success(let g) = PatternsCommand.call(service, "patterns/group", ["owner": .string(owner), "groupId": .int(ids[0])]) {
+            before = g["group"]?["members"]?.arrayValue ?? []
+        }
         let result = try PatternsCommand.answer(PatternsCommand.call(service, method, params), options: [
             "owner": "--owner", "correction.note": "--note", "correctionId": "CORRECTION_ID", "correction.groupId": "GROUP_ID",
             "correction.occurrenceId": "OCCURRENCE_ID", "correction.moveOut": "OCCURRENCE_ID", "correction.fromGroupId": "FROM_GROUP_ID"])
@@ -128,7 +134,7 @@ enum CorrectCommand {
             Output.out("correction \(ids[0]) undone (\(changed)); the next refresh places what it had kept apart")
         } else {
             let id = result["correctionId"]?.intValue ?? 0
-            let what = PatternsCommand.correctionWords(.object(correction), members: [])
+            let what = PatternsCommand.correctionWords(.object(correction), members: before)
             Output.out("correction \(id): \(what) (\(changed))")
             Output.out("kept by every later refresh; take it back with `kindred patterns correct undo \(id)`")
         }

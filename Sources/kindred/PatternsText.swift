@@ -99,9 +99,16 @@ extension PatternsCommand {
         case "pin": return "pinned \(occurrence(c["occurrenceId"]?.intValue)) in group \(group)"
         case "split":
             let out = (c["moveOut"]?.arrayValue ?? []).compactMap(\.intValue)
-            return "split group \(group): moved out " + out.map { id in
-                let record = members.first { $0["occurrenceId"]?.intValue == id }?["recordId"]?.stringValue
-                return "occurrence \(id)" + (record.map { " (record \($0))" } ?? "")
+            let named = out.map { id in members.first { $0["occurrenceId"]?.intValue == id }?["recordId"]?.stringValue }
+            // Moved out, they are no longer members: their records are the separated ones not in the group.
+            let stayed = Set(members.compactMap { $0["recordId"]?.stringValue })
+            let away = Set((c["separated"]?.arrayValue ?? []).flatMap { ($0.arrayValue ?? []).compactMap(\.stringValue) }).subtracting(stayed)
+            if named.allSatisfy({ $0 == nil }), !away.isEmpty {
+                return "split group \(group): moved out " + out.map { "occurrence \($0)" }.joined(separator: ", ")
+                    + " (record\(away.count == 1 ? "" : "s") \(away.sorted().joined(separator: ", ")))"
+            }
+            return "split group \(group): moved out " + zip(out, named).map { id, record in
+                "occurrence \(id)" + (record.map { " (record \($0))" } ?? "")
             }.joined(separator: ", ")
         case "merge": return "merged group \(c["fromGroupId"]?.intValue ?? 0) into group \(group)"
         case let other: return other
