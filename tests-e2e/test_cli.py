@@ -292,3 +292,10 @@ def test_ingest_reads_standard_input_and_names_lines_not_applied(tmp_path):
         f"{f}:2: id d1: stale: the record was deleted at revision 1; a revision above 1 brings it back",
     ]
     assert json.loads(p.stdout)["stale"] == 2
+
+
+def test_a_bad_setting_is_named_before_a_missing_database(tmp_path):
+    db = tmp_path / "missing.sqlite"
+    p = run_cli("patterns", "refresh", "--db", db, "--owner", "o", "--set", "embedder.precision=int4")
+    assert p.returncode == 2 and "embedder.precision: expected int8 or float32, got 'int4'" in p.stderr, p.stderr
+    assert not db.exists()

@@ -36,6 +36,7 @@ enum ServiceFactory {
     static func open(_ args: Arguments, missing: Missing) throws -> KindredService {
         let config = try config(args)
         let path = try databasePath(args)
+        try KindredService.check(config)
         if !FileManager.default.fileExists(atPath: path) {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
             var isFolder: ObjCBool = false
