@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One command from a fresh clone: dependencies, model, release build, the bundled dataset loaded into
-# an SQLite file, then a natural-language search and a pattern refresh over it.
+# an SQLite file, then a natural-language search and a pattern refresh over it; it ends by linking
+# `kindred` into a folder on the PATH and printing where the database is and what to try next.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -19,3 +20,4 @@ echo
 "$bin" patterns refresh --db "$db" --owner demo
 echo
 "$bin" patterns findings --db "$db" --owner demo --limit 5
+bash scripts/next-steps.sh "$bin" "$db" demo

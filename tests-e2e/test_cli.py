@@ -196,3 +196,106 @@ def test_embed_from_empty_or_unreadable_standard_input():
     p = subprocess.run([BIN, "embed", "--file", "-"], input=b"caf\xe9\n", capture_output=True, timeout=60)
     assert p.returncode == 1 and p.stdout == b""
     assert b"standard input is not UTF-8" in p.stderr, p.stderr
+
+
+# -- a reader that goes away: quiet, whatever the disposition of SIGPIPE -----------------------------
+
+@pytest.mark.parametrize("args", [["--help"], ["search", "--help"], ["embed", "a text"], ["status", "--db", "{db}"]])
+def test_a_closed_pipe_ends_the_command_quietly(tmp_path, args):
+    """`kindred cluster status | head`: nats.c ignores SIGPIPE, and a write to the closed pipe then
+    failed with EPIPE inside Foundation's FileHandle.write, a `try!` that crashed with a backtrace.
+    Here the child inherits SIGPIPE ignored (restore_signals=False) and its stdout is a pipe whose
+    reader is already gone: it must end as a command killed by SIGPIPE, with nothing on stderr."""
+    import os
+    import signal
+
+    if "{db}" in args:
+        args = [a.replace("{db}", str(_small_db(tmp_path))) for a in args]
+    read, write = os.pipe()
+    os.close(read)
+    old = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    try:
+        p = subprocess.run([BIN, *args], stdout=write, stderr=subprocess.PIPE, restore_signals=False, timeout=120)
+    finally:
+        signal.signal(signal.SIGPIPE, old)
+        os.close(write)
+    assert p.returncode == -signal.SIGPIPE, (p.returncode, p.stderr[-2000:])
+    assert p.stderr == b"", p.stderr[-2000:]
+
+
+# -- write commands and a database that is not there -------------------------------------------------
+
+@pytest.mark.parametrize("args", [["patterns", "refresh", "--owner", "o"], ["records", "delete", "x", "--owner", "o"],
+                                  ["patterns", "correct", "undo", "1", "--owner", "o"], ["patterns", "label", "1", "L", "--owner", "o"]])
+def test_write_commands_refuse_a_database_that_is_not_there(tmp_path, args):
+    db = tmp_path / "mistyped.sqlite"
+    p = run_cli(*args, "--db", db)
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    assert f"no database at {db}" in p.stderr and p.stdout == ""
+    assert not db.exists() and not tmp_path.joinpath(db.name + "-wal").exists()
+
+
+def test_refresh_creates_a_database_only_when_told(tmp_path):
+    db = tmp_path / "new.sqlite"
+    p = run_cli("patterns", "refresh", "--db", db, "--owner", "o")
+    assert p.returncode == 1 and "--create" in p.stderr and not db.exists()
+    p = run_cli("patterns", "refresh", "--db", db, "--owner", "o", "--create")
+    assert p.returncode == 0, p.stderr
+    assert db.exists() and p.stdout.startswith("0 records grouped")
+    p = run_cli("patterns", "findings", "--db", db, "--owner", "o", "--create")
+    assert p.returncode == 2 and "--create" in p.stderr
+
+
+@pytest.mark.parametrize("args", [["ingest", "--owner", "o", "{file}"], ["patterns", "refresh", "--owner", "o", "--create"],
+                                  ["serve"]])
+def test_a_missing_folder_is_said_in_words(tmp_path, args):
+    f = tmp_path / "r.jsonl"
+    f.write_text(json.dumps(record("a")) + "\n")
+    db = tmp_path / "no-such-folder" / "k.sqlite"
+    p = run_cli(*[str(f) if a == "{file}" else a for a in args], "--db", db, input="")
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    assert f"there is no folder {db.parent}" in p.stderr, p.stderr
+    assert "SQLite" not in p.stderr and "error 14" not in p.stderr
+    assert not db.parent.exists()
+
+
+# -- ingest: standard input, and every line that was not applied named -------------------------------
+
+def test_ingest_reads_standard_input_and_names_lines_not_applied(tmp_path):
+    """`ingest -` said "cannot read -"; a conflict was counted as "1 conflict", exit 0, with no line or id."""
+    db = tmp_path / "stdin.sqlite"
+    first = "\n".join(json.dumps(record(i, text=f"first text of {i}", vector_seed=n)) for n, i in enumerate(["d1", "d2", "d3"])) + "\n"
+    p = run_cli("ingest", "--db", db, "--owner", "me", "-", input=first)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("ingested stdin: 3 created") and p.stderr == ""
+    lines = [
+        json.dumps(record("d1", text="first text of d1", vector_seed=0)),           # unchanged
+        json.dumps(record("d2", text="an edit without a new revision")),            # conflict
+        json.dumps(record("d3", revision=2, text="an edit with one", vector_seed=9)),  # updated
+        json.dumps({"id": "d4", "revision": 1, "text": " "}),                        # refused
+    ]
+    p = run_cli("ingest", "--db", db, "--owner", "me", "-", input="\n".join(lines) + "\n")
+    assert p.returncode == 3, (p.stdout, p.stderr)
+    assert p.stderr.splitlines() == [
+        "stdin:2: id d2: conflict: revision 1 is already stored with other text; give the change a higher revision",
+        "stdin:4: record.text: must not be empty or blank",
+    ]
+    assert "1 updated, 1 unchanged, 0 stale, 1 conflict, 1 refused" in p.stdout
+
+    run_cli("records", "delete", "d1", "--db", db, "--owner", "me")
+    f = tmp_path / "old.jsonl"
+    f.write_text(json.dumps(record("d3", text="first text of d3", vector_seed=2)) + "\n" + json.dumps(record("d1", text="first text of d1")) + "\n")
+    p = run_cli("ingest", "--db", db, "--owner", "me", "--json", f)
+    assert p.returncode == 3, (p.stdout, p.stderr)
+    assert p.stderr.splitlines() == [
+        f"{f}:1: id d3: stale: revision 1 is older than the stored revision 2; nothing was changed",
+        f"{f}:2: id d1: stale: the record was deleted at revision 1; a revision above 1 brings it back",
+    ]
+    assert json.loads(p.stdout)["stale"] == 2
+
+
+def test_a_bad_setting_is_named_before_a_missing_database(tmp_path):
+    db = tmp_path / "missing.sqlite"
+    p = run_cli("patterns", "refresh", "--db", db, "--owner", "o", "--set", "embedder.precision=int4")
+    assert p.returncode == 2 and "embedder.precision: expected int8 or float32, got 'int4'" in p.stderr, p.stderr
+    assert not db.exists()

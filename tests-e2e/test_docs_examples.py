@@ -54,3 +54,13 @@ def test_the_comparison_catches_a_changed_shape():
 def test_ellipses_become_json():
     assert parse_values(expand_ellipses('{"records":0, …}')) == [{"records": 0, "…": "…"}]
     assert parse_values('[0.01, …] {"a":"b …"}') == [[0.01, "…"], {"a": "b …"}]
+
+
+def test_recipes_use_a_fresh_temporary_folder():
+    """Two people (or two runs) on one machine must not share a fixed folder: recipes use `mktemp -d`."""
+    import re
+
+    for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        for block in re.findall(r"```(?:bash|sh)\n(.*?)```", path.read_text(encoding="utf-8"), re.S):
+            assert not re.search(r"(?<![\w$])/tmp/", block), f"{path.name}: a fixed /tmp path in\n{block}"
+

@@ -98,7 +98,8 @@ def test_cli_findings_are_short_by_default_and_status_is_for_people(server, db):
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert lines[0] == "2 findings over 7 eligible records, the first 1 shown"
-    assert "4 of 7 eligible dream records in this period" in p.stdout
+    assert "  4 of 7 eligible dream records" in lines and "in this period" not in p.stdout  # no period was asked
+    assert lines[2].startswith("1. ") and "[group " in lines[2]
     assert sum(1 for line in lines if line.startswith("  - ")) == 3  # three evidence lines by default
     assert "  … and 1 more record (--evidence N or --all)" in lines
     assert lines[-1] == "… and 1 more finding (--limit N or --all)"

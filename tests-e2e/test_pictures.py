@@ -175,3 +175,40 @@ def test_picture_commands_refuse_bad_options_in_plain_words(journal_db, tmp_path
     assert r.returncode == 1 and "no database" in r.stderr and not (tmp_path / "missing.sqlite").exists()
     r = run_cli("patterns", "map", "--db", journal_db, "--owner", OWNER, "--out", tmp_path / "no-such-dir" / "map.svg")
     assert r.returncode == 1 and "cannot write" in r.stderr
+
+
+def test_the_journal_map_is_coloured_by_kind_with_a_legend(journal_db, tmp_path):
+    """Without an extractor every group is `passage`: the map was one blue. Now: one colour per kind
+    (the engine never puts a dream and a note in one group), a legend of the kinds, and the axes in words."""
+    out = tmp_path / "map.svg"
+    r = run_cli("patterns", "map", "--db", journal_db, "--owner", OWNER, "--out", out, "--json", timeout=120)
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    kinds = {g["kind"] for g in result["groups"]}
+    assert kinds == {"dream", "note"} and {g["category"] for g in result["groups"]} == {"passage"}
+    root = assert_plain(out.read_text(encoding="utf-8"))
+    drawn = texts(root)
+    counts = {k: sum(1 for g in result["groups"] if g["kind"] == k) for k in kinds}
+    assert f"dream ({counts['dream']})" in drawn and f"note ({counts['note']})" in drawn
+    assert "Colour: kind of entry" in drawn
+    assert "Closer circles are more alike. Circle area: distinct records." in drawn
+    assert not any("spread of their centroids" in t for t in drawn)
+    # Rendered: both colours are on the page (Okabe–Ito blue and orange at 55 % over the plot's grey).
+    _, _, rows = render(out, tmp_path)
+
+    def near(pixel, rgb, tol=14):
+        return all(abs(a - b) <= tol for a, b in zip(pixel[:3], rgb))
+
+    blue = sum(1 for row in rows for p in row if near(p, (112, 175, 210)))
+    orange = sum(1 for row in rows for p in row if near(p, (239, 200, 112)))
+    assert blue > 2000 and orange > 1000, (blue, orange)
+
+
+def test_the_timeline_names_every_third_month(journal_db, tmp_path):
+    out = tmp_path / "timeline.svg"
+    r = run_cli("patterns", "timeline", "--db", journal_db, "--owner", OWNER, "--out", out, "--limit", "1",
+                "--from", "2025-01-01", "--to", "2026-02-28", timeout=120)
+    assert r.returncode == 0, r.stderr
+    drawn = texts(assert_plain(out.read_text(encoding="utf-8")))
+    months = [t for t in drawn if len(t) == 7 and t[4] == "-" and t[:4].isdigit()]
+    assert months == ["2025-01", "2025-04", "2025-07", "2025-10", "2026-01", "2026-02"], months

@@ -120,3 +120,19 @@ def test_a_judge_callable_answers_the_servers_questions(db):
         assert "RuntimeError: the model is unsure" in r["judgeProblem"] and r["waitingForJudge"] == 1
         group = k.patterns_findings(owner="me")["findings"]
         assert group and group[0]["label"] == "missed trains"
+
+
+def test_a_missing_binary_says_how_to_point_the_client_at_one(tmp_path, monkeypatch):
+    """The README's snippet died with a raw FileNotFoundError: 'kindred' when it was not on the PATH."""
+    from kindred_client import BinaryNotFound
+
+    monkeypatch.delenv("KINDRED_BIN", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(BinaryNotFound) as e:
+        Client.start(db=tmp_path / "k.sqlite")
+    message = str(e.value)
+    assert "no program 'kindred' on the PATH" in message
+    assert "binary='/path/to/kindred'" in message and "KINDRED_BIN=/path/to/kindred" in message and ".build/release/kindred" in message
+    assert isinstance(e.value, FileNotFoundError)  # what callers caught before still catches it
+    with pytest.raises(BinaryNotFound, match="no program '/nowhere/kindred' there"):
+        Client.start(db=tmp_path / "k.sqlite", binary="/nowhere/kindred")

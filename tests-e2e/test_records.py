@@ -281,3 +281,18 @@ def test_limits(server):
     e = server.error("search/query", {"owner": "o", "text": "x", "limit": 1_000_000})
     assert e["code"] == LIMIT_EXCEEDED and e["data"]["field"] == "limit"
     assert server.result("index/status", {"owner": "o"})["records"] == 0
+
+
+@pytest.mark.parametrize("text", ["", " ", "\n\t \u00a0\u3000"])
+def test_a_record_without_words_is_refused_naming_text(spawn, text):
+    """An empty record was stored and embedded; a blank query then found it at score 1.0."""
+    srv = spawn()
+    srv.initialize()
+    e = srv.error("records/upsert", {"owner": "o", "records": [record("ok", text="words"), {"id": "blank", "revision": 1, "text": text}]})
+    assert e["code"] == INVALID_PARAMS
+    assert (e["data"]["field"], e["data"]["reason"]) == ("records[1].text", "must not be empty or blank")
+    assert "nothing was written" in e["message"]
+    assert srv.result("index/status", {"owner": "o"})["records"] == 0
+    # With a vector of its own, too: the text is what a person reads back.
+    e = srv.error("records/upsert", {"owner": "o", "records": [{"id": "v", "revision": 1, "text": text, "vector": vec(1)}]})
+    assert e["data"]["field"] == "records[0].text"

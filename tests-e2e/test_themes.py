@@ -166,7 +166,9 @@ def test_cli_and_python_client_show_themes(tmp_path):
     assert r.returncode == 0, r.stderr
     r = run_cli("patterns", "themes", "--db", db, "--owner", "me")
     assert r.returncode == 0, r.stderr
-    assert "theme" in r.stdout and "eligible records" in r.stdout and "groups: #" in r.stdout
+    assert "theme" in r.stdout and "eligible records" in r.stdout and "groups: group " in r.stdout
+    # Made by a refresh with themes on, asked without: the themes are listed, and said to be off now.
+    assert "Themes are off (patterns.themes is false): these were made by a refresh with them on" in r.stdout
     r = run_cli("patterns", "themes", "--db", db, "--owner", "me", "--json")
     themes = json.loads(r.stdout)["themes"]
     assert themes

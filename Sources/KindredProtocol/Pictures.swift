@@ -7,6 +7,8 @@ public struct PatternsMap: KindredRequest {
             public var groupId: Int
             public var label: String
             public var category: String
+            /// The kind of the group's records ("" for records without one).
+            public var kind: String?
             public var records: Int
             public var x: Double
             public var y: Double

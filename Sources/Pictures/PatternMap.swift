@@ -1,7 +1,8 @@
 /// The pattern map: one circle per group at its 2-D position (the caller's projection of the
-/// group centroids), circle area proportional to its distinct records, colour by category, a short
-/// label beside each circle (never overlapping), a legend of the categories and a `<title>` on
-/// every mark for hover text.
+/// group centroids), circle area proportional to its distinct records, colour by category (or by
+/// the kind of its records, when the caller says so), a short label beside each circle (never
+/// overlapping), a legend of the colours with what closeness means, and a `<title>` on every mark
+/// for hover text.
 public enum PatternMap {
     public struct Mark: Sendable, Equatable {
         public var id: Int64
@@ -10,19 +11,39 @@ public enum PatternMap {
         /// The hover text of the circle.
         public var detail: String
         public var category: String
+        /// The kind of the group's records ("dream", "note"; "" for records without one).
+        public var kind: String
         public var records: Int
         public var x: Double
         public var y: Double
 
-        public init(id: Int64, label: String, detail: String, category: String, records: Int, x: Double, y: Double) {
+        public init(id: Int64, label: String, detail: String, category: String, kind: String = "", records: Int, x: Double, y: Double) {
             self.id = id
             self.label = label
             self.detail = detail
             self.category = category
+            self.kind = kind
             self.records = records
             self.x = x
             self.y = y
         }
+    }
+
+    /// What a circle's colour tells.
+    public enum Colouring: Sendable {
+        case category
+        /// The kind of the group's records: for an owner whose groups are all of one category (no
+        /// extractor: every group is `passage`), where colour by category would say nothing.
+        case kind
+
+        func key(_ m: Mark) -> String {
+            switch self {
+            case .category: m.category
+            case .kind: m.kind.isEmpty ? "no kind" : m.kind
+            }
+        }
+
+        var name: String { self == .category ? "category" : "kind of entry" }
     }
 
     /// Where a mark was drawn (picture coordinates), for callers that annotate the picture.
@@ -53,9 +74,10 @@ public enum PatternMap {
     static let minRadius = 4.0
 
     /// The SVG text and where each mark went. The same marks always give the same bytes.
-    public static func render(_ marks: [Mark], title: String, subtitle: String, themes: [ThemeMark] = []) -> (svg: String, drawn: [Drawn]) {
+    public static func render(_ marks: [Mark], title: String, subtitle: String, themes: [ThemeMark] = [],
+                              colouring: Colouring = .category) -> (svg: String, drawn: [Drawn]) {
         let marks = marks.sorted { $0.id < $1.id }
-        let categories = Palette.assign(marks.map(\.category))
+        let categories = Palette.assign(marks.map(colouring.key))
         var doc = SVGDocument(width: width, height: 0)
         doc.text(title, x: 20, y: 28, size: 18, weight: "bold")
         let top = doc.paragraph(subtitle, x: 20, y: 48, size: 12, width: width - 40, fill: "#555555")
@@ -103,7 +125,7 @@ public enum PatternMap {
         let drawOrder = marks.indices.sorted { (marks[$0].records, marks[$1].id) > (marks[$1].records, marks[$0].id) }
         for i in drawOrder {
             let m = marks[i], c = circles[i]
-            let colour = categories[m.category] ?? "#888888"
+            let colour = categories[colouring.key(m)] ?? "#888888"
             doc.add("<circle cx=\"\(SVGText.number(c.x))\" cy=\"\(SVGText.number(c.y))\" r=\"\(SVGText.number(c.r))\" fill=\"\(colour)\" "
                     + "fill-opacity=\"0.55\" stroke=\"\(colour)\" stroke-width=\"1.5\">\(SVGDocument.title(m.detail))</circle>")
         }
@@ -132,13 +154,17 @@ public enum PatternMap {
         }
 
         var y = plot.y + plot.height + 24
-        doc.text("Colour: category. Circle area: distinct records.", x: 20, y: y, size: 12, fill: "#555555")
-        var x = 320.0
+        doc.text("Closer circles are more alike. Circle area: distinct records.", x: 20, y: y, size: 12, fill: "#555555")
+        y += 20
+        let legendTitle = "Colour: \(colouring.name)"
+        doc.text(legendTitle, x: 20, y: y, size: 12, fill: "#555555")
+        let legendLeft = 20 + SVGText.width(legendTitle, size: 12) + 14
+        var x = legendLeft
         for (category, colour) in categories.sorted(by: { $0.key < $1.key }) {
-            let count = marks.filter { $0.category == category }.count
+            let count = marks.filter { colouring.key($0) == category }.count
             let label = "\(SVGText.shorten(category, max: 20)) (\(count))"
             let w = 18 + SVGText.width(label, size: 12) + 14
-            if x + w > width - 20 { x = 320; y += 20 }
+            if x + w > width - 20 { x = legendLeft; y += 20 }
             doc.add("<g><title>\(SVGText.escape("\(category): \(count) group\(count == 1 ? "" : "s")"))</title>"
                     + "<circle cx=\"\(SVGText.number(x + 6))\" cy=\"\(SVGText.number(y - 4))\" r=\"6\" fill=\"\(colour)\" fill-opacity=\"0.55\" "
                     + "stroke=\"\(colour)\"/>")

@@ -113,15 +113,17 @@ public enum Timeline {
             }
             doc.add("<line x1=\"\(SVGText.number(chartX))\" y1=\"\(SVGText.number(base))\" x2=\"\(SVGText.number(chartX + chartW))\" "
                     + "y2=\"\(SVGText.number(base))\" stroke=\"#bbbbbb\"/>")
-            if let first = s.months.first, let last = s.months.last {
-                doc.text(first.month, x: chartX, y: base + 14, size: 10, fill: "#666666")
-                if s.months.count > 1 { doc.text(last.month, x: chartX + chartW, y: base + 14, size: 10, anchor: "end", fill: "#666666") }
-                for (k, m) in s.months.enumerated() where k > 0 && k < s.months.count - 1 && m.month.hasSuffix("-01") {
-                    let x = chartX + Double(k) * step + step / 2
-                    if x > chartX + 60 && x < chartX + chartW - 60 {
-                        doc.text(m.month, x: x, y: base + 14, size: 10, anchor: "middle", fill: "#666666")
-                    }
-                }
+            // Every third month (bin) is named under its bar, or every sixth, ninth… when bars are
+            // too narrow for that; the last one too when it is far enough from the last named.
+            let every = 3 * max(1, Int((56 / (3 * step)).rounded(.up)))
+            var lastNamed = -Double.infinity
+            for (k, m) in s.months.enumerated() where k % every == 0 {
+                let x = k == 0 ? chartX : chartX + Double(k) * step + step / 2
+                doc.text(m.month, x: x, y: base + 14, size: 10, anchor: k == 0 ? "start" : "middle", fill: "#666666")
+                lastNamed = k == 0 ? x + 20 : x
+            }
+            if s.months.count > 1, (s.months.count - 1) % every != 0, let last = s.months.last, chartX + chartW - 20 - lastNamed >= 56 {
+                doc.text(last.month, x: chartX + chartW, y: base + 14, size: 10, anchor: "end", fill: "#666666")
             }
             if let c = s.comparison { drawComparison(&doc, c, colour: colour, x: chartX + chartW + 24, y: y + 22) }
             y += panelHeight + 8

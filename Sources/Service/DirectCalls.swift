@@ -59,6 +59,16 @@ extension KindredService {
         try apply(owner: owner, records: records).count
     }
 
+    /// Every owner with its number of records, by name (for a command line's "owners here are …").
+    public func ownerCounts() throws(ResponseError) -> [(owner: String, records: Int)] {
+        try withReader { try $0.ownerCounts() }
+    }
+
+    /// `owner`'s kinds with their number of records, by name; nil is records without a kind.
+    public func kindCounts(owner: String) throws(ResponseError) -> [(kind: String?, records: Int)] {
+        try withReader { try $0.kindCounts(owner: owner) }
+    }
+
     /// Runs `body` on the in-memory vector index under its read lock, as a search does.
     public func withVectorIndex<T>(_ body: (VectorIndex) throws -> T) rethrows -> T {
         try readIndex(body)

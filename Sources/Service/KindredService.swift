@@ -63,15 +63,21 @@ public final class KindredService: Sendable {
     /// The version that served before a switch to a remote provider, while `index/rebuild` builds the new one.
     let previous: PreviousVersion?
 
+    /// Refuses a configuration the service would refuse at start, without opening a database (a
+    /// command line checks it before it says a database is missing).
+    public static func check(_ config: Config) throws {
+        _ = try EmbedderSetup.precision(config)
+        _ = try JudgeSettings(Settings(config).patterns)
+    }
+
     /// - Parameter previousEmbedder: makes the local model, asked for only when the store holds
     ///   model vectors of another version and the current one is incomplete (see `PreviousVersion`).
     public init(config: Config, databasePath: String, embedder: (any TextEmbedder)?, embedderProblem: String? = nil,
                 previousEmbedder: (() -> (any TextEmbedder)?)? = nil) throws {
-        _ = try EmbedderSetup.precision(config)
+        try Self.check(config)
         self.config = config
         settings = Settings(config)
         patternConfig = PatternConfig(settings.patterns)
-        _ = try JudgeSettings(settings.patterns)
         self.databasePath = databasePath
         self.embedder = embedder
         self.embedderProblem = embedder == nil ? (embedderProblem ?? "no embedder is configured") : nil

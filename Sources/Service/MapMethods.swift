@@ -36,18 +36,21 @@ extension KindredService {
         }
         var marks: [PatternMap.Mark] = []
         for (i, f) in findings.enumerated() {
+            // A group's records are all of one kind (the engine never puts two kinds together).
+            let kind = data.patterns.state.groups[f.groupID]?.memberIDs.lazy.compactMap { occurrences[$0]?.recordKind }.first ?? ""
             marks.append(PatternMap.Mark(
                 id: f.groupID, label: SVGText.shorten(PictureData.label(f), max: 28), detail: PictureData.detail(f),
-                category: f.category, records: f.fraction.count,
+                category: f.category, kind: kind, records: f.fraction.count,
                 x: Double(projection.coordinates[i, 0]), y: Double(projection.coordinates[i, 1])))
         }
         marks = Self.gather(marks, themed)
         let share = projection.variances.map { projection.totalVariance > 0 ? Double($0 / projection.totalVariance) : 0 }
-        let percent = share.map { "\(Int(($0 * 100).rounded()))%" }
+        // Without an extractor every group is of one category: colour then tells the kinds apart.
+        let colouring: PatternMap.Colouring = Set(marks.map(\.category)).count <= 1 ? .kind : .category
         let subtitle = "\(marks.count) group\(marks.count == 1 ? "" : "s") over \(data.report.denominator) eligible records "
-            + "(\(PictureData.describe(req.query.period))), placed by similarity: the two axes show "
-            + "\(percent[0]) and \(percent[1]) of the spread of their centroids."
-        let (svg, drawn) = PatternMap.render(marks, title: "Pattern map", subtitle: subtitle, themes: themed)
+            + "(\(PictureData.describe(req.query.period))), each circle the entries that tell one situation, placed by what they say: "
+            + "closer circles are more alike; up, down, left and right mean nothing of their own."
+        let (svg, drawn) = PatternMap.render(marks, title: "Pattern map", subtitle: subtitle, themes: themed, colouring: colouring)
         let byID = Dictionary(uniqueKeysWithValues: drawn.map { ($0.id, $0) })
         return [
             "svg": .string(svg),
@@ -56,7 +59,7 @@ extension KindredService {
             "groups": .array(marks.map { m in
                 let d = byID[m.id]
                 return [
-                    "groupId": .int(m.id), "label": .string(m.label), "category": .string(m.category), "records": .from(m.records),
+                    "groupId": .int(m.id), "label": .string(m.label), "category": .string(m.category), "kind": .string(m.kind), "records": .from(m.records),
                     "x": .double((m.x * 10_000).rounded() / 10_000), "y": .double((m.y * 10_000).rounded() / 10_000),
                     "labelBeside": .bool(d?.labelBeside ?? false),
                     "themeId": themed.first { $0.groups.contains(m.id) }.map { .int($0.id) } ?? .null,

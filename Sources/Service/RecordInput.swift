@@ -45,6 +45,9 @@ extension RecordInput {
         let revision = try p.positiveInt("revision")
         let text = try p.string("text")
         guard text.utf8.count <= maxTextBytes else { throw p.fail("text", "must be at most \(maxTextBytes) bytes") }
+        // A record without words matches nothing and, embedded, sits at the same point as every other
+        // empty record: a blank query then finds it at score 1.
+        guard text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else { throw p.fail("text", "must not be empty or blank") }
         let kind = try p.optionalName("kind")
         let date = try p.optionalDate("date")
         let tags = try p.names("tags") ?? []

@@ -20,13 +20,35 @@ enum ServiceFactory {
         throw Arguments.UsageError(description: "--db PATH is required (or set KINDRED_DB)")
     }
 
-    /// Opens the service on the database. With `mustExist` (commands that only read, or change
-    /// what is there) a missing file is an error rather than a new empty database.
-    static func open(_ args: Arguments, mustExist: Bool = false) throws -> KindredService {
+    /// What a command does with a database file that is not there yet.
+    enum Missing {
+        /// Commands that only read: a missing file is an error, never a new empty database.
+        case refuse
+        /// Commands that change what is there (refresh, delete, correct): an error unless the
+        /// command line says `--create`, so a mistyped path is not a new empty database.
+        case refuseUnlessCreate
+        /// `ingest`: a new database is what loading a first file means.
+        case create
+    }
+
+    /// Opens the service on the database. A path whose folder does not exist is an error in words
+    /// (SQLite would say only "unable to open database file").
+    static func open(_ args: Arguments, missing: Missing) throws -> KindredService {
         let config = try config(args)
         let path = try databasePath(args)
-        if mustExist && !FileManager.default.fileExists(atPath: path) {
-            throw CommandError(description: "no database at \(path)")
+        try KindredService.check(config)
+        if !FileManager.default.fileExists(atPath: path) {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var isFolder: ObjCBool = false
+            switch missing {
+            case .refuse: throw CommandError(description: "no database at \(path)")
+            case .refuseUnlessCreate where !args.has("create"):
+                throw CommandError(description: "no database at \(path) (give --create to start a new one there)")
+            default:
+                guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                    throw CommandError(description: "cannot create the database \(path): there is no folder \(folder)")
+                }
+            }
         }
         EmbedderSetup.configureThreads(config)
         let (embedder, problem) = EmbedderSetup.make(config)

@@ -50,7 +50,7 @@ enum MCPCommand {
         dup2(2, 1)
         if let urls = args.value("cluster") { return try runOnCluster(urls, owner: owner, args, protocolFD) }
 
-        let service = try ServiceFactory.open(args)
+        let service = try ServiceFactory.open(args, missing: .create)
         defer { service.close() }
         // The owner is read as every method reads it (non-empty, no NUL, NFC).
         _ = try ServiceCall.call(service, "index/status", ["owner": .string(owner)], options: ["owner": "--owner"])

@@ -9,7 +9,7 @@ enum PatternsCommand {
         kindred patterns — pattern discovery over one owner's records
 
         USAGE:
-          kindred patterns refresh --db PATH [--owner OWNER] [--rebuild] [--json]
+          kindred patterns refresh --db PATH [--owner OWNER] [--rebuild] [--create] [--json]
           kindred patterns findings --db PATH --owner OWNER [--kind KIND]... [--limit N] [--evidence N] [--all]
                                     [--from DATE] [--to DATE] [--compare-from DATE] [--compare-to DATE]
                                     [--category NAME] [--no-related] [--json]
@@ -19,45 +19,61 @@ enum PatternsCommand {
           kindred patterns map --db PATH --owner OWNER [--out FILE.svg] [--category NAME] [--from DATE] [--to DATE] [--json]
           kindred patterns timeline --db PATH --owner OWNER [--out FILE.svg] [--from DATE] [--to DATE]
                                     [--compare-from DATE] [--compare-to DATE] [--category NAME] [--limit N] [--json]
+          kindred patterns correct dismiss|pin|split|merge|undo ... --db PATH --owner OWNER [--note TEXT] [--json]
+          kindred patterns label GROUP_ID LABEL --db PATH --owner OWNER [--description TEXT] [--json]
+          kindred patterns label GROUP_ID --clear --db PATH --owner OWNER [--json]
 
         SUBCOMMANDS:
           refresh    group new and changed occurrences (all owners when --owner is absent);
                      --rebuild regroups everything from scratch, keeping corrections
-          findings   recurring patterns with counts of distinct records and their evidence: by default
-                     the first 10 findings with 3 evidence lines each (--limit N, --evidence N, --all for
-                     everything); --kind counts only records of that kind (repeat it for several)
-          show       one group: version, members, its theme and the corrections that name it
+          findings   recurring patterns ranked 1…N, with counts of distinct records and their
+                     evidence: by default the first 10 findings with 3 evidence lines each (--limit N,
+                     --evidence N, --all for everything); --kind counts only records of that kind
+                     (repeat it for several)
+          show       one group: members with how each got there, its theme, the corrections that
+                     name it with their members and notes
           themes     broader patterns: groups of one category that share a broader situation, each
                      with its label, groups and counts of distinct records over the eligible ones
+                     (off unless patterns.themes is on; it says how)
           map        the groups as an SVG picture, placed by similarity (PCA of their centroids),
-                     circle area = distinct records, colour = category
+                     circle area = distinct records, colour = category (or kind)
           timeline   the top recurring findings as an SVG picture: records per month over the
                      month's eligible records; with --compare-from/--compare-to, both fractions
+          correct    tell the grouping it was wrong, kept by every later refresh (`kindred patterns
+                     correct --help`): dismiss an entry from a group, pin it there, split a group,
+                     merge two, undo a correction
+          label      name a group (until its members change); --clear takes the name away
 
         OPTIONS:
-          --db PATH        the database file (or KINDRED_DB); findings and show need it to exist
+          --db PATH        the database file (or KINDRED_DB); it must exist (refresh: unless --create)
+          --owner OWNER    whose patterns; an owner without records is answered with the owners there are
+          --kind KIND      findings, themes: only records of this kind; a kind none of the owner's
+                           records has is answered with the kinds there are
           --config PATH    configuration file; --set key=value overrides one key
           --json           print the JSON-RPC result instead of text
           --out FILE       map, timeline: write the SVG to FILE (else to stdout)
           --limit N        timeline: findings drawn, 1-24 (default 6); findings: see above
 
-        Exit codes: 0 ok, 1 failure (no database at PATH for findings or show), 2 usage (a bad
-        option value), 4 group not found.
+        Exit codes: 0 ok, 1 failure (no database at PATH), 2 usage (a bad option value or kind),
+        4 not found (a group, a correction, or an owner without records).
         """
 
+    static let subcommands = ["refresh", "findings", "show", "themes", "map", "timeline", "correct", "label"]
+
     static func run(_ argv: [String]) throws -> Int32 {
+        if argv.first == "correct" { return try CorrectCommand.run(Array(argv.dropFirst())) }
+        if argv.first == "label" { return try CorrectCommand.label(Array(argv.dropFirst())) }
         let valued = ServiceFactory.commonOptions.union(["owner", "from", "to", "compare-from", "compare-to", "category", "kind", "limit",
                                                           "evidence", "out"])
-        let args = try Arguments(argv, valued: valued, flags: ["help", "json", "rebuild", "no-related", "all"])
+        let args = try Arguments(argv, valued: valued, flags: ["help", "json", "rebuild", "no-related", "all", "create"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
-        guard let sub = args.positionals.first else { throw Arguments.UsageError(description: "expected refresh, findings, show, themes, map or timeline") }
-        switch sub {
-        case "refresh", "findings", "show", "themes", "map", "timeline": break
-        default: throw Arguments.UsageError(description: "unknown subcommand '\(sub)' (expected refresh, findings, show, themes, map or timeline)")
-        }
+        let expected = "expected " + subcommands.dropLast().joined(separator: ", ") + " or " + subcommands.last!
+        guard let sub = args.positionals.first else { throw Arguments.UsageError(description: expected) }
+        guard subcommands.contains(sub) else { throw Arguments.UsageError(description: "unknown subcommand '\(sub)' (\(expected))") }
         if sub == "map" || sub == "timeline" { return try PictureCommand.run(sub, args) }
         let owner = args.value("owner")
         if sub != "refresh", owner == nil { throw Arguments.UsageError(description: "--owner is required") }
+        if args.has("create") && sub != "refresh" { throw Arguments.UsageError(description: "--create is an option of refresh only") }
         var params: JSONObject = [:]
         if let owner { params["owner"] = .string(owner) }
         let method: String
@@ -85,30 +101,40 @@ enum PatternsCommand {
             }
             params["groupId"] = .int(id)
         }
-        let service = try ServiceFactory.open(args, mustExist: sub != "refresh")
+        let service = try ServiceFactory.open(args, missing: sub == "refresh" ? .refuseUnlessCreate : .refuse)
         defer { service.close() }
-        let result: JSONValue
-        switch call(service, method, params) {
-        case .success(let r): result = r
-        case .failure(let e) where e.code == .invalidParams || (e.code == .limitExceeded && e.data?["field"] != nil):
-            let field = (e.data?["field"]?.stringValue ?? "").split(separator: "[").first.map(String.init) ?? ""
-            let options = ["owner": "--owner", "from": "--from", "to": "--to", "compareFrom": "--compare-from",
-                           "compareTo": "--compare-to", "category": "--category", "groupId": "GROUP_ID",
-                           "kinds": "--kind", "limit": "--limit", "evidenceLimit": "--evidence"]
-            let reason = e.data?["reason"]?.stringValue ?? e.data?["limit"]?.intValue.map { "must be at most \($0)" } ?? e.message
-            throw Arguments.UsageError(description: "\(options[field] ?? field): \(reason)")
-        case .failure(let e):
-            Output.err("kindred patterns: \(e.message)")
-            return e.code == .notFound ? ExitCode.notFound : ExitCode.failure
+        if sub != "refresh", let owner {
+            try Inventory.requireOwner(service, owner)
+            try Inventory.requireKinds(service, owner: owner, args.values("kind"))
         }
+        let result = try answer(call(service, method, params), options: [
+            "owner": "--owner", "from": "--from", "to": "--to", "compareFrom": "--compare-from", "compareTo": "--compare-to",
+            "category": "--category", "groupId": "GROUP_ID", "kinds": "--kind", "limit": "--limit", "evidenceLimit": "--evidence"])
         if args.has("json") { Output.json(result); return ExitCode.ok }
         switch sub {
         case "refresh": printRefresh(result)
-        case "findings": printFindings(result)
-        case "themes": printThemes(result)
+        case "findings": printFindings(result, period: args.value("from") != nil || args.value("to") != nil)
+        case "themes": printThemes(result, themesOn: service.settings.patterns.themes)
         default: printGroup(result)
         }
         return ExitCode.ok
+    }
+
+    /// The result of a call, or its error as the command line tells it: a refused parameter is a
+    /// usage error naming the option that gave it (`options` maps parameters to options), "not
+    /// found" is exit 4, anything else exit 1.
+    static func answer(_ result: Result<JSONValue, ResponseError>, options: [String: String]) throws -> JSONValue {
+        switch result {
+        case .success(let r): return r
+        case .failure(let e) where e.code == .invalidParams || (e.code == .limitExceeded && e.data?["field"] != nil):
+            let path = e.data?["field"]?.stringValue ?? ""
+            let field = path.split(separator: "[").first.map(String.init) ?? ""
+            let option = options[path] ?? options[field] ?? path
+            let reason = e.data?["reason"]?.stringValue ?? e.data?["limit"]?.intValue.map { "must be at most \($0)" } ?? e.message
+            throw Arguments.UsageError(description: "\(option): \(reason)")
+        case .failure(let e):
+            throw CommandError(description: e.message, code: e.code == .notFound ? ExitCode.notFound : ExitCode.failure)
+        }
     }
 
     static func call(_ service: KindredService, _ method: String, _ params: JSONObject) -> Result<JSONValue, ResponseError> {
@@ -128,83 +154,6 @@ enum PatternsCommand {
             box.with { bar in
                 if let pct = value["percentage"]?.intValue { bar.update(Int(pct)) }
                 if value["kind"] == "end" { bar.finish() }
-            }
-        }
-    }
-
-    static func printRefresh(_ r: JSONValue) {
-        for line in RefreshSummary.lines(r) { Output.out(line) }
-    }
-
-    static func printFindings(_ r: JSONValue) {
-        let findings = r["findings"]?.arrayValue ?? []
-        let eligible = r["eligibleRecords"]?.intValue ?? 0
-        let total = r["total"]?.intValue ?? Int64(findings.count)
-        Output.out("\(total) finding\(total == 1 ? "" : "s") over \(eligible) eligible record\(eligible == 1 ? "" : "s")"
-            + (Int64(findings.count) < total ? ", the first \(findings.count) shown" : ""))
-        if r["insufficientHistory"] == true { Output.out("Not enough history yet for a recurring pattern.") }
-        for f in findings {
-            let title = f["label"]?.stringValue ?? f["description"]?.stringValue ?? ""
-            let keywords = f["keywords"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            Output.out("")
-            Output.out("#\(f["groupId"]?.intValue ?? 0) [\(f["kind"]?.stringValue ?? "")/\(f["category"]?.stringValue ?? "")] \(title)"
-                + (keywords.isEmpty ? "" : " — \(keywords.joined(separator: ", "))"))
-            Output.out("  \(f["summary"]?.stringValue ?? "")")
-            if let c = f["comparison"], c["suppressed"] == false, let trend = c["trend"]?.stringValue {
-                Output.out("  \(trend): \(c["current"]?["records"]?.intValue ?? 0) of \(c["current"]?["eligible"]?.intValue ?? 0) now, "
-                    + "\(c["previous"]?["records"]?.intValue ?? 0) of \(c["previous"]?["eligible"]?.intValue ?? 0) before")
-            }
-            for e in f["evidence"]?.arrayValue ?? [] {
-                Output.out("  - \(e["date"]?.stringValue ?? "undated") \(e["recordId"]?.stringValue ?? ""): \"\(shorten(e["excerpt"]?.stringValue ?? "", 100))\"")
-            }
-            if let more = f["moreEvidence"]?.intValue, more > 0 { Output.out("  … and \(more) more record\(more == 1 ? "" : "s") (--evidence N or --all)") }
-        }
-        if let left = Optional(total - Int64(findings.count)), left > 0 {
-            Output.out("")
-            Output.out("… and \(left) more finding\(left == 1 ? "" : "s") (--limit N or --all)")
-        }
-    }
-
-    /// `s` cut at a word boundary to at most `max` characters, with "…" when cut; on one line.
-    static func shorten(_ s: String, _ max: Int) -> String {
-        let flat = s.split(whereSeparator: { $0.isNewline }).joined(separator: " ")
-        guard flat.count > max else { return flat }
-        let head = flat.prefix(max - 1)
-        let cut = head.lastIndex(of: " ").map { head[..<$0] } ?? head
-        return cut + "…"
-    }
-
-    static func printGroup(_ r: JSONValue) {
-        guard let g = r["group"] else { return }
-        Output.out("group \(g["groupId"]?.intValue ?? 0) (\(g["category"]?.stringValue ?? ""), \(g["state"]?.stringValue ?? ""), version \(g["version"]?.intValue ?? 0))")
-        Output.out("label: \(g["label"]?.stringValue ?? g["description"]?.stringValue ?? "")")
-        for m in g["members"]?.arrayValue ?? [] {
-            let score = m["score"]?.intValue.map { " \($0)" } ?? ""
-            Output.out("  - occurrence \(m["occurrenceId"]?.intValue ?? 0) [\(m["source"]?.stringValue ?? "")\(score)] "
-                + "\(m["recordId"]?.stringValue ?? ""): \"\(m["excerpt"]?.stringValue ?? "")\"")
-        }
-        if let t = r["theme"], t != .null {
-            Output.out("theme \(t["themeId"]?.intValue ?? 0): \(t["label"]?.stringValue ?? "") (groups \((t["groups"]?.arrayValue ?? []).compactMap(\.intValue).map(String.init).joined(separator: ", ")))")
-        }
-        for c in r["corrections"]?.arrayValue ?? [] {
-            Output.out("  correction \(c["correctionId"]?.intValue ?? 0): \(c["kind"]?.stringValue ?? "")\(c["undone"] == true ? " (undone)" : "")")
-        }
-    }
-
-    static func printThemes(_ r: JSONValue) {
-        let themes = r["themes"]?.arrayValue ?? []
-        let eligible = r["eligibleRecords"]?.intValue ?? 0
-        let total = r["total"]?.intValue ?? Int64(themes.count)
-        Output.out("\(total) theme\(total == 1 ? "" : "s") over \(eligible) eligible record\(eligible == 1 ? "" : "s")"
-            + (Int64(themes.count) < total ? ", the first \(themes.count) shown" : ""))
-        for t in themes {
-            let groups = (t["groups"]?.arrayValue ?? []).compactMap(\.intValue).map { "#\($0)" }
-            Output.out("")
-            Output.out("theme \(t["themeId"]?.intValue ?? 0) [\(t["category"]?.stringValue ?? "")] \(t["label"]?.stringValue ?? "")")
-            Output.out("  \(t["summary"]?.stringValue ?? "")")
-            Output.out("  groups: \(groups.joined(separator: ", "))")
-            for e in t["evidence"]?.arrayValue ?? [] {
-                Output.out("  - #\(e["groupId"]?.intValue ?? 0) \(e["date"]?.stringValue ?? "undated") \(e["recordId"]?.stringValue ?? ""): \"\(shorten(e["excerpt"]?.stringValue ?? "", 100))\"")
             }
         }
     }

@@ -22,8 +22,9 @@ extension PatternsCommand {
             }
             let options = ["owner": "--owner", "from": "--from", "to": "--to", "compareFrom": "--compare-from",
                            "compareTo": "--compare-to", "category": "--category", "limit": "--limit"]
-            let service = try ServiceFactory.open(args, mustExist: true)
+            let service = try ServiceFactory.open(args, missing: .refuse)
             defer { service.close() }
+            try Inventory.requireOwner(service, owner)
             let result = try ServiceCall.call(service, sub == "map" ? "patterns/map" : "patterns/timeline", params, options: options)
             let svg = result["svg"]?.stringValue ?? ""
             if let out = args.value("out") {
@@ -36,7 +37,7 @@ extension PatternsCommand {
             if args.has("json") {
                 Output.json(result)
             } else if args.value("out") == nil {
-                FileHandle.standardOutput.write(Data(svg.utf8))
+                Output.raw(svg)
             }
             return ExitCode.ok
         }

@@ -12,8 +12,9 @@ enum SearchCommand {
                               [--kind K]... [--tag T]... [--from DATE] [--to DATE] [--json] QUERY
 
         Prints the ranked records with the passage that matched. Exit status: 0 with results,
-        4 when nothing matched (stderr says so when the owner has no records at all), 1 failure
-        (no database at PATH), 2 usage error (a bad option value).
+        4 when nothing matched (stderr says so, with the owners there are, when the owner has no
+        records at all), 1 failure (no database at PATH), 2 usage error (a bad option value, an
+        empty QUERY, or a --kind that none of the owner's records has: stderr lists its kinds).
 
         OPTIONS:
           --db PATH          SQLite file (must exist)
@@ -36,6 +37,7 @@ enum SearchCommand {
         let owner = try args.required("owner")
         guard !args.positionals.isEmpty else { throw Arguments.UsageError(description: "QUERY is required") }
         let query = args.positionals.joined(separator: " ")
+        guard query.contains(where: { !$0.isWhitespace }) else { throw Arguments.UsageError(description: "QUERY is empty: give the words to search for") }
         var params: JSONObject = ["owner": .string(owner), "text": .string(query)]
         if let mode = args.value("mode") { params["mode"] = .string(mode) }
         if let limit = try args.int("limit") { params["limit"] = .from(limit) }
@@ -45,8 +47,9 @@ enum SearchCommand {
         if let f = args.value("from") { filters["from"] = .string(f) }
         if let t = args.value("to") { filters["to"] = .string(t) }
         if !filters.isEmpty { params["filters"] = .object(filters) }
-        let service = try ServiceFactory.open(args, mustExist: true)
+        let service = try ServiceFactory.open(args, missing: .refuse)
         defer { service.close() }
+        try Inventory.requireKinds(service, owner: owner, args.values("kind"))
         let result = try ServiceCall.call(service, "search/query", params, options: [
             "owner": "--owner", "text": "QUERY", "mode": "--mode", "limit": "--limit", "filters.kinds": "--kind",
             "filters.tags": "--tag", "filters.from": "--from", "filters.to": "--to", "filters": "--from/--to",
@@ -67,7 +70,7 @@ enum SearchCommand {
         }
         if hits.isEmpty {
             let records = try ServiceCall.call(service, "index/status", ["owner": .string(owner)], options: ["owner": "--owner"])["records"]?.intValue ?? 0
-            Output.err(records == 0 ? "kindred search: owner '\(owner)' has no records in \(service.databasePath)"
+            Output.err(records == 0 ? "kindred search: \(try Inventory.noRecords(service, owner: owner))"
                                     : "kindred search: nothing matched among the \(records) records of owner '\(owner)'")
             return ExitCode.notFound
         }

@@ -37,7 +37,7 @@ enum ServeCommand {
         let protocolFD = dup(1)
         dup2(2, 1)
 
-        let service = try ServiceFactory.open(args)
+        let service = try ServiceFactory.open(args, missing: .create)
         let sink = FileDescriptorSink(fd: protocolFD)
         let holder = ServerHolder()
         let server = Server(

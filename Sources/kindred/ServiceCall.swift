@@ -23,12 +23,14 @@ enum ServiceCall {
             let option = options[field] ?? options.first { field.hasPrefix($0.key + ".") || field.hasPrefix($0.key + "[") }?.value
             throw Arguments.UsageError(description: option.map { "\($0): \(reason)" } ?? "\(field.isEmpty ? "invalid input" : field): \(reason)")
         } catch {
-            throw CommandError(description: error.message)
+            throw CommandError(description: error.message, code: error.code == .notFound ? ExitCode.notFound : ExitCode.failure)
         }
     }
 }
 
-/// A failure told in plain words (exit 1), without the protocol's error code.
+/// A failure told in plain words, without the protocol's error code: exit 1, or 4 when what was
+/// asked for is not there.
 struct CommandError: Error, CustomStringConvertible {
     let description: String
+    var code: Int32 = ExitCode.failure
 }

@@ -10,18 +10,23 @@ enum StatusCommand {
         USAGE: kindred status --db PATH [--owner OWNER] [--config PATH] [--json]
 
         Prints a short summary (one owner with --owner, else the whole database); --json prints the
-        index/status result instead. Exit status: 0 ok, 1 failure (no database at PATH), 2 usage error.
+        index/status result instead. Exit status: 0 ok, 1 failure (no database at PATH), 2 usage error,
+        4 the owner has no records (stderr names the owners there are).
         """
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, valued: ServiceFactory.commonOptions.union(["owner"]), flags: ["help", "json"])
         if args.has("help") { Output.out(help); return ExitCode.ok }
-        let service = try ServiceFactory.open(args, mustExist: true)
+        let service = try ServiceFactory.open(args, missing: .refuse)
         defer { service.close() }
         var params: JSONObject = [:]
         if let o = args.value("owner") { params["owner"] = .string(o) }
         let status = try ServiceCall.call(service, "index/status", params, options: ["owner": "--owner"])
         if args.has("json") { Output.json(status) } else { for line in summary(status) { Output.out(line) } }
+        if let owner = args.value("owner"), status["records"]?.intValue == 0 {
+            Output.err("kindred status: \(try Inventory.noRecords(service, owner: owner))")
+            return ExitCode.notFound
+        }
         return ExitCode.ok
     }
 

@@ -33,7 +33,7 @@ enum TombstonesCommand {
         }
         var params: JSONObject = ["before": .string(try args.required("before"))]
         if let o = args.value("owner") { params["owner"] = .string(o) }
-        let service = try ServiceFactory.open(args, mustExist: true)
+        let service = try ServiceFactory.open(args, missing: .refuse)
         defer { service.close() }
         let result = try ServiceCall.call(service, "records/purgeTombstones", params, options: ["before": "--before", "owner": "--owner"])
         if args.has("json") {

@@ -53,4 +53,22 @@ import Testing
         #expect(svg.contains("&lt;script&gt;x&lt;/script&gt; &amp; co"))
         for banned in ["href", "<image", "<foreignObject", "url(", "@import", "javascript:", "onload"] { #expect(!svg.contains(banned)) }
     }
+
+    /// Groups all of one category (no extractor) are coloured by the kind of their records, with a
+    /// legend of the kinds and the axes said in words.
+    @Test func uniformCategoriesAreColouredByKind() {
+        let marks: [PatternMap.Mark] = (0..<6).map { (i: Int) -> PatternMap.Mark in
+            let kind = i < 4 ? "dream" : "note"
+            return PatternMap.Mark(id: Int64(i + 1), label: "g\(i)", detail: "d", category: "passage", kind: kind,
+                                   records: 3, x: Double(i), y: Double(i % 2))
+        }
+        let svg = PatternMap.render(marks, title: "t", subtitle: "s", colouring: .kind).svg
+        #expect(svg.contains(">dream (4)</text>") && svg.contains(">note (2)</text>"))
+        #expect(svg.contains(">Colour: kind of entry</text>"))
+        #expect(svg.contains(">Closer circles are more alike. Circle area: distinct records.</text>"))
+        let fills = Set(svg.components(separatedBy: "fill=\"#").dropFirst().map { String($0.prefix(6)) })
+        #expect(fills.isSuperset(of: ["0072B2", "E69F00"]))
+        let byCategory = PatternMap.render(marks, title: "t", subtitle: "s").svg
+        #expect(byCategory.contains(">passage (6)</text>") && !byCategory.contains("E69F00"))
+    }
 }

@@ -28,4 +28,26 @@ import Testing
         #expect(february?.components(separatedBy: "<rect").count == 2)
         #expect(Timeline.render(Self.series(comparison: false), title: "t", subtitle: "s") == svg)
     }
+
+    /// Month names under the bars: every third month from the first, the last when far enough.
+    @Test func everyThirdMonthIsNamed() {
+        let names = (0..<14).map { k in "20\(25 + (k / 12))-" + String(format: "%02d", k % 12 + 1) }
+        let series = [Timeline.Series(id: 1, label: "l", detail: "d", category: "c", records: 14, eligible: 140,
+                                      months: names.map { .init(month: $0, records: 1, eligible: 10) }, comparison: nil)]
+        let svg = Timeline.render(series, title: "t", subtitle: "s")
+        let named = names.filter { svg.contains(">\($0)</text>") }
+        #expect(named == ["2025-01", "2025-04", "2025-07", "2025-10", "2026-01", "2026-02"])
+    }
+
+    /// With bars too narrow for a name every third month, every sixth (ninth, …) is named, never overlapping.
+    @Test func narrowBarsNameFewerMonths() {
+        let names = (0..<72).map { k in "\(2020 + k / 12)-" + String(format: "%02d", k % 12 + 1) }
+        let series = [Timeline.Series(id: 1, label: "l", detail: "d", category: "c", records: 72, eligible: 720,
+                                      months: names.map { .init(month: $0, records: 1, eligible: 10) }, comparison: nil)]
+        let svg = Timeline.render(series, title: "t", subtitle: "s")
+        let named = names.indices.filter { svg.contains(">\(names[$0])</text>") }
+        #expect(named.count >= 6 && named.count <= 14)
+        let gaps = zip(named, named.dropFirst()).map { $1 - $0 }
+        #expect(gaps.dropLast().allSatisfy { $0 == gaps[0] && $0 % 3 == 0 })
+    }
 }

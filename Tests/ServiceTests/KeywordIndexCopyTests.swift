@@ -52,7 +52,8 @@ import Storage
                     live[owner]![id] = rev
                     var extra: JSONObject = ["kind": .string(Bool.random(using: &rng) ? "dream" : "note")]
                     if Int.random(in: 0..<6, using: &rng) == 0 { extra["permissions"] = ["search": false, "patterns": true] }
-                    batch.append(rec(id, rev: rev, text: text(&rng, length: Int.random(in: 0...25, using: &rng)), extra: extra))
+                    // At least one word: records/upsert refuses a text without any.
+                    batch.append(rec(id, rev: rev, text: text(&rng, length: Int.random(in: 1...25, using: &rng)), extra: extra))
                 }
                 _ = try f.upsert(owner, batch)
             }

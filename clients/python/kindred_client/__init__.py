@@ -11,6 +11,7 @@ Standard library only.
 from .client import METHODS, Client, Request
 from .errors import (
     BY_CODE,
+    BinaryNotFound,
     ConstraintConflict,
     EmbedderUnavailable,
     InternalError,
@@ -31,7 +32,7 @@ from .errors import (
 from .vectors import vector_base64, vector_from_base64
 
 __all__ = [
-    "Client", "Request", "METHODS", "BY_CODE", "KindredError", "ServerExited", "ParseError", "InvalidRequest",
+    "Client", "Request", "METHODS", "BY_CODE", "BinaryNotFound", "KindredError", "ServerExited", "ParseError", "InvalidRequest",
     "MethodNotFound", "InvalidParams", "InternalError", "ServerNotInitialized", "RequestCancelled", "NotFound",
     "RevisionConflict", "ConstraintConflict", "StaleGroupVersion", "EmbedderUnavailable", "LimitExceeded",
     "StorageFailure", "vector_base64", "vector_from_base64",

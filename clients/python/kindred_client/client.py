@@ -6,7 +6,7 @@ import os
 import subprocess
 import threading
 
-from .errors import RequestCancelled, ServerExited, from_response
+from .errors import BinaryNotFound, RequestCancelled, ServerExited, from_response
 
 CANCELLED = -32800
 
@@ -92,8 +92,11 @@ class Client:
         diagnostics) goes to `stderr` (a file object; inherited when None).
         """
         binary = binary or os.environ.get("KINDRED_BIN") or "kindred"
-        proc = subprocess.Popen([binary, "serve", "--db", str(db), "--framing", "ndjson", *map(str, args)],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env)
+        try:
+            proc = subprocess.Popen([binary, "serve", "--db", str(db), "--framing", "ndjson", *map(str, args)],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env)
+        except FileNotFoundError:
+            raise BinaryNotFound(binary) from None
         client = cls(proc, on_log=on_log, judge=judge)
         if initialize:
             try:

@@ -1,5 +1,7 @@
 """One exception class per JSON-RPC error code the server documents (docs/methods.md, Error codes)."""
 
+import os
+
 
 class KindredError(Exception):
     """An error answer from the server: `code`, `message` and `data` (a dict, or None)."""
@@ -47,3 +49,19 @@ def from_response(error, method=None):
 
 class ServerExited(Exception):
     """The server process ended (or closed its output) while a request was waiting."""
+
+
+class BinaryNotFound(FileNotFoundError):
+    """No `kindred` program where the client looked: says where it looked and how to point it at one."""
+
+    def __init__(self, binary):
+        self.binary = binary
+        super().__init__(
+            f"cannot start the Kindred server: no program {binary!r} "
+            + ("on the PATH" if os.sep not in binary else "there")
+            + ". Point the client at the binary with Client.start(..., binary='/path/to/kindred') or "
+            "KINDRED_BIN=/path/to/kindred (after `swift build -c release` it is .build/release/kindred in the "
+            "repository), or put `kindred` on the PATH (scripts/setup.sh links it into /usr/local/bin when it can).")
+
+    def __str__(self):
+        return self.args[0]
