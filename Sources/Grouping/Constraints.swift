@@ -9,6 +9,11 @@ public struct Constraints: Sendable, Hashable {
     private var cannotIndex: [String: Set<String>] = [:]
     private var mustLink = UnionFind()
     public private(set) var pins: [Int64: Int64] = [:]
+    /// Records kept out of every group (exclude).
+    public private(set) var excluded: Set<String> = []
+    /// Records a dismissal took out of a group: they join another only on clearer evidence
+    /// (`GroupingConfig.dismissedMargin`).
+    public private(set) var dismissed: Set<String> = []
 
     public init() {}
 
@@ -25,11 +30,15 @@ public struct Constraints: Sendable, Hashable {
 
     /// True when records `a` and `b` must be kept apart.
     public func cannotLink(_ a: String, _ b: String) -> Bool {
-        a != b && cannotIndex[a]?.contains(b) == true
+        a != b && (cannotIndex[a]?.contains(b) == true || (!excluded.isEmpty && (excluded.contains(a) || excluded.contains(b))))
     }
+
+    /// True when `record` is kept out of every group.
+    public func isExcluded(_ record: String) -> Bool { !excluded.isEmpty && excluded.contains(record) }
 
     /// True when `record` must be kept apart from any of `records`.
     func conflicts(_ record: String, with records: Set<String>) -> Bool {
+        if !excluded.isEmpty && (excluded.contains(record) || records.contains(where: excluded.contains)) { return true }
         guard let apart = cannotIndex[record] else { return false }
         return apart.count < records.count ? apart.contains(where: records.contains) : records.contains(where: apart.contains)
     }
@@ -51,7 +60,20 @@ public struct Constraints: Sendable, Hashable {
         }
     }
 
+    /// The record every pair holds (a dismissal stored before its record was): none when unclear.
+    static func common(_ pairs: [RecordPair]) -> [String] {
+        guard let first = pairs.first else { return [] }
+        var shared: Set<String> = [first.a, first.b]
+        for p in pairs.dropFirst() { shared.formIntersection([p.a, p.b]) }
+        return shared.count == 1 ? Array(shared) : []
+    }
+
     mutating func add(_ correction: Correction) {
+        switch correction.kind {
+        case .exclude: excluded.formUnion(correction.records)
+        case .dismiss: dismissed.formUnion(correction.records.isEmpty ? Self.common(correction.separated) : correction.records)
+        default: break
+        }
         for pair in correction.separated {
             cannotLink.insert(pair)
             cannotIndex[pair.a, default: []].insert(pair.b)

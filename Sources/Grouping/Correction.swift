@@ -8,6 +8,9 @@ public enum CorrectionKind: Sendable, Hashable, Codable {
     case merge(into: Int64, from: Int64)
     /// This membership stays.
     case pin(occurrence: Int64, group: Int64)
+    /// This occurrence's record belongs to no pattern: it leaves `group` and joins no group (nor
+    /// founds one) until the correction is undone.
+    case exclude(occurrence: Int64, group: Int64)
 }
 
 /// A correction as submitted, before the engine resolved which records it involves.
@@ -49,11 +52,15 @@ public struct Correction: Sendable, Hashable, Codable {
     public var joined: [String]
     /// Occurrences named or moved by the correction (for messages).
     public var occurrences: [Int64]
+    /// The record a dismissal took out of its group or an exclusion keeps out of every group
+    /// (resolved when made; absent from corrections stored before it existed).
+    public var records: [String]
 
     public init(
         id: Int64, kind: CorrectionKind, note: String? = nil, createdAt: String,
-        separated: [RecordPair] = [], joined: [String] = [], occurrences: [Int64] = []
+        separated: [RecordPair] = [], joined: [String] = [], occurrences: [Int64] = [], records: [String] = []
     ) {
+        self.records = records
         self.id = id
         self.kind = kind
         self.note = note
@@ -61,5 +68,28 @@ public struct Correction: Sendable, Hashable, Codable {
         self.separated = separated
         self.joined = joined
         self.occurrences = occurrences
+    }
+
+    private enum Keys: String, CodingKey { case id, kind, note, createdAt, separated, joined, occurrences, records }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        self.init(id: try c.decode(Int64.self, forKey: .id), kind: try c.decode(CorrectionKind.self, forKey: .kind),
+                  note: try c.decodeIfPresent(String.self, forKey: .note), createdAt: try c.decode(String.self, forKey: .createdAt),
+                  separated: try c.decode([RecordPair].self, forKey: .separated), joined: try c.decode([String].self, forKey: .joined),
+                  occurrences: try c.decode([Int64].self, forKey: .occurrences),
+                  records: try c.decodeIfPresent([String].self, forKey: .records) ?? [])
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(kind, forKey: .kind)
+        try c.encodeIfPresent(note, forKey: .note)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(separated, forKey: .separated)
+        try c.encode(joined, forKey: .joined)
+        try c.encode(occurrences, forKey: .occurrences)
+        if !records.isEmpty { try c.encode(records, forKey: .records) }
     }
 }

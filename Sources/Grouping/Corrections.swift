@@ -29,6 +29,12 @@ extension PatternEngine {
             guard grp.membership(of: o) != nil else { throw GroupingError.notAMember(occurrence: o, group: g) }
             c.separated = pairs([occ.recordID], records(grp))
             c.occurrences = [o]
+            c.records = [occ.recordID]
+        case let .exclude(o, g):
+            let grp = try group(g), occ = try occurrence(o)
+            guard grp.membership(of: o) != nil else { throw GroupingError.notAMember(occurrence: o, group: g) }
+            c.occurrences = [o]
+            c.records = [occ.recordID]
         case let .split(g, moveOut):
             let grp = try group(g)
             let out = Set(moveOut)
@@ -73,6 +79,17 @@ extension PatternEngine {
             ws.detach(o)
             ws.makePending(o)
             ws.settle(g)
+        case let .exclude(o, g):
+            guard ws.groupOf[o] == g else { throw GroupingError.notAMember(occurrence: o, group: g) }
+            // Every occurrence of the record leaves its group.
+            let record = occurrences.recordOf(o)
+            var left = Set<Int64>()
+            for (id, gid) in ws.groupOf.sorted(by: { $0.key < $1.key }) where occurrences.recordOf(id) == record {
+                ws.detach(id, from: gid)
+                ws.makePending(id)
+                left.insert(gid)
+            }
+            for gid in left.sorted() { ws.settle(gid) }
         case let .split(g, moveOut):
             guard let grp = state.groups[g] else { throw GroupingError.unknownGroup(g) }
             let out = Set(moveOut).filter { ws.groupOf[$0] == g }.sorted()

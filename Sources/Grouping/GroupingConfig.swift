@@ -100,6 +100,10 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     /// Under an outside judge: a proposed pair must be at least this far above the scope's
     /// background level in force (mean cosine) — a floor, not a precision threshold.
     public var judgeFloor: Float
+    /// A record a person dismissed from a group joins another only when its similarities to the
+    /// representative and the examples clear τ_rep and τ_sup by this much (a dismissed entry is
+    /// not handed to the next-best group on weaker evidence); above 1: never by similarity.
+    public var dismissedMargin: Float
 
     public init(
         tauRep: Float = 0.40, tauSup: Float = 0.40, tauSeed: Float = 0.68, tauLooseSeed: Float = 0.40, looseSeedRecords: Int = 3, delta: Float = 0.0,
@@ -109,8 +113,9 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3,
         calibratedBackground: Float? = 0.22, backgroundTolerance: Float = 0.02, backgroundSample: Int = 2000,
         backgroundMinimum: Int = 20, backgroundMargin: Float = 0.02, evidenceMaxShare: Float = 0.05, evidenceMinimum: Int = 100, evidenceExamples: Int = 2, evidenceAbove: Float = 0.65,
-        evidenceMinTerms: Int = 10, judgeCandidates: Int = 5, judgeFloor: Float = 0.10
+        evidenceMinTerms: Int = 10, judgeCandidates: Int = 5, judgeFloor: Float = 0.10, dismissedMargin: Float = 0.15
     ) {
+        self.dismissedMargin = dismissedMargin
         self.tauRep = tauRep
         self.tauSup = tauSup
         self.tauSeed = tauSeed

@@ -66,7 +66,9 @@ extension Workspace {
     /// The group `occ` joins, with its quantised score, or nil (no eligible group, or ambiguous).
     /// `candidates`: the profiles of the candidate groups with a representative, ids ascending.
     func decide(_ occ: Occurrence, candidates: [GroupProfile]) -> (Int64, Int)? {
-        let qRep = config.quantise(config.tauRep), qSup = config.quantise(config.tauSup)
+        // A record a person dismissed from a group needs clearer evidence.
+        let margin = constraints.dismissed.contains(occ.recordID) ? config.dismissedMargin : 0
+        let qRep = config.quantise(config.tauRep + margin), qSup = config.quantise(config.tauSup + margin)
         // The best eligible candidate (highest score, then lowest id) and the runner-up's score.
         var best: (id: Int64, score: Int)?
         var runnerUp: Int?

@@ -18,7 +18,7 @@ extension PatternEngine {
     ) -> RefreshOutcome {
         var ws = Workspace(state: state, occurrences: occurrences, constraints: constraints, config: config)
         switch correction.kind {
-        case let .dismiss(o, _):
+        case let .dismiss(o, _), let .exclude(o, _):
             if ws.state.pending[o] != nil {
                 ws.state.pending[o] = PendingMark(scope: ws.state.pending[o]!.scope)
                 ws.pendingChanged.insert(o)

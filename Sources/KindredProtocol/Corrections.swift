@@ -36,6 +36,10 @@ public struct PatternsCorrect: KindredRequest {
         public static func dismiss(occurrence: Int, from group: Int, note: String? = nil) -> Self {
             Self(kind: "dismiss", groupId: group, occurrenceId: occurrence, note: note)
         }
+        /// `occurrence` (now in `group`) belongs to no pattern: it joins no group until undone.
+        public static func exclude(occurrence: Int, from group: Int, note: String? = nil) -> Self {
+            Self(kind: "exclude", groupId: group, occurrenceId: occurrence, note: note)
+        }
         public static func pin(occurrence: Int, to group: Int, note: String? = nil) -> Self {
             Self(kind: "pin", groupId: group, occurrenceId: occurrence, note: note)
         }

@@ -76,7 +76,7 @@ enum PatternJSON {
     /// Groups a correction names.
     static func groups(of kind: CorrectionKind) -> [Int64] {
         switch kind {
-        case let .dismiss(_, g), let .split(g, _), let .pin(_, g): return [g]
+        case let .dismiss(_, g), let .split(g, _), let .pin(_, g), let .exclude(_, g): return [g]
         case let .merge(into, from): return [into, from]
         }
     }
@@ -87,6 +87,7 @@ enum PatternJSON {
         case .split: "split"
         case .merge: "merge"
         case .pin: "pin"
+        case .exclude: "exclude"
         }
     }
 
@@ -101,6 +102,8 @@ enum PatternJSON {
             o["kind"] = "merge"; o["groupId"] = .int(into); o["fromGroupId"] = .int(from)
         case let .pin(occ, g):
             o["kind"] = "pin"; o["groupId"] = .int(g); o["occurrenceId"] = .int(occ)
+        case let .exclude(occ, g):
+            o["kind"] = "exclude"; o["groupId"] = .int(g); o["occurrenceId"] = .int(occ)
         }
         o["separated"] = .array(c.separated.map { .from([$0.a, $0.b]) })
         o["joined"] = .from(c.joined)

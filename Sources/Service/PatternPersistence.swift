@@ -62,6 +62,7 @@ extension PatternConfig {
         g.evidenceAbove = Float(p.evidenceAbove)
         g.evidenceMinTerms = p.evidenceMinTerms
         g.judgeCandidates = p.judgeCandidates
+        g.dismissedMargin = Float(p.dismissedMargin)
         g.judgeFloor = Float(p.judgeFloor)
         g.candidateK = p.candidateK
         g.exemplars = p.exemplars

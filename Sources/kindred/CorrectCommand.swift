@@ -11,6 +11,7 @@ enum CorrectCommand {
 
         USAGE:
           kindred patterns correct dismiss GROUP_ID OCCURRENCE_ID --db PATH --owner OWNER [--note TEXT] [--json]
+          kindred patterns correct exclude GROUP_ID OCCURRENCE_ID --db PATH --owner OWNER [--note TEXT] [--json]
           kindred patterns correct pin GROUP_ID OCCURRENCE_ID --db PATH --owner OWNER [--note TEXT] [--json]
           kindred patterns correct split GROUP_ID OCCURRENCE_ID... --db PATH --owner OWNER [--note TEXT] [--json]
           kindred patterns correct merge GROUP_ID FROM_GROUP_ID --db PATH --owner OWNER [--note TEXT] [--json]
@@ -18,6 +19,8 @@ enum CorrectCommand {
 
         KINDS:
           dismiss    this entry does not belong in this group: it leaves it and never joins it again
+                     (another group takes it only on clearly stronger evidence, or a judge's yes)
+          exclude    this entry belongs to no pattern: it leaves its group and joins none until undone
           pin        this entry belongs here: it stays whatever later refreshes find
           split      these entries are another situation: they move to a new group, kept apart
           merge      these two groups are one situation: FROM_GROUP_ID's entries move into GROUP_ID
@@ -62,9 +65,8 @@ enum CorrectCommand {
         Exit status: 0 done, 1 failure (no database at PATH), 2 usage error, 4 no such group.
         """
 
-    /// The kinds of correction the command line makes. `exclude` (keep an entry out of every group)
-    /// belongs here once the engine has it: a `patterns/correct` kind taking `occurrenceId`, like dismiss.
-    static let kinds = ["dismiss", "pin", "split", "merge", "undo"]
+    /// The kinds of correction the command line makes.
+    static let kinds = ["dismiss", "exclude", "pin", "split", "merge", "undo"]
 
     static func options(_ argv: [String], extra: Set<String> = []) throws -> Arguments {
         try Arguments(argv, valued: ServiceFactory.commonOptions.union(["owner", "note"]).union(extra), flags: ["help", "json", "clear"])
@@ -74,10 +76,6 @@ enum CorrectCommand {
         let args = try options(argv)
         if args.has("help") { Output.out(help); return ExitCode.ok }
         guard let kind = args.positionals.first else { throw Arguments.UsageError(description: "expected a kind: \(kinds.joined(separator: ", "))") }
-        if kind == "exclude" {
-            throw Arguments.UsageError(description: "exclude (keep an entry out of every group) is not in this version yet; "
-                + "`dismiss` takes it out of one group, or ingest it with \"permissions\": {\"patterns\": false}")
-        }
         guard kinds.contains(kind) else {
             throw Arguments.UsageError(description: "unknown correction kind '\(kind)' (expected \(kinds.joined(separator: ", ")))")
         }
@@ -94,7 +92,7 @@ enum CorrectCommand {
         var params: JSONObject = ["owner": .string(owner)]
         var correction: JSONObject = ["kind": .string(kind)]
         switch kind {
-        case "dismiss", "pin":
+        case "dismiss", "pin", "exclude":
             try need("GROUP_ID OCCURRENCE_ID", ids.count == 2)
             correction["groupId"] = .int(ids[0]); correction["occurrenceId"] = .int(ids[1])
         case "split":

@@ -97,6 +97,7 @@ extension PatternsCommand {
         switch c["kind"]?.stringValue ?? "" {
         case "dismiss": return "dismissed \(occurrence(c["occurrenceId"]?.intValue)) from group \(group)"
         case "pin": return "pinned \(occurrence(c["occurrenceId"]?.intValue)) in group \(group)"
+        case "exclude": return "excluded \(occurrence(c["occurrenceId"]?.intValue)) from every group (it was in group \(group))"
         case "split":
             let out = (c["moveOut"]?.arrayValue ?? []).compactMap(\.intValue)
             let named = out.map { id in members.first { $0["occurrenceId"]?.intValue == id }?["recordId"]?.stringValue }

@@ -189,3 +189,37 @@ import Testing
         #expect(!corrections.isEmpty)
     }
 }
+
+/// `exclude`: an entry that belongs to no pattern leaves its group and joins none, through
+/// refreshes and a rebuild, until the correction is undone; a dismissed one needs clearer evidence.
+@Suite struct ExcludeTests {
+    static let occurrences = Fixture.index([
+        Fixture.occ(1, record: "a", Fixture.vec(1, 0.05)), Fixture.occ(2, record: "b", Fixture.vec(1, 0.10)),
+        Fixture.occ(3, record: "c", Fixture.vec(1, 0.15)), Fixture.occ(4, record: "d", Fixture.vec(1, 0.08)),
+    ])
+
+    @Test func anExcludedEntryJoinsNoGroupUntilUndone() throws {
+        let occ = Self.occurrences
+        let first = try PatternEngine.refresh(state: PatternState(), occurrences: occ, constraints: Constraints())
+        let g = try #require(first.state.groups.values.first { $0.memberIDs.contains(4) })
+        let (c, constraints, out) = try PatternEngine.correct(
+            CorrectionRequest(kind: .exclude(occurrence: 4, group: g.id), note: "not a pattern", createdAt: "t"),
+            id: 1, state: first.state, occurrences: occ, existing: [])
+        #expect(c.records == ["d"] && constraints.isExcluded("d"))
+        #expect(out.state.pending[4] != nil && !out.state.groups[g.id]!.memberIDs.contains(4))
+        let again = try PatternEngine.refresh(state: out.state, occurrences: occ, constraints: constraints)
+        #expect(again.state.pending[4] != nil)
+        let rebuilt = try PatternEngine.rebuild(state: again.state, occurrences: occ, constraints: constraints)
+        #expect(rebuilt.state.pending[4] != nil && rebuilt.state.groups.values.allSatisfy { !$0.memberIDs.contains(4) })
+        // Undone, it is placed again.
+        let undone = PatternEngine.undo(c, state: again.state, occurrences: occ, constraints: Constraints())
+        let placed = try PatternEngine.refresh(state: undone.state, occurrences: occ, constraints: Constraints())
+        #expect(placed.state.pending[4] == nil)
+        // Stored and read back, the correction keeps its record; one stored before it had one reads as empty.
+        let decoded = try JSONDecoder().decode(Correction.self, from: JSONEncoder().encode(c))
+        #expect(decoded == c)
+        let old = #"{"id":2,"kind":{"dismiss":{"occurrence":4,"group":1}},"createdAt":"t","separated":[{"a":"a","b":"d"}],"joined":[],"occurrences":[4]}"#
+        let legacy = try JSONDecoder().decode(Correction.self, from: Data(old.utf8))
+        #expect(legacy.records.isEmpty && Constraints.derive(from: [legacy], occurrences: occ).dismissed == ["d"])
+    }
+}

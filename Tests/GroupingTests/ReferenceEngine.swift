@@ -73,6 +73,18 @@ struct ReferenceEngine {
             detach(o, from: g)
             pending[o] = Mark()
             settle(g)
+        case let .exclude(o, _):
+            // Every occurrence of the record leaves its group.
+            let r = record(o)
+            var left = Set<Int64>()
+            for (gid, g) in groups.sorted(by: { $0.key < $1.key }) {
+                for id in g.ids where record(id) == r {
+                    detach(id, from: gid)
+                    pending[id] = Mark()
+                    left.insert(gid)
+                }
+            }
+            for gid in left.sorted() { settle(gid) }
         case let .split(g, moveOut):
             let out = Set(moveOut).filter { groups[g]!.members[$0] != nil }.sorted()
             for o in out { detach(o, from: g) }
@@ -111,7 +123,7 @@ struct ReferenceEngine {
         occurrences = occ
         constraints = c
         switch correction.kind {
-        case let .dismiss(o, _):
+        case let .dismiss(o, _), let .exclude(o, _):
             if pending[o] != nil { pending[o] = Mark() }
         case let .split(g, moveOut):
             moveBack(moveOut.filter { o in groupOf(o).map { $0 != g && groups[$0]!.members[o] == .moved } ?? false }, to: g)
@@ -426,18 +438,20 @@ struct ReferenceEngine {
     func decide(_ o: Int64, candidates: [Int64]) -> (Int64, Int)? {
         let x = occurrences[o]!
         var eligible: [(id: Int64, score: Int)] = []
+        // A record a person dismissed from a group needs clearer evidence.
+        let margin = constraints.dismissed.contains(x.recordID) ? config.dismissedMargin : 0
         for gid in candidates {
             let g = groups[gid]!, records = recordsOf(gid)
             guard let m = g.medoid, kind(m) == x.recordKind, !records.contains(x.recordID), !constraints.conflicts(x.recordID, records)
             else { continue }
             let sRep = Vectors.dot(x.vector, occurrences[m]!.vector)
-            guard q(sRep) >= q(config.tauRep) else { continue }
+            guard q(sRep) >= q(config.tauRep + margin) else { continue }
             var sims: [Float] = g.exemplars.filter { record($0) != x.recordID }.map { Vectors.dot(x.vector, occurrences[$0]!.vector) }
             sims.sort(by: >)
             let k = min(config.exemplars, records.count, sims.count)
             guard k > 0 else { continue }
             let sSup = sims.prefix(k).reduce(0, +) / Float(k)
-            guard q(sSup) >= q(config.tauSup) else { continue }
+            guard q(sSup) >= q(config.tauSup + margin) else { continue }
             eligible.append((gid, q((sRep + sSup) / 2)))
         }
         eligible.sort { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }

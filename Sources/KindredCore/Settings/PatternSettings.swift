@@ -36,6 +36,7 @@ public struct PatternSettings: Sendable, Equatable, Decodable {
     public var judge: String
     public var judgeInstruction: String
     public var judgeTimeoutMs: Int
+    public var dismissedMargin: Double
     public var judgeCandidates: Int
     public var judgeFloor: Double
     public var judgeBudget: Int

@@ -227,7 +227,8 @@ enum MCPToolCatalog {
                 Record the person's own decision about a pattern group or a theme; use it only when they asked for the \
                 change. Groups: kind "dismiss": occurrenceId does not belong in groupId; "split": the occurrences in \
                 moveOut leave groupId and form a group of their own; "merge": fromGroupId is merged into groupId; "pin": \
-                occurrenceId stays in groupId. Themes (ids from the themes tool): "themeRemove": groupId leaves themeId; \
+                occurrenceId stays in groupId; "exclude": occurrenceId (now in groupId) belongs to no pattern and joins no \
+                group until the correction is undone. Themes (ids from the themes tool): "themeRemove": groupId leaves themeId; \
                 "themeSplit": the groups in moveOut leave themeId and form a theme of their own; "themeMerge": \
                 fromThemeId is merged into themeId; "themePin": groupId stays in themeId; "themeDismiss": themeId is not \
                 a theme. `note` keeps the person's reason in a few words. Later refreshes never undo a correction. A \
@@ -238,10 +239,10 @@ enum MCPToolCatalog {
             input: schema(#"""
                 {"type": "object", "additionalProperties": false, "required": ["kind"],
                  "properties": {
-                  "kind": {"type": "string", "enum": ["dismiss", "split", "merge", "pin",
+                  "kind": {"type": "string", "enum": ["dismiss", "split", "merge", "pin", "exclude",
                                                       "themeRemove", "themeSplit", "themeMerge", "themePin", "themeDismiss"]},
                   "groupId": {"type": "integer", "description": "Group kinds: the group corrected (for merge, the one kept). themeRemove and themePin: the group."},
-                  "occurrenceId": {"type": "integer", "description": "dismiss and pin: the occurrence (from the group tool)."},
+                  "occurrenceId": {"type": "integer", "description": "dismiss, pin and exclude: the occurrence (from the group tool)."},
                   "moveOut": {"type": "array", "items": {"type": "integer"}, "description": "split: the occurrences that leave; themeSplit: the groups that leave."},
                   "fromGroupId": {"type": "integer", "description": "merge: the group merged into groupId."},
                   "themeId": {"type": "integer", "description": "Theme kinds: the theme corrected (for themeMerge, the one kept)."},

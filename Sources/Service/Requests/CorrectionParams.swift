@@ -9,6 +9,7 @@ enum CorrectionParams {
     static let common = ["kind", "groupId", "note"]
     static let kindFields: [(kind: String, fields: [String])] = [
         ("dismiss", ["occurrenceId"]), ("split", ["moveOut"]), ("merge", ["fromGroupId"]), ("pin", ["occurrenceId"]),
+        ("exclude", ["occurrenceId"]),
     ] + ThemeCorrectionParams.kindFields
     static var keys: [String] {
         var all = common
@@ -31,6 +32,7 @@ enum CorrectionParams {
         switch kindName {
         case "dismiss": kind = .dismiss(occurrence: try c.int("occurrenceId"), group: group)
         case "pin": kind = .pin(occurrence: try c.int("occurrenceId"), group: group)
+        case "exclude": kind = .exclude(occurrence: try c.int("occurrenceId"), group: group)
         case "merge": kind = .merge(into: group, from: try c.int("fromGroupId"))
         default:
             let items = try c.array("moveOut")
