@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "KindredCore"]),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "JSONRPC", "KindredCore"]),
         .testTarget(name: "PicturesTests", dependencies: ["Pictures"]),
-        .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore", "KindredProtocol", "Grouping", "MCP"]),
+        .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore", "KindredProtocol", "Grouping", "MCP", "Embedding"]),
         .testTarget(name: "KindredProtocolTests", dependencies: ["KindredProtocol"]),
         .testTarget(name: "KindredKitTests", dependencies: ["KindredKit"]),
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "KindredCore"]),

@@ -20,6 +20,20 @@ BIN = os.environ.get("KINDRED_BIN", str(REPO / ".build" / "release" / "kindred")
 DIM = 384
 TIMEOUT = float(os.environ.get("KINDRED_E2E_TIMEOUT", "30"))
 
+
+def _int8_by_default():
+    """`embedder.precision` auto is int8 where the CPU has AVX-512 VNNI (with F and BW, as the kernels ask)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            flags = next(line for line in f if line.startswith("flags")).split()
+    except (OSError, StopIteration):
+        return False
+    return {"avx512f", "avx512bw", "avx512_vnni"} <= set(flags)
+
+
+# The local model's index version for a new database under the default settings.
+LOCAL_VERSION = "all-MiniLM-L6-v2@384" + (";precision=int8" if _int8_by_default() else "")
+
 # JSON-RPC codes (docs/methods.md).
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600

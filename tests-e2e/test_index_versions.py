@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import REQUEST_CANCELLED, Server
+from conftest import LOCAL_VERSION, REQUEST_CANCELLED, Server
 from provider_stub import Provider
 
 DIM = 16
@@ -64,7 +64,7 @@ def load_locally(tmp_path, db):
     recs = [{"id": f"d{i}", "revision": 1, "text": t} for i, t in enumerate(DREAMS)]
     s.result("records/upsert", {"owner": "me", "records": recs, "waitForIndex": True}, timeout=120)
     before = versions(s)
-    assert before == {("all-MiniLM-L6-v2@384", "model"): len(DREAMS)}
+    assert before == {(LOCAL_VERSION, "model"): len(DREAMS)}
     assert s.shutdown_and_exit() == 0
 
 
@@ -76,12 +76,12 @@ def test_switching_embedders_rebuilds_while_search_keeps_working(tmp_path, db, p
     assert st["indexVersion"] == f"stub-embed-1@{DIM}" and st["pendingEmbeddings"] == len(DREAMS)
     time.sleep(0.5)
     assert provider.embedding_requests() == [], "vectors of another version were re-embedded without index/rebuild"
-    assert versions(s) == {("all-MiniLM-L6-v2@384", "model"): len(DREAMS)}
+    assert versions(s) == {(LOCAL_VERSION, "model"): len(DREAMS)}
 
     # The previous (local) version keeps serving semantic search, without a call to the provider.
     r = s.result("search/query", {"owner": "me", "text": "the dream where I could not catch my train", "mode": "semantic", "limit": 2})
     assert r["results"][0]["id"] == "d0" and "usage" not in r
-    assert any("all-MiniLM-L6-v2@384" in n for n in r["notes"])
+    assert any(LOCAL_VERSION in n for n in r["notes"])
     assert provider.embedding_requests() == []
 
     rid = s.request_async("index/rebuild", {"workDoneToken": "rb"})
@@ -122,7 +122,7 @@ def test_a_cancelled_then_crashed_rebuild_resumes_without_paying_twice(tmp_path,
     staged = s.result("index/status", {})["rebuild"]["staged"]
     assert 2 <= staged < len(DREAMS)
     # The old version keeps every row until the new one is complete.
-    assert versions(s)[("all-MiniLM-L6-v2@384", "model")] == len(DREAMS)
+    assert versions(s)[(LOCAL_VERSION, "model")] == len(DREAMS)
     # A second rebuild is killed mid-way (kill -9), after at least one more batch.
     rid = s.request_async("index/rebuild", {"workDoneToken": "rb2"})
     s.wait_for(lambda m: m.get("method") == "$/progress" and m["params"]["token"] == "rb2" and m["params"]["value"]["kind"] == "report", timeout=30)
@@ -145,7 +145,7 @@ def test_a_provider_failure_stops_the_rebuild_and_keeps_the_old_version(tmp_path
     provider.script = [None, "500", "500"]
     e = s.error("index/rebuild", {})
     assert e["code"] == EMBEDDER_UNAVAILABLE and e["data"]["provider"] == "openai" and e["data"]["status"] == 500
-    assert versions(s)[("all-MiniLM-L6-v2@384", "model")] == len(DREAMS)
+    assert versions(s)[(LOCAL_VERSION, "model")] == len(DREAMS)
     assert s.result("index/status", {})["rebuild"]["staged"] == 2
     res = s.result("index/rebuild", {})
     assert res["resumed"] == 2 and res["reembedded"] == len(DREAMS) - 2

@@ -109,7 +109,7 @@ def test_unknown_precision_is_refused_naming_the_key(tmp_path):
     db = tmp_path / "never.sqlite"
     p = run_cli("ingest", "--db", db, "--owner", "me", "--set", "embedder.precision=int4", f)
     assert p.returncode == 2 and not db.exists()
-    assert "embedder.precision: expected int8 or float32, got 'int4'" in p.stderr, p.stderr
+    assert "embedder.precision: expected auto, int8 or float32, got 'int4'" in p.stderr, p.stderr
     p = run_cli("embed", "--set", "embedder.precision=int4", "hello")
     assert p.returncode == 1
-    assert "embedder.precision: expected int8 or float32, got 'int4'" in p.stderr and "install" not in p.stderr, p.stderr
+    assert "embedder.precision: expected auto, int8 or float32, got 'int4'" in p.stderr and "install" not in p.stderr, p.stderr

@@ -7,7 +7,7 @@ import os
 import subprocess
 import time
 
-from conftest import BIN, Server
+from conftest import BIN, LOCAL_VERSION, Server
 
 EMBEDDER_UNAVAILABLE = -32030
 STALE_GROUP_VERSION = -32021
@@ -53,7 +53,7 @@ def test_text_records_are_embedded_in_the_background_with_progress(db, tmp_path)
         status = s.result("index/status", {"owner": "me"})
         assert status["pendingEmbeddings"] == 0
         assert status["indexed"] == len(records)
-        assert status["indexVersion"] == "all-MiniLM-L6-v2@384"
+        assert status["indexVersion"] == LOCAL_VERSION
         hits = s.result("search/query", {"owner": "me", "text": "the dream where I kept missing a train", "mode": "semantic", "limit": 3})
         assert hits["results"][0]["id"] in ("d1", "d3")
         assert {h["id"] for h in hits["results"]} <= {"d1", "d2", "d3", "d4"}

@@ -534,6 +534,22 @@ def test_huge_content_length_is_answered_and_skipped(spawn):
     assert "result" in srv.call("index/status", {})
 
 
+def test_a_length_above_the_limit_is_not_trusted(spawn):
+    """`Content-Length: 999999999999` before a short body: refused, then the stream resynchronises
+    on the next `Content-Length:` instead of skipping the declared bytes (which swallowed every later
+    message on the connection)."""
+    srv = spawn("lsp")
+    srv.initialize()
+    srv.send_raw(b"Content-Length: 999999999999\r\n\r\n" + encode({"jsonrpc": "2.0", "id": 1, "method": "index/status", "params": {}}, "lsp"))
+    m = srv.next_message()
+    assert m["id"] is None and m["error"]["code"] == INVALID_REQUEST and m["error"]["data"] == {"size": 999999999999, "limit": 67108864}, m
+    assert "result" in srv.response(1)
+    # The next request in a later write, as a client sends it after the answer.
+    srv.send_raw(b"Content-Length: 999999999999\r\n\r\n")
+    assert srv.next_message()["error"]["code"] == INVALID_REQUEST
+    assert "result" in srv.call("index/status", {})
+
+
 @pytest.mark.parametrize("framing", ["ndjson", "lsp"])
 def test_numeric_ids_come_back_verbatim(spawn, framing):
     srv = spawn(framing)

@@ -8,6 +8,10 @@ public enum Precision: String, Sendable, CaseIterable {
     /// Weights quantised per output channel at load, activations per token before each product, exact
     /// int32 sums rescaled to float32 (`Int8Dense`), bias added in float32.
     case int8
+
+    /// Whether int8 runs on this CPU's fast path (AVX-512 VNNI). Elsewhere the portable C path
+    /// gives the same vectors, slower than float32.
+    public static var int8IsFast: Bool { Int8Dense.vectorized }
 }
 
 /// Storage of one type owned by the encoder (quantised codes and their side arrays); freed with the last reference.

@@ -9,7 +9,9 @@ public enum Framing: String, Sendable {
 /// What the frame decoder produced.
 public enum Frame: Equatable, Sendable {
     case message([UInt8])
-    /// A message longer than the limit was skipped; the stream is back in step.
+    /// A message longer than the limit: an ndjson line was skipped; an LSP `Content-Length` above the
+    /// limit is not trusted to say where the next message starts, so the decoder skips to the next
+    /// `Content-Length:`, as after a bad header.
     case tooLarge(size: Int)
     /// Headers that could not be understood; the decoder skips to the next `Content-Length:`, wherever
     /// it starts.
@@ -23,12 +25,11 @@ public struct FrameDecoder {
     public let maxMessageBytes: Int
     private var buffer: [UInt8] = []
     private var start = 0
-    /// Bytes of an oversized body (LSP) or line (ndjson) still to discard.
-    private var discarding = 0
+    /// ndjson: the rest of an oversized line is being discarded.
     private var discardingLine = false
     /// Where the newline search resumes (bytes before it hold no newline), so a long line is scanned once.
     private var scanned = 0
-    /// LSP: after a bad header block, skipping to the next `Content-Length:`.
+    /// LSP: after a bad header block or a length above the limit, skipping to the next `Content-Length:`.
     private var resyncing = false
 
     public init(framing: Framing? = nil, maxMessageBytes: Int) {
@@ -50,12 +51,6 @@ public struct FrameDecoder {
 
     /// The next complete frame, or nil when more bytes are needed.
     public mutating func next() -> Frame? {
-        if discarding > 0 {
-            let n = min(discarding, buffer.count - start)
-            start += n
-            discarding -= n
-            if discarding > 0 { return nil }
-        }
         if framing == nil {
             while start < buffer.count, Self.isSpace(buffer[start]) { start += 1 }
             guard start < buffer.count else { return nil }
@@ -139,12 +134,11 @@ public struct FrameDecoder {
             return badHeader("missing Content-Length header", resumeAt: bodyStart)
         }
         if length > maxMessageBytes {
+            // Refused; the length may be a lie (`Content-Length: 999999999999` before a short body):
+            // skipping that many bytes would swallow every later message, so resynchronise instead.
             start = bodyStart
             scanned = start
-            discarding = length
-            let n = min(discarding, buffer.count - start)
-            start += n
-            discarding -= n
+            resyncing = true
             return .tooLarge(size: length)
         }
         // Wait for the body; the headers are read again (they are short) once it is here.

@@ -4,7 +4,13 @@ public struct IndexStatus: KindredRequest {
         result: ["owner", "records", "searchable", "vectors", "indexed", "pendingEmbeddings", "vectorsOtherVersions", "indexVersion", "model", "dimension", "embedder", "schemaVersion", "patterns",
                  "vectorsByVersion", "rebuild"])
     public struct Result: Codable, Sendable, Hashable {
-        public struct Embedder: Codable, Sendable, Hashable { public var available: Bool; public var problem: String? }
+        public struct Embedder: Codable, Sendable, Hashable {
+            public var available: Bool
+            public var problem: String?
+            /// The local model's arithmetic (`float32` or `int8`) and why it is the one in use.
+            public var precision: String?
+            public var precisionReason: String?
+        }
         public struct Patterns: Codable, Sendable, Hashable {
             public var occurrences: Int
             public var occurrencesWaitingForVectors: Int

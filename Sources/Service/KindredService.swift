@@ -79,9 +79,11 @@ public final class KindredService: Sendable {
         settings = Settings(config)
         patternConfig = PatternConfig(settings.patterns)
         self.databasePath = databasePath
+        let store = try RecordStore(path: databasePath)
+        // A database written at another precision keeps it while `embedder.precision` is auto.
+        let embedder = try embedder?.keepingStoredPrecision { try store.vectorCount(indexVersion: $0) }
         self.embedder = embedder
         self.embedderProblem = embedder == nil ? (embedderProblem ?? "no embedder is configured") : nil
-        let store = try RecordStore(path: databasePath)
         var version = embedder?.indexVersion ?? IndexVersion(model: settings.embedder.model, dimension: settings.index.dimension)
         if !version.isSettled {
             // No dimension configured: the one of the vectors stored for this model and form, else

@@ -30,7 +30,10 @@ final class PreviousVersion: Sendable {
         let versions = try store.vectorVersions(owner: nil)
         guard versions.contains(where: { $0.source == "model" && $0.version != current.description }),
               try store.rebuildRemaining(indexVersion: current, everything: false) > 0,
-              let embedder = make() else { return nil }
+              let made = make() else { return nil }
+        let embedder = try made.keepingStoredPrecision { v in
+            versions.filter { $0.version == v.description && $0.source == "model" }.reduce(0) { $0 + $1.count }
+        }
         let version = embedder.indexVersion
         guard version != current, versions.contains(where: { $0.version == version.description && $0.source == "model" }) else { return nil }
         let index = VectorIndex(dimension: version.dimension, rows: StoredRows(readers: readers, version: version), batchGemmThreshold: batchGemmThreshold)

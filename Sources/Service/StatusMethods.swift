@@ -15,6 +15,10 @@ extension KindredService {
         let indexed = readIndex { idx in owner.map { idx.count(owner: $0) } ?? idx.count }
         var embedderInfo: JSONObject = ["available": .bool(embedder != nil), "provider": .string(settings.embedder.provider)]
         if let embedderProblem { embedderInfo["problem"] = .string(embedderProblem) }
+        if let p = embedder?.precisionInUse {
+            embedderInfo["precision"] = .string(p.name)
+            embedderInfo["precisionReason"] = .string(p.reason)
+        }
         var result: JSONObject = [
             "owner": .from(owner),
             "records": .from(s.records),

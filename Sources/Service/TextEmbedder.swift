@@ -22,12 +22,19 @@ public protocol TextEmbedder: Sendable {
     func adoptDimension(_ d: Int)
     /// The arithmetic, when it makes other vectors than the model's float32 ones (`int8`); part of the index version.
     var precision: String { get }
+    /// The local model's arithmetic (`float32`, `int8`) and why it is the one in use; nil for others.
+    var precisionInUse: (name: String, reason: String)? { get }
+    /// This embedder for a database that holds `count(version)` vectors of each index version: the
+    /// local model with `embedder.precision` auto takes the precision the database was written with.
+    func keepingStoredPrecision(count: (IndexVersion) throws -> Int) throws -> any TextEmbedder
 }
 
 extension TextEmbedder {
     public var forms: EmbeddingForms { .plain }
     public var remoteProvider: String? { nil }
     public var precision: String { "" }
+    public var precisionInUse: (name: String, reason: String)? { nil }
+    public func keepingStoredPrecision(count: (IndexVersion) throws -> Int) throws -> any TextEmbedder { self }
     public func adoptDimension(_ d: Int) {}
     public func embed(_ texts: [String], as role: EmbeddingRole, isCancelled: () -> Bool) throws -> [[Float]] {
         try embed(forms.prepare(texts, as: role), isCancelled: isCancelled)

@@ -96,6 +96,11 @@ extension RecordStore {
     public func reclaimSpace() throws { try database.execute("VACUUM") }
 
     /// Vectors per index version and source (what `index/status` shows), optionally for one owner.
+    /// How many vector rows are of `indexVersion` (every owner, either source).
+    public func vectorCount(indexVersion: IndexVersion) throws -> Int {
+        Int(try database.scalarInt("SELECT count(*) FROM vectors WHERE index_version = ?1", [.text(indexVersion.description)]) ?? 0)
+    }
+
     public func vectorVersions(owner: String?) throws -> [(version: String, source: String, count: Int)] {
         try database.query("""
             SELECT v.index_version, v.source, count(*) FROM vectors v JOIN records r ON r.rowid = v.record

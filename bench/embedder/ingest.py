@@ -14,6 +14,7 @@ Kindred faster), in wall-clock time and in processor time (user + system of ever
 the whole process, for the others the encode call), which a machine shared with other work blurs less.
 
 Usage (from run.sh): ingest.py --kindred PATH [--model DIR] [--out FILE] [--short-count N] [--long-count N] [--words 12,100] [--runs N]
+    [--engines kindred-default,kindred-float32,kindred-int8,st,ort-int8]   (kindred-default: `embedder.precision` unset)
 """
 import argparse
 import json
@@ -97,18 +98,27 @@ def export_onnx(model_dir, folder):
     return int8
 
 
+# What the default engine ran as (`index/status` embedder.precision and its reason).
+DEFAULT_PRECISION = {}
+
+
 def measure(engine, path, count, threads, run, args, tmp, onnx_int8):
     """One run of one engine: (wall seconds, processor seconds)."""
     if engine.startswith("kindred"):
         db = os.path.join(tmp, f"{engine}-{threads}-{count}-{run}.sqlite")
+        precision = engine.split("-")[1]  # `default`: no setting, what `embedder.precision` auto chooses
         cmd = [args.kindred, "ingest", "--db", db, "--owner", "bench", "--json",
-               "--set", f"embedder.precision={engine.split('-')[1]}", "--set", f"blas.threads={threads}",
+               *([] if precision == "default" else ["--set", f"embedder.precision={precision}"]), "--set", f"blas.threads={threads}",
                "--set", f"embedder.queryThreads={threads}", path]
         env = dict(os.environ, KINDRED_MODEL_DIR=args.model)
         start = time.perf_counter()
         r = run_measured(cmd, env)
         seconds = time.perf_counter() - start
         assert r["created"] == count and r["embedded"] >= count, r
+        if precision == "default" and engine not in DEFAULT_PRECISION:
+            st = subprocess.run([args.kindred, "status", "--db", db, "--owner", "bench", "--json"], env=env, capture_output=True, text=True, check=True)
+            e = json.loads(st.stdout)["embedder"]
+            DEFAULT_PRECISION[engine] = f"{e['precision']}: {e['precisionReason']}"
         return seconds, r["child_processor_seconds"]
     cmd = [sys.executable, __file__, "--worker", engine.split("-")[0], "--texts", path,
            "--threads", str(threads), "--model", args.model, "--onnx", onnx_int8]
@@ -125,6 +135,8 @@ def main():
     p.add_argument("--long-count", type=int, default=600)
     p.add_argument("--words", default="12,100", help="workloads to run: 12, 100 or both")
     p.add_argument("--runs", type=int, default=1, help="runs of each engine; the fastest counts")
+    p.add_argument("--engines", default="kindred-default,kindred-float32,kindred-int8,st,ort-int8",
+                   help="comma-separated: kindred-default (embedder.precision unset), kindred-float32, kindred-int8, st, ort-int8")
     p.add_argument("--worker", choices=["st", "ort"], help=argparse.SUPPRESS)
     p.add_argument("--texts", help=argparse.SUPPRESS)
     p.add_argument("--threads", type=int, help=argparse.SUPPRESS)
@@ -144,7 +156,8 @@ def main():
                 f.write(json.dumps({"id": f"t{i}", "revision": 1, "text": t}) + "\n")
         files[name] = (path, count)
 
-    engines = ["kindred-float32", "kindred-int8", "st", "ort-int8"]
+    engines = args.engines.split(",")
+    assert "st" in engines and set(engines) <= {"kindred-default", "kindred-float32", "kindred-int8", "st", "ort-int8"}, engines
     rows = []
     for name, (path, count) in files.items():
         for threads in (1, 2):
@@ -158,7 +171,8 @@ def main():
             for engine in engines:
                 rows.append((name, threads, engine, count / times[engine], times[engine] / times["st"], cpu[engine], cpu[engine] / cpu["st"]))
 
-    labels = {"kindred-float32": "Kindred `ingest`, float32", "kindred-int8": "Kindred `ingest`, int8",
+    labels = {"kindred-default": f"Kindred `ingest`, default ({DEFAULT_PRECISION.get('kindred-default', '?')})",
+              "kindred-float32": "Kindred `ingest`, float32", "kindred-int8": "Kindred `ingest`, int8",
               "st": "sentence-transformers encode", "ort-int8": "ONNX Runtime int8 encode"}
     lines = [
         "| texts | threads | engine | records/s | time ÷ sentence-transformers' | processor-seconds | ÷ sentence-transformers' |",

