@@ -172,6 +172,7 @@ def run_cobras(journal, budget, binary):
     labels, ids = [], {}
     for r in recs:
         labels.append(ids.setdefault(sit.get(r["id"], "alone-" + r["id"]), len(ids)))
+    np.random.seed(0)  # (COBRAS draws its k-means starts from NumPy's global generator)
     clusterer = COBRAS_kmeans(X, LabelQuerier(np.array(labels)), max_questions=budget, store_intermediate_results=False)
     final = clusterer.cluster().construct_cluster_labeling()
     by = collections.defaultdict(set)
