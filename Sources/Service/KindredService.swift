@@ -37,6 +37,10 @@ public final class KindredService: Sendable {
     let index: ReadWriteGuarded<VectorIndex>
     /// The in-memory copy of the keyword index (built by `startKeywordIndex`).
     let keywords = KeywordMirror()
+    /// Owners' record counts per language, which queries are read in (`queryLanguage`).
+    let ownerLanguages = OwnerLanguages()
+    /// The languages the embedding model serves (`embedder.languages`; nil: every language).
+    let modelLanguages: Set<String>?
     let embedder: (any TextEmbedder)?
     /// Why the embedder is missing, when it is.
     let embedderProblem: String?
@@ -63,11 +67,13 @@ public final class KindredService: Sendable {
     /// The version that served before a switch to a remote provider, while `index/rebuild` builds the new one.
     let previous: PreviousVersion?
 
+    /// - Parameter migrationProgress: hears how far a long migration of the file is.
     /// - Parameter previousEmbedder: makes the local model, asked for only when the store holds
     ///   model vectors of another version and the current one is incomplete (see `PreviousVersion`).
     public init(config: Config, databasePath: String, embedder: (any TextEmbedder)?, embedderProblem: String? = nil,
-                previousEmbedder: (() -> (any TextEmbedder)?)? = nil) throws {
+                previousEmbedder: (() -> (any TextEmbedder)?)? = nil, migrationProgress: (@Sendable (String) -> Void)? = nil) throws {
         _ = try EmbedderSetup.precision(config)
+        modelLanguages = try EmbeddingPresets.languages(Settings(config).embedder)
         self.config = config
         settings = Settings(config)
         patternConfig = PatternConfig(settings.patterns)
@@ -75,7 +81,7 @@ public final class KindredService: Sendable {
         self.databasePath = databasePath
         self.embedder = embedder
         self.embedderProblem = embedder == nil ? (embedderProblem ?? "no embedder is configured") : nil
-        let store = try RecordStore(path: databasePath)
+        let store = try RecordStore(path: databasePath, progress: migrationProgress)
         var version = embedder?.indexVersion ?? IndexVersion(model: settings.embedder.model, dimension: settings.index.dimension)
         if !version.isSettled {
             // No dimension configured: the one of the vectors stored for this model and form, else
