@@ -1,16 +1,15 @@
 import KindredCore
 
 /// The code step of migration 21 (between `MigrationSQL.v21` and `v21After`, in its transaction):
-/// every record with text gets its language and index text, and a record whose index text is not
-/// its text is taken out of the keyword index under its text and put back under the index text.
-/// English records (most stores) change no index entry. Reports progress every 5 000 records.
+/// every record with text gets its language and index text, and goes into the new keyword index
+/// under that text. Reports progress every 5 000 records (nothing for an empty store).
 enum KeywordMigration {
     static func reindex(_ db: Database, progress report: Migrations.Progress?) throws {
         let total = Int(try db.scalarInt("SELECT count(*) FROM records WHERE text != ''") ?? 0)
         guard total > 0 else { return }
-        report?("keyword index (migration 21): reading the language of \(total) records; records in other languages than English are indexed again")
+        report?("keyword index (migration 21): indexing \(total) records again, each in its language")
         let rows = try db.prepare("SELECT rowid, text FROM records WHERE text != '' ORDER BY rowid")
-        var done = 0, changed = 0
+        var done = 0, other = 0
         while try rows.step() {
             let rowid = rows.int(0), text = rows.text(1) ?? ""
             let row = IndexText(text)
@@ -23,25 +22,17 @@ enum KeywordMigration {
                     s.reset()
                 }
             }
-            if let keywordText = row.keywordText {
-                try db.reusing("INSERT INTO records_fts(records_fts, rowid, text) VALUES ('delete', ?1, ?2)") { s in
-                    try s.bind(1, int: rowid)
-                    try s.bind(2, text: text)
-                    _ = try s.step()
-                    s.reset()
-                }
-                try db.reusing("INSERT INTO records_fts(rowid, text) VALUES (?1, ?2)") { s in
-                    try s.bind(1, int: rowid)
-                    try s.bind(2, text: keywordText)
-                    _ = try s.step()
-                    s.reset()
-                }
-                changed += 1
+            if row.keywordText != nil { other += 1 }
+            try db.reusing("INSERT INTO records_fts(rowid, text) VALUES (?1, ?2)") { s in
+                try s.bind(1, int: rowid)
+                try s.bind(2, text: row.indexed(text))
+                _ = try s.step()
+                s.reset()
             }
             done += 1
-            if done % 5000 == 0 { report?("keyword index (migration 21): \(done) of \(total) records read, \(changed) indexed again") }
+            if done % 5000 == 0 { report?("keyword index (migration 21): \(done) of \(total) records") }
         }
-        report?("keyword index (migration 21): done, \(done) records read, \(changed) indexed again")
+        report?("keyword index (migration 21): done, \(done) records, \(other) of them read through stems or character pairs")
     }
 }
 
