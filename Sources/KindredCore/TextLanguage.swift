@@ -32,8 +32,8 @@ public struct TextLanguage: RawRepresentable, Hashable, Sendable, Comparable, Cu
     ///
     /// A text whose letters are at least 30 % Han, kana, Hangul or Thai is Japanese (any kana),
     /// Chinese (Han without kana), Korean or Thai. Otherwise each word counts for every language
-    /// whose stopword list holds it; the language with the most wins, English on a tie. Only the
-    /// first `maxWords` words are read.
+    /// whose stopword list holds it; the language with the most wins: among `candidates` only, the
+    /// earlier one on a tie (English first without candidates). Only the first `maxWords` words are read.
     public static func detect(_ text: String, among candidates: [TextLanguage]? = nil, maxWords: Int = 400) -> TextLanguage? {
         var letters = 0, han = 0, kana = 0, hangul = 0, thai = 0
         var hits = [Int](repeating: 0, count: byStopwords.count)
@@ -75,10 +75,12 @@ public struct TextLanguage: RawRepresentable, Hashable, Sendable, Comparable, Cu
             }
             return script
         }
+        // In the candidates' order (an owner's languages, most records first), else English first:
+        // the earlier language wins a tie.
         var best: TextLanguage?
         var bestHits = 0
-        for (i, l) in byStopwords.enumerated() where hits[i] > bestHits {
-            if let candidates, !candidates.contains(l) { continue }
+        for l in candidates ?? byStopwords {
+            guard let i = byStopwords.firstIndex(of: l), hits[i] > bestHits else { continue }
             best = l
             bestHits = hits[i]
         }

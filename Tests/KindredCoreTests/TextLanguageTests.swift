@@ -1,5 +1,5 @@
 import Testing
-import KindredCore
+@testable import KindredCore
 
 @Suite struct TextLanguageTests {
     @Test(arguments: [
@@ -64,7 +64,7 @@ import KindredCore
     @Test func highlightsAndPassagesFindPairsInsideARun() {
         let text = "今日は雨だった。昨日はリアルタイム戦略ゲームを遅くまで遊んだ！楽しかった？"
         let terms = KeywordTerms(query: "戦略ゲーム").terms
-        let passage = Passages.best(in: text, matching: terms, maxScalars: 12)
+        let passage = Passages.best(in: text, matching: terms, maxScalars: 25)
         #expect(passage.text == "昨日はリアルタイム戦略ゲームを遅くまで遊んだ！")
         let whole = Passage(start: 0, end: text.unicodeScalars.count, text: text)
         let h = Highlight.best(in: whole, terms: terms)
