@@ -54,8 +54,14 @@ def test_english_queries_are_read_as_before(server):
     assert ids(server.result("search/query", {"owner": "me", "text": "the", "mode": "keyword"})) == []
 
 
-def test_embedder_languages_is_checked(db):
-    p = run_cli("search", "--db", db, "--owner", "me", "--set", "embedder.languages=english", "train")
-    assert p.returncode != 0 and "embedder.languages" in p.stderr
-    # A declared multilingual model: nothing leads but the cosine, so no note.
-    assert run_cli("ingest", "--db", db, "--owner", "me", "--set", "embedder.languages=all", "-", input="").returncode == 0
+def test_embedder_languages_is_checked(tmp_path, db):
+    lines = tmp_path / "r.jsonl"
+    lines.write_text('{"id":"a","revision":1,"text":"Der Zug ist wieder zu spät gekommen."}\n', encoding="utf-8")
+    assert run_cli("ingest", "--db", db, "--owner", "me", "--set", "embedder.languages=all", lines).returncode == 0
+    p = run_cli("search", "--db", db, "--owner", "me", "--set", "embedder.languages=english", "Zug")
+    assert p.returncode == 2 and "embedder.languages" in p.stderr and "'english'" in p.stderr
+    # A model declared to serve German: the cosine leads and no note is given.
+    p = run_cli("search", "--db", db, "--owner", "me", "--json", "--set", "embedder.languages=en,de", "Züge")
+    assert p.returncode == 0, p.stderr
+    answer = __import__("json").loads(p.stdout)
+    assert [h["id"] for h in answer["results"]] == ["a"] and "notes" not in answer
