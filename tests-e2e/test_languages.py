@@ -43,6 +43,12 @@ def test_a_german_query_finds_another_form_of_the_word(server):
     r = server.result("search/query", {"owner": "me", "text": "Fenstern", "mode": "hybrid"})
     assert ids(r)[0] == "de1"
     assert any("keyword matching leads" in n and "'de'" in n for n in r["notes"])
+    # The highlight is the sentence holding the word's other form.
+    server.result("records/upsert", {"owner": "me", "records": [
+        {"id": "de3", "revision": 1, "text": "Es regnete den ganzen Tag. Am Abend stand ich lange an den Fenstern und wartete."}], "waitForIndex": True})
+    r = server.result("search/query", {"owner": "me", "text": "Fenster", "mode": "keyword"})
+    h = {x["id"]: x["highlight"]["text"] for x in r["results"]}
+    assert h["de3"] == "Am Abend stand ich lange an den Fenstern und wartete."
 
 
 def test_english_queries_are_read_as_before(server):

@@ -119,7 +119,9 @@ extension KindredService {
             }
         }
         try ctx.checkCancelled()
-        return try results(ranked, owner: req.owner, mode: mode, words: terms.terms, degraded: degraded, notes: notes)
+        // Passages and highlights look for the words' stems in a stemmed language ("Fenstern" → "fenst").
+        let shown = terms.language?.isStemmed == true ? terms.terms.map { KeywordText.queryTerm($0, language: terms.language) } : terms.terms
+        return try results(ranked, owner: req.owner, mode: mode, words: shown, degraded: degraded, notes: notes)
     }
 
     func results(_ ranked: [(Int64, Double)], owner: String, mode: SearchMode, words: [String], degraded: String?, notes: [String] = []) throws(ResponseError) -> JSONValue {
