@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // nats.c, the NATS client with JetStream and key-value (Debian ships no pkg-config file for it).
         .systemLibrary(name: "CNATS", providers: [.apt(["libnats-dev"])]),
+        // The Snowball stemmers, for keyword search in languages other than English (no pkg-config file either).
+        .systemLibrary(name: "CStemmer", providers: [.apt(["libstemmer-dev"])]),
 
         // Hand-vectorised scan and small matrix kernels (AVX2/FMA/F16C with run-time dispatch, portable C fallback).
         // SwiftPM's release flags only: unsafeFlags would stop an app from pinning KindredKit by version
@@ -40,7 +42,7 @@ let package = Package(
 
         .target(name: "KindredCore"),
         .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"], exclude: ["README.md"]),
+        .target(name: "Storage", dependencies: ["KindredCore", "CSQLite", "CStemmer"], exclude: ["README.md"]),
         .target(name: "VectorIndex", dependencies: ["LinearAlgebra", "Kernels"]),
         .target(name: "KeywordIndex", dependencies: ["LinearAlgebra"]),
         .target(name: "Embedding", dependencies: ["LinearAlgebra", "Kernels"]),

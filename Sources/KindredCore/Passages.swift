@@ -52,18 +52,18 @@ public enum Passages {
         return out.isEmpty ? [Passage(start: 0, end: scalars.count, text: text)] : out
     }
 
-    /// Sentence ranges of `scalars`: a sentence ends at . ! ? … 。 or a newline, with any closing
-    /// . ! ? " ” ) after it; whitespace after a sentence belongs to no sentence.
+    /// Sentence ranges of `scalars`: a sentence ends at . ! ? … 。 ！ ？ or a newline, with any
+    /// . ! ? 。 ！ ？ and closing " ” ) 」 』 ） after it; whitespace after a sentence belongs to no
+    /// sentence.
     static func sentences(_ scalars: [Unicode.Scalar]) -> [Range<Int>] {
         var sentences: [Range<Int>] = []
         var s = 0
         var i = 0
         while i < scalars.count {
             let c = scalars[i]
-            let isEnd = c == "." || c == "!" || c == "?" || c == "…" || c == "\n" || c == "。"
-            if isEnd {
+            if isSentenceEnd(c) {
                 var e = i + 1
-                while e < scalars.count, scalars[e] == "." || scalars[e] == "!" || scalars[e] == "?" || scalars[e] == "\"" || scalars[e] == "”" || scalars[e] == ")" { e += 1 }
+                while e < scalars.count, closers.contains(scalars[e]) { e += 1 }
                 sentences.append(s..<e)
                 while e < scalars.count, scalars[e].properties.isWhitespace { e += 1 }
                 s = e
@@ -92,7 +92,8 @@ public enum Passages {
 
     /// The passage around the first word of `text` that matches one of `terms` (lowercased query
     /// terms; a word matches when it starts with `KeywordTerms.prefix(of:)` of a term, ASCII letters
-    /// compared without case), or the first passage. One pass over the text's UTF-8 finds the word;
+    /// compared without case; in a script without spaces a match may start at any letter), or the
+    /// first passage. One pass over the text's UTF-8 finds the word;
     /// a long text is then split only in a window of about `2 × maxScalars` around it, so the cost
     /// is linear in the text, not in the text times its passages.
     public static func best(in text: String, matching terms: [String], maxScalars: Int = 1000) -> Passage {
@@ -131,6 +132,7 @@ public enum Passages {
         while i < n {
             let b = bytes[i]
             let isWord: Bool
+            var startsInside = false  // a letter of a script without spaces: any one may start a match
             var width = 1
             if b < 0x80 {
                 isWord = (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39)
@@ -140,8 +142,9 @@ public enum Passages {
                 let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[i..<(i + width)]), as: UTF8.self).unicodeScalars.first
                 let props = s?.properties
                 isWord = props.map { $0.isAlphabetic || $0.numericType != nil || $0.generalCategory == .nonspacingMark } ?? false
+                startsInside = s.map { BigramScript.of($0) != nil } ?? false
             }
-            if isWord, !previousIsWord, firstByte[Int(lower(b))] {
+            if isWord, !previousIsWord || startsInside, firstByte[Int(lower(b))] {
                 for p in prefixes where p.count <= n - i {
                     var k = 0
                     while k < p.count, lower(bytes[i + k]) == p[k] { k += 1 }
@@ -186,8 +189,11 @@ public enum Passages {
     }
 
     static func isSentenceEnd(_ c: Unicode.Scalar) -> Bool {
-        c == "." || c == "!" || c == "?" || c == "…" || c == "\n" || c == "。"
+        c == "." || c == "!" || c == "?" || c == "…" || c == "\n" || c == "。" || c == "！" || c == "？"
     }
+
+    /// What may follow a sentence's end mark inside the sentence.
+    static let closers: Set<Unicode.Scalar> = [".", "!", "?", "。", "！", "？", "\"", "”", ")", "」", "』", "）"]
 }
 
 extension Passage {

@@ -1,6 +1,7 @@
 /// Which of a query's informative terms a text contains, matched the way passages are placed: a
 /// word of the text matches a term when it starts with `KeywordTerms.prefix(of:)` of the term,
-/// compared without case ("flying" and "flew"… "flying" matches "fly"; "cranes" matches "crane").
+/// compared without case ("flying" and "flew"… "flying" matches "fly"; "cranes" matches "crane");
+/// a term of a script without spaces (`BigramScript`) matches anywhere inside a word.
 public enum TermCoverage {
     /// The share (0…1) of `terms` that `text` contains; 0 when there are no terms. One pass over the
     /// text's words.
@@ -23,11 +24,15 @@ public enum TermCoverage {
     public static func matched<S: Sequence<Unicode.Scalar>>(prefixes: [String], in scalars: S) -> Set<Int> {
         var found = Set<Int>()
         guard !prefixes.isEmpty else { return found }
+        // A term of a script without spaces (a pair of characters) may sit anywhere in a word.
+        let inside = prefixes.map { $0.unicodeScalars.first.map { BigramScript.of($0) != nil } ?? false }
         var word = ""
         func check() {
             guard !word.isEmpty else { return }
             let w = word.lowercased()
-            for (i, p) in prefixes.enumerated() where !found.contains(i) && !p.isEmpty && w.hasPrefix(p) { found.insert(i) }
+            for (i, p) in prefixes.enumerated() where !found.contains(i) && !p.isEmpty && (inside[i] ? w.contains(p) : w.hasPrefix(p)) {
+                found.insert(i)
+            }
             word = ""
         }
         for ch in scalars {

@@ -1,6 +1,15 @@
 import KindredCore
 import Remote
 
+extension String {
+    fileprivate var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}
+
 /// Built-in forms (`EmbeddingForms`) of well-known retrieval models, chosen by model name when
 /// `embedder.preset` is `auto`, or by name. Each field can be overridden by its `embedder.*` key.
 enum EmbeddingPresets {
@@ -33,6 +42,27 @@ enum EmbeddingPresets {
     ]
 
     static var names: [String] { ["auto", "none"] + all.map(\.name) }
+
+    /// The languages `embedder.languages` declares (nil: every language), `auto` read from the model
+    /// name: English-only models known by name serve `en`, any other every language.
+    static func languages(_ settings: EmbedderSettings) throws(ConfigError) -> Set<String>? {
+        let text = settings.languages.trimmingSpaces
+        switch text {
+        case "all": return nil
+        case "auto":
+            let m = settings.model.lowercased()
+            if m.contains("multilingual") || m.contains("paraphrase") { return nil }
+            let english = m.isEmpty || m.contains("all-minilm") || m.contains("all-mpnet") || (m.contains("bge-") && m.contains("-en"))
+                || m.contains("mxbai-embed-large") || hasWord("e5", in: m)
+            return english ? ["en"] : nil
+        default:
+            let codes = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+            for c in codes where c.count != 2 || !c.allSatisfy({ $0.isASCII && $0.isLowercase }) {
+                throw ConfigError(key: "embedder.languages", reason: "expected auto, all or ISO 639-1 codes separated by commas (en,de), got '\(settings.languages)'")
+            }
+            return Set(codes)
+        }
+    }
 
     /// `word` as a whole part of `model`, between separators (`/`, `-`, `_`, `.`) or the ends.
     static func hasWord(_ word: String, in model: String) -> Bool {

@@ -31,11 +31,12 @@ final class KeywordMirror: @unchecked Sendable {
         lock.write { index = fresh }
     }
 
-    /// Records written (created or changed): their terms replace the old ones. A record with empty
-    /// text leaves the copy, as it leaves FTS5 (migration 15).
+    /// Records written (created or changed): the terms of their index text (`IndexText`, as the
+    /// store wrote it) replace the old ones. A record with empty text leaves the copy, as it leaves
+    /// FTS5 (migration 15).
     func didWrite(owner: String, _ records: [(rowid: Int64, text: String, searchable: Bool)]) {
         guard let tokenizer, isReady, !records.isEmpty else { return }
-        let terms = records.map { $0.text.isEmpty ? [] : tokenizer.documentTerms($0.text) }
+        let terms = records.map { $0.text.isEmpty ? [] : tokenizer.documentTerms(IndexText($0.text).indexed($0.text)) }
         lock.write {
             guard let index else { return }
             for (r, t) in zip(records, terms) {
@@ -90,12 +91,13 @@ extension KindredService {
     }
 
     /// BM25 keyword hits of `owner`, best first: from the in-memory copy when it is ready and reads
-    /// the query as FTS5 does, else from FTS5. `allowed` is the filter mask when the caller has one.
+    /// the query as FTS5 does, else from FTS5. The terms are read in `terms.language`. `allowed` is the filter mask when the caller has one.
     func keywordHits(owner: String, terms: KeywordTerms, filters: SearchFilters, allowed: Set<Int64>?, limit: Int) throws(ResponseError)
         -> [(rowid: Int64, score: Double)]
     {
         if terms.isEmpty || limit <= 0 { return [] }
-        if settings.search.keywordIndex, keywords.isReady, let phrases = keywords.phrases(terms.terms) {
+        let indexed = terms.terms.map { KeywordText.queryTerm($0, language: terms.language) }
+        if settings.search.keywordIndex, keywords.isReady, let phrases = keywords.phrases(indexed) {
             var mask = allowed
             if mask == nil, !filters.isEmpty { mask = try withReader { try $0.filteredRowids(owner: owner, filters: filters) } }
             if let hits = keywords.search(owner: owner, phrases: phrases, limit: limit, allowed: mask) {

@@ -37,6 +37,10 @@ public final class KindredService: Sendable {
     let index: ReadWriteGuarded<VectorIndex>
     /// The in-memory copy of the keyword index (built by `startKeywordIndex`).
     let keywords = KeywordMirror()
+    /// Owners' record counts per language, which queries are read in (`queryLanguage`).
+    let ownerLanguages = OwnerLanguages()
+    /// The languages the embedding model serves (`embedder.languages`; nil: every language).
+    let modelLanguages: Set<String>?
     let embedder: (any TextEmbedder)?
     /// Why the embedder is missing, when it is.
     let embedderProblem: String?
@@ -67,19 +71,22 @@ public final class KindredService: Sendable {
     /// command line checks it before it says a database is missing).
     public static func check(_ config: Config) throws {
         _ = try EmbedderSetup.precision(config)
+        _ = try EmbeddingPresets.languages(Settings(config).embedder)
         _ = try JudgeSettings(Settings(config).patterns)
     }
 
+    /// - Parameter migrationProgress: hears how far a long migration of the file is.
     /// - Parameter previousEmbedder: makes the local model, asked for only when the store holds
     ///   model vectors of another version and the current one is incomplete (see `PreviousVersion`).
     public init(config: Config, databasePath: String, embedder: (any TextEmbedder)?, embedderProblem: String? = nil,
-                previousEmbedder: (() -> (any TextEmbedder)?)? = nil) throws {
+                previousEmbedder: (() -> (any TextEmbedder)?)? = nil, migrationProgress: (@Sendable (String) -> Void)? = nil) throws {
         try Self.check(config)
+        modelLanguages = try EmbeddingPresets.languages(Settings(config).embedder)
         self.config = config
         settings = Settings(config)
         patternConfig = PatternConfig(settings.patterns)
         self.databasePath = databasePath
-        let store = try RecordStore(path: databasePath)
+        let store = try RecordStore(path: databasePath, progress: migrationProgress)
         // A database written at another precision keeps it while `embedder.precision` is auto.
         let embedder = try embedder?.keepingStoredPrecision { try store.vectorCount(indexVersion: $0) }
         self.embedder = embedder

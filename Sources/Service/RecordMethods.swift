@@ -71,6 +71,7 @@ extension KindredService {
                 }
                 if !fresh.isEmpty { index.load(owner: owner, rowids: fresh, vectors: freshVectors) }
             }
+            ownerLanguages.didWrite(owner: owner, records: outcomes.count)
             if keywords.isReady {
                 // `outcomes` holds one outcome per record, in the records' order (ids are unique).
                 keywords.didWrite(owner: owner, zip(records, outcomes).compactMap { r, o in
@@ -111,6 +112,7 @@ extension KindredService {
             let r = try withPatternInvalidation(store, owner: owner, recordIDs: ids) { try store.delete(owner: owner, ids: ids) }
             writeIndex { index in for d in r.deleted { index.remove(rowid: d.rowid) } }
             keywords.didDelete(rowids: r.deleted.map(\.rowid))
+            ownerLanguages.didWrite(owner: owner, records: r.deleted.count)
             return r
         }
         return ["deleted": .from(result.deleted.map(\.id)), "missing": .from(result.missing)]

@@ -38,7 +38,9 @@ extension KindredService {
             notes.append("query text cut to \(cut.unicodeScalars.count) of \(text.unicodeScalars.count) characters (search.maxQueryChars is \(maxQueryChars))")
         }
         let maxTerms = settings.search.maxKeywordTerms
-        let terms = KeywordTerms(query: req.text ?? "", maxTerms: maxTerms)
+        // The language the query is read in: its stopwords and stems, and whether the model serves it.
+        let language = try req.text.map { text throws(ResponseError) in try queryLanguage(owner: req.owner, text: text) } ?? nil
+        let terms = KeywordTerms(query: req.text ?? "", maxTerms: maxTerms, language: language)
         var degraded: String?
         var queryVector = req.vector
         var mode = req.mode
@@ -100,8 +102,12 @@ extension KindredService {
             if rrf {
                 ranked = Array(ReciprocalRankFusion.fuse([semantic.map(\.rowid), keyword.map(\.rowid)], k: Double(settings.search.rrfK)).prefix(req.limit))
             } else {
+                let served = embedderServes(language)
+                if !served, let language {
+                    notes.append("the embedding model does not serve language '\(language)' (embedder.languages): keyword matching leads this ranking")
+                }
                 ranked = try fuseScores(owner: req.owner, semantic: semantic.map { ($0.rowid, Double($0.score)) }, keyword: keyword, terms: terms.terms,
-                                        query: queryVector!, limit: req.limit, previous: previous)
+                                        query: queryVector!, limit: req.limit, previous: previous, lead: served ? .semantic : .keyword)
             }
             if semantic.isEmpty, !keyword.isEmpty, degraded == nil, previous == nil {
                 let waiting = try withReader { try $0.pendingSearchableCount(owner: req.owner, indexVersion: indexVersion) }
@@ -113,7 +119,9 @@ extension KindredService {
             }
         }
         try ctx.checkCancelled()
-        return try results(ranked, owner: req.owner, mode: mode, words: terms.terms, degraded: degraded, notes: notes)
+        // Passages and highlights look for the words' stems in a stemmed language ("Fenstern" → "fenst").
+        let shown = terms.language?.isStemmed == true ? terms.terms.map { KeywordText.queryTerm($0, language: terms.language) } : terms.terms
+        return try results(ranked, owner: req.owner, mode: mode, words: shown, degraded: degraded, notes: notes)
     }
 
     func results(_ ranked: [(Int64, Double)], owner: String, mode: SearchMode, words: [String], degraded: String?, notes: [String] = []) throws(ResponseError) -> JSONValue {
@@ -165,7 +173,7 @@ extension KindredService {
     /// keyword-only candidates get their cosine from the index, and the bonus is scaled by the
     /// owner's cosine spread in that index (`CosineScale`).
     func fuseScores(owner: String, semantic: [(rowid: Int64, cosine: Double)], keyword: [(rowid: Int64, score: Double)], terms: [String],
-                    query: [Float], limit: Int, previous: PreviousVersion? = nil) throws(ResponseError) -> [(Int64, Double)] {
+                    query: [Float], limit: Int, previous: PreviousVersion? = nil, lead: ScoreFusion.Lead = .semantic) throws(ResponseError) -> [(Int64, Double)] {
         var coverage = 0.0
         if let best = keyword.first, let text = try withReader({ try $0.records(rowids: [best.rowid]) })[best.rowid]?.record.text {
             coverage = TermCoverage.share(of: terms, in: text)
@@ -179,7 +187,7 @@ extension KindredService {
         var cosines: [Int64: Double] = [:]
         for (rowid, score) in zip(others, scores) { if let score { cosines[rowid] = Double(score) } }
         let fused = ScoreFusion.fuse(semantic: semantic, keyword: keyword.map { ($0.rowid, $0.score) }, coverage: coverage,
-                                     weight: settings.search.keywordWeight, scale: fusionScale(owner: owner, previous: previous)) { cosines[$0] }
+                                     weight: settings.search.keywordWeight, scale: fusionScale(owner: owner, previous: previous), lead: lead) { cosines[$0] }
         return fused.prefix(limit).map { ($0.rowid, $0.score) }
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// an in-memory copy of the index built from them ranks as FTS5 does. Owns a private in-memory
 /// connection (FTS5 hands out tokenizers per connection); one call at a time (guarded inside).
 public final class KeywordTokenizer: @unchecked Sendable {
-    /// The `tokenize=` value of `records_fts` (see `MigrationSQL.v8`).
+    /// The `tokenize=` value of `records_fts` (see `MigrationSQL.v8` and `v21`).
     public static let spec = "porter unicode61 remove_diacritics 2"
     /// FTS5 keeps at most this many bytes of a token (FTS5_MAX_TOKEN_SIZE).
     static let maxTokenBytes = 32768

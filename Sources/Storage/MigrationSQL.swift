@@ -563,4 +563,33 @@ enum MigrationSQL {
             undone INTEGER NOT NULL DEFAULT 0);
         CREATE INDEX pattern_theme_corrections_by_owner ON pattern_theme_corrections(owner, id);
         """
+
+    /// Migration 21: keyword search for every script. Each record gets the language its text is
+    /// written in (`TextLanguage.detect`; NULL when nothing says) and, when the keyword index must
+    /// read something else than the text (`KeywordText.document`: Snowball stems, characters and
+    /// pairs of characters of scripts without spaces), that text in `keyword_text`; NULL means the
+    /// index reads `text`. The index's content is the view `records_keyword` of what it reads, so
+    /// FTS5's own `rebuild` and `integrity-check` stay right. Between this text and `v21After`,
+    /// `KeywordMigration.reindex` fills both columns and the new index, with progress.
+    static let v21 = """
+        ALTER TABLE records ADD COLUMN language TEXT;
+        ALTER TABLE records ADD COLUMN keyword_text TEXT;
+        DROP TRIGGER records_fts_delete;
+        DROP TRIGGER records_fts_update;
+        DROP TABLE records_fts;
+        CREATE VIEW records_keyword AS SELECT rowid AS rowid, coalesce(keyword_text, text) AS text FROM records WHERE text != '';
+        CREATE VIRTUAL TABLE records_fts USING fts5(
+            text, content='records_keyword', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+        """
+
+    /// Migration 21, after the re-indexing: the triggers keep the index on what it reads.
+    static let v21After = """
+        CREATE TRIGGER records_fts_delete AFTER DELETE ON records WHEN old.text != '' BEGIN
+            INSERT INTO records_fts(records_fts, rowid, text) VALUES ('delete', old.rowid, coalesce(old.keyword_text, old.text));
+        END;
+        CREATE TRIGGER records_fts_update AFTER UPDATE OF text, keyword_text ON records BEGIN
+            INSERT INTO records_fts(records_fts, rowid, text) SELECT 'delete', old.rowid, coalesce(old.keyword_text, old.text) WHERE old.text != '';
+            INSERT INTO records_fts(rowid, text) SELECT new.rowid, coalesce(new.keyword_text, new.text) WHERE new.text != '';
+        END;
+        """
 }

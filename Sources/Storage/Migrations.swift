@@ -17,18 +17,23 @@ enum Migrations {
         Migration(12, "stamp of the vector index's codes file", MigrationSQL.v12),
         Migration(14, "pending marks one row each; pending watermarks", MigrationSQL.v14),
         Migration(15, "keyword index without empty texts", MigrationSQL.v15),
-        Migration(16, "vectors in blocks", MigrationSQL.v16, then: VectorBlocks.moveRowsIntoBlocks, MigrationSQL.v16After),
+        Migration(16, "vectors in blocks", MigrationSQL.v16, then: { db, _ in try VectorBlocks.moveRowsIntoBlocks(db) }, MigrationSQL.v16After),
         Migration(17, "index rows of inserts written per batch, not by triggers", MigrationSQL.v17),
         Migration(18, "cosine scale per owner and index version", MigrationSQL.v18),
         Migration(19, "background level in force per pattern category", MigrationSQL.v19),
         Migration(20, "themes above groups, their members and corrections", MigrationSQL.v20),
+        Migration(21, "keyword index for every script: record language, Snowball stems, character pairs", MigrationSQL.v21,
+                  then: KeywordMigration.reindex, MigrationSQL.v21After),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }
 
+    /// Where a long migration reports how far it is ("keyword index: 5000 of 20000 records").
+    typealias Progress = (String) -> Void
+
     /// Applies every migration newer than the file's; returns the versions applied.
     @discardableResult
-    static func migrate(_ db: Database, upTo target: Int = latest) throws -> [Int] {
+    static func migrate(_ db: Database, upTo target: Int = latest, progress: Progress? = nil) throws -> [Int] {
         try db.execute("""
             CREATE TABLE IF NOT EXISTS schema_migrations(
                 version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT (datetime('now')))
@@ -39,7 +44,7 @@ enum Migrations {
             try db.transaction {
                 try db.execute(m.sql)
                 if let then = m.then {
-                    try then(db)
+                    try then(db, progress)
                     try db.execute(m.sqlAfter)
                 }
                 try db.run("INSERT INTO schema_migrations(version, name) VALUES (?, ?)", [.from(m.version), .text(m.name)])
@@ -57,10 +62,10 @@ struct Migration: Sendable {
     let version: Int
     let name: String
     let sql: String
-    let then: (@Sendable (Database) throws -> Void)?
+    let then: (@Sendable (Database, Migrations.Progress?) throws -> Void)?
     let sqlAfter: String
 
-    init(_ version: Int, _ name: String, _ sql: String, then: (@Sendable (Database) throws -> Void)? = nil, _ sqlAfter: String = "") {
+    init(_ version: Int, _ name: String, _ sql: String, then: (@Sendable (Database, Migrations.Progress?) throws -> Void)? = nil, _ sqlAfter: String = "") {
         self.version = version
         self.name = name
         self.sql = sql

@@ -27,8 +27,9 @@ extension RecordStore {
     /// BM25 keyword search over the owner's searchable records; best first, score = −bm25.
     /// A record matches when it has at least one of the terms (after stemming, see migration 8);
     /// more matched terms and rarer terms rank higher. No terms, no matches.
+    /// The terms are read in `terms.language` (`KeywordText.queryTerm`: Snowball stems in a stemmed language).
     public func keywordSearch(owner: String, terms: KeywordTerms, filters: SearchFilters, limit: Int) throws -> [(rowid: Int64, score: Double)] {
-        guard let match = Self.ftsQuery(terms) else { return [] }
+        guard let match = Self.ftsQuery(terms.terms.map { KeywordText.queryTerm($0, language: terms.language) }) else { return [] }
         let (sql, args) = FilterSQL.predicate(owner: owner, filters: filters)
         return try database.query("""
             SELECT r.rowid, bm25(records_fts) AS s FROM records_fts JOIN records r ON r.rowid = records_fts.rowid
@@ -36,11 +37,11 @@ extension RecordStore {
             """, [.text(match)] + args + [.from(limit)]) { ($0.int(0), -$0.double(1)) }
     }
 
-    /// Every record's rowid, owner, text and search permission, in rowid order: what the keyword
-    /// index holds (it indexes every record with text; search permission only hides a record from
+    /// Every record's rowid, owner, index text (`keyword_text`, else its text; migration 21) and
+    /// search permission, in rowid order: what the keyword index holds (it indexes every record with text; search permission only hides a record from
     /// results).
     public func forEachKeywordRow(_ body: (Int64, String, String, Bool) throws -> Void) throws {
-        let s = try database.prepare("SELECT rowid, owner, text, perm_search FROM records WHERE text != '' ORDER BY rowid")
+        let s = try database.prepare("SELECT rowid, owner, coalesce(keyword_text, text), perm_search FROM records WHERE text != '' ORDER BY rowid")
         while try s.step() { try body(s.int(0), s.text(1) ?? "", s.text(2) ?? "", s.int(3) != 0) }
     }
 
@@ -51,9 +52,21 @@ extension RecordStore {
 
     /// The terms as an FTS5 expression: each one a quoted string (so nothing in the user's text is
     /// read as FTS5 syntax), joined by OR; nil when there are none.
-    static func ftsQuery(_ terms: KeywordTerms) -> String? {
+    static func ftsQuery(_ terms: [String]) -> String? {
         guard !terms.isEmpty else { return nil }
-        return terms.terms.map { "\"" + $0.replacingAll("\"", with: "\"\"") + "\"" }.joined(separator: " OR ")
+        return terms.map { "\"" + $0.replacingAll("\"", with: "\"\"") + "\"" }.joined(separator: " OR ")
+    }
+
+    /// How many of the owner's records are written in each language (records whose language is
+    /// not known are not counted).
+    public func languageCounts(owner: String) throws -> [TextLanguage: Int] {
+        var out: [TextLanguage: Int] = [:]
+        for (code, n) in try database.query(
+            "SELECT language, count(*) FROM records WHERE owner = ? AND language IS NOT NULL GROUP BY language", [.text(owner)],
+            row: { ($0.text(0) ?? "", Int($0.int(1))) }) {
+            out[TextLanguage(rawValue: code)] = n
+        }
+        return out
     }
 
     public func status(owner: String?, indexVersion: IndexVersion) throws -> StoreStatus {

@@ -5,9 +5,11 @@ public import KindredCore
 public final class RecordStore {
     public let database: Database
 
-    public init(path: String) throws {
+    /// - Parameter progress: hears how far a long migration is (migration 21 re-indexes the
+    ///   records written in other languages than English).
+    public init(path: String, progress: (@Sendable (String) -> Void)? = nil) throws {
         database = try Database(path: path)
-        try Migrations.migrate(database)
+        try Migrations.migrate(database, progress: progress)
     }
 
     /// Opens a second, read-only connection to an existing store.
@@ -55,10 +57,11 @@ public final class RecordStore {
                                 } else if r.revision == rev {
                                     out.append(UpsertOutcome(id: r.id, revision: rev, status: text == r.text ? .unchanged : .conflict, rowid: rowid))
                                 } else {
+                                    let indexText = IndexText(r.text)
                                     try database.run("""
                                         UPDATE records SET revision = ?, text = ?, kind = ?, date = ?, tags = ?, metadata = ?,
-                                            perm_search = ?, perm_patterns = ? WHERE rowid = ?
-                                        """, Self.columns(r) + [.int(rowid)])
+                                            perm_search = ?, perm_patterns = ?, language = ?, keyword_text = ? WHERE rowid = ?
+                                        """, Self.columns(r) + [.from(indexText.language?.rawValue), .from(indexText.keywordText), .int(rowid)])
                                     try writeVector(&vectors, rowid: rowid, record: r, isNew: false, textChanged: text != r.text)
                                     out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .updated, rowid: rowid))
                                 }
@@ -76,12 +79,15 @@ public final class RecordStore {
                             try database.run("DELETE FROM record_tombstones WHERE owner = ? AND id = ?", [.text(owner), .text(r.id)])
                         }
                         insert.reset()
+                        let indexText = IndexText(r.text)
                         try Self.bindColumns(insert, r)
                         try insert.bind(9, text: owner)
                         try insert.bind(10, text: r.id)
+                        try insert.bind(11, text: indexText.language?.rawValue)
+                        try insert.bind(12, text: indexText.keywordText)
                         try insert.step()
                         let rowid = database.lastInsertRowID
-                        try NewRecordRows.index(database, rowid: rowid, text: r.text)
+                        try NewRecordRows.index(database, rowid: rowid, text: indexText.indexed(r.text))
                         inserted.add(rowid, vector: !(r.vector?.isEmpty ?? true))
                         try writeVector(&vectors, rowid: rowid, record: r, isNew: true, textChanged: true)
                         out.append(UpsertOutcome(id: r.id, revision: r.revision, status: .created, rowid: rowid))
@@ -96,8 +102,8 @@ public final class RecordStore {
 
     private static let findRecordSQL = "SELECT rowid, revision, text FROM records WHERE owner = ?1 AND id = ?2"
     private static let insertRecordSQL = """
-        INSERT INTO records(revision, text, kind, date, tags, metadata, perm_search, perm_patterns, owner, id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO records(revision, text, kind, date, tags, metadata, perm_search, perm_patterns, owner, id, language, keyword_text)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     private static func tagsJSON(_ r: Record) -> String { r.tags.isEmpty ? "[]" : JSONWriter.string(.from(r.tags)) }

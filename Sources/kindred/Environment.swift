@@ -53,6 +53,6 @@ enum ServiceFactory {
         EmbedderSetup.configureThreads(config)
         let (embedder, problem) = EmbedderSetup.make(config)
         return try KindredService(config: config, databasePath: path, embedder: embedder, embedderProblem: problem,
-                                  previousEmbedder: EmbedderSetup.previousEmbedder(config))
+                                  previousEmbedder: EmbedderSetup.previousEmbedder(config), migrationProgress: { Output.err($0) })
     }
 }

@@ -58,7 +58,8 @@ enum NodeCommand {
         let connection = try NATSConnection(urls: urls, name: "kindred-node-\(name)")
         let node = try Node(connection: connection, options: options, makeService: { path in
             let service = try KindredService(config: config, databasePath: path, embedder: embedder, embedderProblem: problem,
-                                             previousEmbedder: EmbedderSetup.previousEmbedder(config))
+                                             previousEmbedder: EmbedderSetup.previousEmbedder(config),
+                                             migrationProgress: { Output.err("\(path): \($0)") })
             // The replicated write log is what makes a write durable: a shard's commits need no sync
             // of their own (synced at checkpoints). A machine that crashes loses at most the last
             // commits of a file, with the applied sequence stored in them, and the node applies

@@ -19,6 +19,19 @@ import Testing
         #expect(strong.map(\.rowid) == [2, 3, 1])
     }
 
+    /// Where the model does not serve the language, BM25 leads and the cosine orders close keyword scores.
+    @Test func keywordLeadsWhereTheModelIsBlind() {
+        let semantic: [S] = [(1, 0.9), (2, 0.3), (3, 0.2)]
+        let keyword: [K] = [(3, 10.0), (2, 9.9), (4, 5.0)]
+        let fused = ScoreFusion.fuse(semantic: semantic, keyword: keyword, coverage: 0.1, weight: 0.15, lead: .keyword) { $0 == 4 ? 0.5 : nil }
+        // 2: 0.99 + 0.15 · 0.3 = 1.035 passes 3: 1 + 0.03; 4: 0.5 + 0.075; 1, found by the model alone: 0.135.
+        #expect(fused.map(\.rowid) == [2, 3, 4, 1])
+        #expect(abs(fused[0].score - (0.99 + 0.045)) < 1e-12)
+        #expect(abs(fused[3].score - 0.135) < 1e-12)
+        // The semantic lead on the same lists keeps the model's first hit.
+        #expect(ScoreFusion.fuse(semantic: semantic, keyword: keyword, coverage: 0.1, weight: 0.15) { _ in 0.5 }.first?.rowid == 1)
+    }
+
     @Test func keywordOnlyCandidatesGetTheirTrueCosine() {
         let semantic: [S] = [(1, 0.5), (2, 0.4)]
         let keyword: [K] = [(7, 2.0), (8, 1.0)]

@@ -29,6 +29,72 @@ import KindredCore
         #expect(try ids(s, "walking parks") == ["walk"])
     }
 
+    /// Text without spaces is found by any run of two characters it holds, or by one character;
+    /// words of a stemmed language by other forms of the word (migration 21).
+    @Test func everyScriptIsFound() throws {
+        let (_, s) = try store([
+            "ja": "昨日はリアルタイム戦略ゲームを遅くまで遊んだ。",
+            "zh": "东京的电车总是很拥挤。",
+            "de": "Ich habe im Traum die Häuser meiner Kindheit gesehen, und alle Fenster waren offen.",
+            "fr": "Je marchais dans les rues de la ville et les chevaux couraient.",
+            "en": "I was flying over the town",
+        ])
+        func search(_ q: String, _ language: TextLanguage?) throws -> [String] {
+            let hits = try s.keywordSearch(owner: "o", terms: KeywordTerms(query: q, language: language), filters: SearchFilters(), limit: 10)
+            let rows = try s.records(rowids: hits.map(\.rowid))
+            return hits.map { rows[$0.rowid]!.record.id }
+        }
+        #expect(try search("リアルタイム戦略ゲーム", .japanese) == ["ja"])
+        #expect(try search("戦略", .japanese) == ["ja"])
+        #expect(try search("略", .japanese) == ["ja"])
+        #expect(try search("电车", .chinese) == ["zh"])
+        #expect(try search("Haus", .german) == ["de"])
+        #expect(try search("Fenstern", .german) == ["de"])
+        #expect(try search("cheval", .french) == ["fr"])
+        #expect(try search("fly", nil) == ["en"])
+        let languages = try s.languageCounts(owner: "o")
+        #expect(languages == [.japanese: 1, .chinese: 1, .german: 1, .french: 1, .english: 1])
+        // English text is indexed as written; the others through their index text.
+        #expect(try s.database.scalarInt("SELECT count(*) FROM records WHERE keyword_text IS NULL") == 1)
+        try s.database.execute("INSERT INTO records_fts(records_fts) VALUES ('integrity-check')")
+    }
+
+    /// Migration 21 re-indexes a file's records in other languages and reports how far it is; its
+    /// English records keep their entries; later updates and deletes keep the index whole.
+    @Test func theUpgradeReindexesRecordsInOtherLanguages() throws {
+        let dir = TempDirectory()
+        let path = dir.path("v20.sqlite")
+        do {
+            let db = try Database(path: path)
+            try Migrations.migrate(db, upTo: 20)
+            for (i, text) in ["Rain on the roof", "東京の電車はいつも混んでいる。", "Die Häuser waren alle dunkel und leer.", ""].enumerated() {
+                try db.run("INSERT INTO records(owner, id, revision, text) VALUES ('o', ?, 1, ?)", [.text("r\(i)"), .text(text)])
+                if !text.isEmpty {
+                    try db.run("INSERT INTO records_fts(rowid, text) VALUES (last_insert_rowid(), ?)", [.text(text)])
+                }
+            }
+        }
+        final class Lines: @unchecked Sendable { var all: [String] = [] }
+        let lines = Lines()
+        let s = try RecordStore(path: path, progress: { lines.all.append($0) })
+        #expect(lines.all.first?.contains("indexing 3 records") == true)
+        #expect(lines.all.last?.contains("3 records, 2 of them") == true)
+        func search(_ q: String, _ language: TextLanguage?) throws -> [String] {
+            let hits = try s.keywordSearch(owner: "o", terms: KeywordTerms(query: q, language: language), filters: SearchFilters(), limit: 10)
+            let rows = try s.records(rowids: hits.map(\.rowid))
+            return hits.map { rows[$0.rowid]!.record.id }
+        }
+        #expect(try search("電車", .japanese) == ["r1"])
+        #expect(try search("Haus", .german) == ["r2"])
+        #expect(try search("roofs", nil) == ["r0"])
+        _ = try s.upsert(owner: "o", records: [Record(id: "r2", revision: 2, text: "Das Haus am See.")], indexVersion: version)
+        #expect(try search("Häuser", .german) == ["r2"])
+        _ = try s.delete(owner: "o", ids: ["r1", "r2"])
+        #expect(try search("電車", .japanese).isEmpty)
+        try s.database.execute("INSERT INTO records_fts(records_fts) VALUES ('integrity-check')")
+        #expect(try s.database.integrityCheck() == "ok")
+    }
+
     /// Records with empty text stay out of FTS5 (migration 15), through inserts, updates to and from
     /// empty text and deletes.
     @Test func recordsWithEmptyTextStayOutOfTheKeywordIndex() throws {

@@ -4,6 +4,8 @@ public struct EmbedderSettings: Sendable, Equatable, Decodable {
     public var provider: String
     public var model: String
     public var preset: String
+    /// The languages the model serves: auto, all, or ISO 639-1 codes separated by commas (checked at start).
+    public var languages: String
     public var queryPrefix: String
     public var documentPrefix: String
     public var queryInputType: String
