@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from conftest import REPO, Server
+from conftest import REPO, Server, run_cli
 from test_judge import answered_until
 
 # (dataset, precision floor, recall floor, most distractors grouped with their look-alike, member precision floor)
@@ -107,3 +107,7 @@ def test_a_judge_answering_from_the_key_finds_whole_situations_with_few_question
     again, more = answered_until(s, s.request_async("patterns/refresh", {"owner": "me"}), key_judge(key))
     a = again["result"]
     assert more == [] and a["judgeAsked"] == 0 and a["groupsCreated"] == 0 and a["groupsChanged"] == 0
+    assert s.shutdown_and_exit() == 0
+    # A person reading a group sees which members the judge confirmed.
+    shown = run_cli("patterns", "show", "--db", tmp_path / f"{name}.sqlite", "--owner", "me", str(f["findings"][0]["groupId"]))
+    assert shown.returncode == 0 and "confirmed by the judge, similarity 0." in shown.stdout, shown.stdout

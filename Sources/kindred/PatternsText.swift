@@ -59,6 +59,9 @@ extension PatternsCommand {
         case "pinned": return "pinned by a correction"
         case "moved": return "moved here by a correction"
         case "combined": return "came with a group combined into this one"
+        case "judged":
+            guard let score = m["score"]?.intValue else { return "confirmed by the judge" }
+            return "confirmed by the judge, similarity " + RefreshSummary.hundredths((score + 50) / 100)
         case let other: return other
         }
     }
