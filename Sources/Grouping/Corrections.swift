@@ -84,7 +84,8 @@ extension PatternEngine {
             // Every occurrence of the record leaves its group.
             let record = occurrences.recordOf(o)
             var left = Set<Int64>()
-            for (id, gid) in ws.groupOf.sorted(by: { $0.key < $1.key }) where occurrences.recordOf(id) == record {
+            let held = ws.groupOf.filter { occurrences.recordOf($0.key) == record }.map { (gid: $0.value, id: $0.key) }
+            for (gid, id) in held.sorted(by: { ($0.gid, $0.id) < ($1.gid, $1.id) }) {
                 ws.detach(id, from: gid)
                 ws.makePending(id)
                 left.insert(gid)

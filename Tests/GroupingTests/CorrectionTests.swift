@@ -1,3 +1,4 @@
+import Foundation
 import Grouping
 import KindredTestSupport
 import Testing
@@ -218,7 +219,7 @@ import Testing
         // Stored and read back, the correction keeps its record; one stored before it had one reads as empty.
         let decoded = try JSONDecoder().decode(Correction.self, from: JSONEncoder().encode(c))
         #expect(decoded == c)
-        let old = #"{"id":2,"kind":{"dismiss":{"occurrence":4,"group":1}},"createdAt":"t","separated":[{"a":"a","b":"d"}],"joined":[],"occurrences":[4]}"#
+        let old = #"{"id":2,"kind":{"dismiss":{"occurrence":4,"group":1}},"createdAt":"t","separated":[{"a":"a","b":"d"},{"a":"b","b":"d"}],"joined":[],"occurrences":[4]}"#
         let legacy = try JSONDecoder().decode(Correction.self, from: Data(old.utf8))
         #expect(legacy.records.isEmpty && Constraints.derive(from: [legacy], occurrences: occ).dismissed == ["d"])
     }

@@ -170,7 +170,7 @@ struct History {
         corrections.append(c)
         switch kind {
         case .merge, .pin: kindsCrossedByHand = true
-        case .dismiss, .split: break
+        case .dismiss, .split, .exclude: break
         }
         let after = constraints
         keep(try PatternEngine.apply(c, to: real, occurrences: occ, constraints: after, config: config), context)
@@ -212,7 +212,9 @@ struct History {
                 }
             case 4:
                 guard let g = pick(groups), let o = pick(g.memberIDs) else { break }
-                try correct(.dismiss(occurrence: o, group: g.id), here)
+                // One in four: the entry belongs to no pattern at all.
+                let exclude = Int.random(in: 0..<4, using: &rng) == 0
+                try correct(exclude ? .exclude(occurrence: o, group: g.id) : .dismiss(occurrence: o, group: g.id), here)
             case 5:
                 guard let g = pick(groups.filter { $0.members.count >= 3 }) else { break }
                 let out = g.memberIDs.filter { _ in Bool.random(using: &rng) }
