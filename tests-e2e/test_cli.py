@@ -297,5 +297,5 @@ def test_ingest_reads_standard_input_and_names_lines_not_applied(tmp_path):
 def test_a_bad_setting_is_named_before_a_missing_database(tmp_path):
     db = tmp_path / "missing.sqlite"
     p = run_cli("patterns", "refresh", "--db", db, "--owner", "o", "--set", "embedder.precision=int4")
-    assert p.returncode == 2 and "embedder.precision: expected int8 or float32, got 'int4'" in p.stderr, p.stderr
+    assert p.returncode == 2 and "embedder.precision: expected auto, int8 or float32, got 'int4'" in p.stderr, p.stderr
     assert not db.exists()

@@ -40,8 +40,12 @@ def test_show_says_how_each_member_got_there_in_words(db):
     gid = biggest(db)
     shown = cli(db, "patterns", "show", gid).stdout
     assert "[automatic" not in shown
+    words = {"combined": "came with a group combined into this one", "pinned": "pinned by a correction",
+             "moved": "moved here by a correction"}
     for m in members(db, gid).values():
-        assert f"occurrence {m['occurrenceId']} (automatic, similarity {m['score'] / 10000:.2f}) {m['recordId']} " in shown, shown
+        how = f"{m['source']}, similarity {m['score'] / 10000:.2f}" if "score" in m else words[m["source"]]
+        how = how.replace("judged,", "confirmed by the judge,")
+        assert f"occurrence {m['occurrenceId']} ({how}) {m['recordId']} " in shown, shown
 
 
 def test_dismiss_with_a_note_then_undo(db):
@@ -92,7 +96,7 @@ def test_correction_usage_errors(db):
     for args, words in [(["dismiss", "1"], "dismiss expects GROUP_ID OCCURRENCE_ID"), (["split", "1"], "split expects GROUP_ID"),
                         (["merge", "1", "x"], "'x' is not an id"), (["undo", "1", "--note", "n"], "--note is not taken by undo"),
                         (["frobnicate", "1"], "unknown correction kind 'frobnicate'"), ([], "expected a kind"),
-                        (["exclude", "1", "2"], "exclude (keep an entry out of every group) is not in this version yet")]:
+                        (["exclude", "1"], "exclude expects GROUP_ID OCCURRENCE_ID")]:
         p = cli(db, "patterns", "correct", *args, code=2)
         assert words in p.stderr, (args, p.stderr)
     p = cli(db, "patterns", "correct", "dismiss", 999, 1, code=4)

@@ -125,5 +125,6 @@ def test_a_daily_call_limit_stops_the_judge(judged, provider):
     r = s.result("patterns/refresh", {"owner": "me"})
     assert r["judgeAsked"] == 2 and "usage.dailyCallLimit" in r["judgeProblem"]
     assert len([x for x in provider.requests if x[0] == "/chat/completions"]) == 1
-    # The one yes founded a group of two; the member the limit kept from the judge waits.
-    assert r["groupsCreated"] == 1 and r["pending"] == 1 and r["waitingForJudge"] == 1
+    # A seed needs a yes both ways: the limit kept the second question from the judge, so nothing
+    # was founded and every occurrence waits for the next refresh.
+    assert r["groupsCreated"] == 0 and r["pending"] == 3 and r["waitingForJudge"] == 3

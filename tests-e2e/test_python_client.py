@@ -114,9 +114,9 @@ def test_a_judge_callable_answers_the_servers_questions(db):
                                               for i, v in enumerate(close)])
         r = k.patterns_refresh(owner="me")
         assert asked and all(set(q) == {"owner", "occurrence", "group", "notes", "instruction"} for q in asked)
-        # (d1 is the seed's representative; d2 and d3 are asked about.) The exception went back as an
-        # error: the refresh says so and that occurrence waits.
-        assert [q["occurrence"]["recordId"] for q in asked] == ["d2", "d3"]
+        # (The closest pair, d1 and d2, is asked about both ways, then d3 against their group.) The
+        # exception went back as an error: the refresh says so and that occurrence waits.
+        assert [q["occurrence"]["recordId"] for q in asked] == ["d1", "d2", "d3"]
         assert "RuntimeError: the model is unsure" in r["judgeProblem"] and r["waitingForJudge"] == 1
         group = k.patterns_findings(owner="me")["findings"]
         assert group and group[0]["label"] == "missed trains"
