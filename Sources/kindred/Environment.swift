@@ -28,6 +28,11 @@ enum ServiceFactory {
         if mustExist && !FileManager.default.fileExists(atPath: path) {
             throw CommandError(description: "no database at \(path)")
         }
+        return try open(config: config, path: path)
+    }
+
+    /// Opens the service on `path` with `config` (`lsp` learns its path from the editor).
+    static func open(config: Config, path: String) throws -> KindredService {
         EmbedderSetup.configureThreads(config)
         let (embedder, problem) = EmbedderSetup.make(config)
         return try KindredService(config: config, databasePath: path, embedder: embedder, embedderProblem: problem,
