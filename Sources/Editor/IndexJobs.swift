@@ -51,6 +51,8 @@ extension NotesIndexer {
             }
             for (i, path) in paths.enumerated() {
                 if token.isCancelled || closing.isCancelled { summary.cancelled = true; break }
+                // A file saved meanwhile is indexed now, not after the whole folder.
+                indexChangedFiles()
                 guard let file = fileName(of: path) else { continue }
                 guard let entries = read(path, name: file) else { summary.skipped += 1; continue }
                 let planned = plan(path: path, file: file, entries: entries) { stored[$0] }

@@ -50,7 +50,12 @@ public final class LanguageServer: Sendable {
     private func register() {
         let core = core
         func read(_ method: String, _ body: @escaping @Sendable (Session, JSONValue?, RequestContext) throws(ResponseError) -> JSONValue) {
-            server.register(method, kind: .read) { params, ctx in try body(try core.session(), params, ctx) }
+            server.register(method, kind: .read) { params, ctx in
+                let session = try core.session()
+                // What was saved before this request is what it answers about.
+                session.indexer.waitForChanges(ctx)
+                return try body(session, params, ctx)
+            }
         }
         read("workspace/symbol") { s, p, ctx throws(ResponseError) in try s.requests.workspaceSymbols(p, ctx) }
         read("textDocument/references") { s, p, ctx throws(ResponseError) in try s.requests.references(p, ctx) }
@@ -225,8 +230,7 @@ final class Core: Sendable {
 
     func fileChanged(_ uri: String) {
         guard let s = current.withLock({ $0 }), let path = FileURI.path(uri) else { return }
-        let standardized = NotesFolder.standardized(path)
-        s.indexer.enqueue { s.indexer.indexFile(standardized) }
+        s.indexer.fileChanged(NotesFolder.standardized(path))
     }
 
     /// `workspace/didChangeWatchedFiles` for the notes' extensions, when the client registers watchers for a server.

@@ -27,6 +27,8 @@ final class NotesIndexer: Sendable {
     /// Cancelled at close: every job stops at its next batch.
     let closing = CancellationToken()
     let refreshWanted = Atomic<Bool>(false)
+    /// Files the editor said changed, not indexed yet.
+    let changed = ChangedFiles()
 
     init(service: KindredService, owner: String, folders: [NotesFolder], maxFileBytes: Int, log: @escaping @Sendable (LogType, String) -> Void) {
         self.service = service
@@ -41,6 +43,26 @@ final class NotesIndexer: Sendable {
 
     /// Runs `job` after the jobs before it and returns its result.
     func run<T>(_ job: () throws -> T) rethrows -> T { try queue.sync(execute: job) }
+
+    /// Indexes `path` again after the jobs queued before (or between files of the initial indexing,
+    /// when it runs). The requests that arrive after this wait for it (`waitForChanges`).
+    func fileChanged(_ path: String) {
+        changed.notice(path)
+        enqueue { [self] in indexChangedFiles() }
+    }
+
+    /// Indexes the files noticed as changed, if any.
+    func indexChangedFiles() {
+        guard !changed.isEmpty else { return }
+        let (paths, upTo) = changed.take()
+        for path in paths { indexFile(path) }
+        changed.finished(upTo: upTo)
+    }
+
+    /// Waits until the files noticed as changed before now are indexed, at most 10 s.
+    func waitForChanges(_ ctx: RequestContext) {
+        _ = changed.waitForNotices(timeout: 10) { ctx.isCancelled || closing.isCancelled }
+    }
 
     /// Stops the running job at its next batch and waits for it.
     func close() {
