@@ -272,3 +272,36 @@ async def test_unknown_document_and_bad_params_name_the_field(client, notes):
     # A document outside the folders has no entries: nothing to show, no error.
     assert await client.text_document_document_symbol_async(types.DocumentSymbolParams(
         text_document=types.TextDocumentIdentifier(uri="file:///nowhere/x.md"))) == []
+
+
+async def test_a_restart_writes_only_what_changed(tmp_path):
+    root = tmp_path / "small"
+    root.mkdir()
+    where = notes_folder.make(root, notes_folder.journal()[:30])
+    first = await CONFIG.start()
+    try:
+        await start(first, root)
+        assert (await indexed(first)).startswith("kindred: indexed 32 entries in 4 files (32 written, 0 unchanged, 0 deleted, 1 files skipped)")
+        await first.shutdown_session()
+        assert first._server.returncode == 0
+    finally:
+        await first.stop()
+    before = stored(root)
+    # While no server runs: one entry edited, one file deleted.
+    (root / "shopping.txt").unlink()
+    january = root / "journal" / "2025-01.md"
+    file, start_line, end_line = where["j-0002"]
+    lines = january.read_text(encoding="utf-8").split("\n")
+    lines[end_line] += " Then I woke up."
+    january.write_text("\n".join(lines), encoding="utf-8")
+    second = await CONFIG.start()
+    try:
+        await start(second, root)
+        assert (await indexed(second)).startswith("kindred: indexed 31 entries in 3 files (1 written, 30 unchanged, 1 deleted, 1 files skipped)")
+        after = stored(root)
+        assert set(before) - set(after) == {"shopping.txt"}
+        changed = {i for i in after if after[i][0] != before[i][0]}
+        assert changed == {"journal/2025-01.md#2025-01-04"} and after["journal/2025-01.md#2025-01-04"][0] == 2
+        await second.shutdown_session()
+    finally:
+        await second.stop()
