@@ -116,6 +116,9 @@ async def test_indexing_reports_progress_and_writes_one_record_per_entry(client,
     file, start, end = where["j-0002"]
     assert revision == 1 and json.loads(metadata) == {"file": file, "startLine": start + 1, "endLine": end + 1, "section": "2025-01-04"}
     assert "ideas/2025-03-15.md" in records and "shopping.txt" in records
+    with sqlite3.connect(root / ".kindred" / "notes.sqlite") as db:
+        dates = dict(db.execute("SELECT id, date FROM records WHERE id IN ('ideas/2025-03-15.md', 'shopping.txt')"))
+    assert dates == {"ideas/2025-03-15.md": "2025-03-15", "shopping.txt": None}, "a file name that is a date dates its note"
     assert not any(".private" in i for i in records), "hidden folders are skipped"
     assert not any(i.startswith("scan.md") for i in records)
     # A date repeated in a file: the second section gets its own id.

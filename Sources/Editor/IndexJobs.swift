@@ -101,6 +101,7 @@ extension NotesIndexer {
             let total = max(written, remaining)
             progress?.report("embedded \(total - remaining) of \(total) entries", percentage: 20 + (total - remaining) * 75 / total)
             _ = DispatchSemaphore(value: 0).wait(timeout: .now() + 0.1)
+            indexChangedFiles()
             remaining = service.pendingEmbeddingCount()
             if remaining != last.0 {
                 last = (remaining, DispatchTime.now())

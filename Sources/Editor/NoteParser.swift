@@ -22,10 +22,12 @@ public struct NoteEntry: Sendable, Equatable {
 /// name that starts with one. Headings inside fenced code do not count.
 public enum NoteParser {
     public static func entries(text: String, fileName: String) -> [NoteEntry] {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // "\r\n" is one Character to Swift: drop the carriage returns before splitting lines.
+        let text = text.unicodeScalars.contains("\r") ? String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\r" })) : text
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
         let (bodyFrom, frontMatterDate) = frontMatter(lines)
-        let fileDate = frontMatterDate ?? NoteDates.fromFileName(fileName)
+        let fileDate = frontMatterDate ?? NoteDates.fromFileName(String(fileName.split(separator: "/").last ?? ""))
         let stem = fileName.split(separator: "/").last.map { name in name.lastIndex(of: ".").map { String(name[..<$0]) } ?? String(name) } ?? fileName
 
         var headings: [(line: Int, level: Int, text: Substring)] = []
