@@ -46,13 +46,13 @@ async def start(client, root):
     return result
 
 
-async def indexed(client, count=1):
-    """Waits for the `count`th "indexed …" log message (one per indexing of the whole folder)."""
+async def indexed(client):
+    """Waits until the folder is indexed and its patterns refreshed; returns the "indexed …" log message."""
     deadline = time.monotonic() + INDEX_TIMEOUT
     while time.monotonic() < deadline:
         done = [m.message for m in client.log_messages if m.message.startswith("kindred: indexed")]
-        if len(done) >= count:
-            return done[count - 1]
+        if done and any(m.message.startswith("kindred: patterns refreshed") for m in client.log_messages):
+            return done[0]
         await asyncio.sleep(0.05)
     raise AssertionError(f"not indexed within {INDEX_TIMEOUT}s: {[m.message for m in client.log_messages]}")
 
