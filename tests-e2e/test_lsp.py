@@ -308,3 +308,29 @@ async def test_a_restart_writes_only_what_changed(tmp_path):
         await second.shutdown_session()
     finally:
         await second.stop()
+
+
+async def test_the_initial_indexing_can_be_cancelled_from_its_progress(tmp_path):
+    root = tmp_path / "cancelled"
+    root.mkdir()
+    notes_folder.make(root)
+    client = await CONFIG.start()
+    try:
+        client.registrations = []
+        await client.initialize_session(types.InitializeParams(capabilities=capabilities(), root_uri=root.as_uri()))
+        deadline = time.monotonic() + TIMEOUT
+        while not any(r for r in client.progress_reports.values()) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        (token, reports), = client.progress_reports.items()
+        client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+        while not any(m.message.startswith("kindred: indexed") for m in client.log_messages) and time.monotonic() < deadline + INDEX_TIMEOUT:
+            await asyncio.sleep(0.05)
+        message = next(m.message for m in client.log_messages if m.message.startswith("kindred: indexed"))
+        assert message.endswith("; cancelled"), message
+        assert client.progress_reports[token][-1].kind == "end"
+        # The server goes on answering; what was written is searchable, and the next start goes on from there.
+        assert isinstance(await search(client, "missing a train"), list)
+        assert not any(m.message.startswith("kindred: patterns refreshed") for m in client.log_messages)
+        await client.shutdown_session()
+    finally:
+        await client.stop()

@@ -76,7 +76,7 @@ extension NotesIndexer {
                 let gone = stored.keys.filter { !seen.contains($0) }.sorted()
                 try delete(gone, ctx)
                 summary.deleted = gone.count
-                waitForEmbeddings(written: summary.written, progress: progress, token: token)
+                if !waitForEmbeddings(written: summary.written, progress: progress, token: token) { summary.cancelled = true }
             }
         } catch {
             if error.code == .requestCancelled { summary.cancelled = true } else { log(.error, "kindred: indexing stopped: \(error.message)") }
@@ -99,8 +99,8 @@ extension NotesIndexer {
 
     /// Waits until no record waits for the embedder, reporting how many of `written` are embedded;
     /// gives up when nothing moved for a minute (a remote provider that keeps failing: search then
-    /// says which records still wait).
-    func waitForEmbeddings(written: Int, progress: WorkDoneProgress?, token: CancellationToken) {
+    /// says which records still wait). False when cancelled first.
+    func waitForEmbeddings(written: Int, progress: WorkDoneProgress?, token: CancellationToken) -> Bool {
         var remaining = service.pendingEmbeddingCount()
         var last = (remaining, DispatchTime.now())
         while remaining > 0, !token.isCancelled, !closing.isCancelled {
@@ -113,9 +113,10 @@ extension NotesIndexer {
                 last = (remaining, DispatchTime.now())
             } else if DispatchTime.now().uptimeNanoseconds - last.1.uptimeNanoseconds > 60_000_000_000 {
                 log(.warning, "kindred: \(remaining) entries still wait for the embedder; search finds them by keyword until then")
-                return
+                return true
             }
         }
+        return !token.isCancelled && !closing.isCancelled
     }
 
     /// Re-reads one file (saved, created, changed or deleted outside the editor) and writes only what
