@@ -96,6 +96,9 @@ final class Core: Sendable {
     private let current = Mutex<Session?>(nil)
     /// The running initial indexing: its progress token (for the client's cancel) and cancellation.
     private let indexing = Mutex<(progress: JSONValue?, token: CancellationToken)?>(nil)
+    /// `initialized` came while `initialize` was still opening the database (a client that does not
+    /// wait for its answer): the indexing starts when it is open.
+    private let indexingWanted = Mutex(false)
 
     init(options: LanguageServer.Options, open: @escaping LanguageServer.OpenService) {
         self.options = options
@@ -133,6 +136,7 @@ final class Core: Sendable {
             log(t, m)
         }
         current.withLock { $0 = Session(service: service, indexer: indexer, requests: EditorRequests(service: service, owner: options.owner, table: indexer.table)) }
+        if takeIndexingWanted() { startIndexing() }
         return [
             "capabilities": [
                 "positionEncoding": "utf-16",
@@ -210,7 +214,12 @@ final class Core: Sendable {
     /// Registers the file watchers (when the client lets a server do that) and indexes every note,
     /// after the jobs queued before.
     func startIndexing() {
-        guard let s = current.withLock({ $0 }), let server = server.withLock({ $0 }) else { return }
+        guard let s = current.withLock({ $0 }), let server = server.withLock({ $0 }) else {
+            indexingWanted.withLock { $0 = true }
+            // `initialize` may have finished in between: whichever side takes the wish starts it.
+            if current.withLock({ $0 }) != nil, takeIndexingWanted() { startIndexing() }
+            return
+        }
         let token = CancellationToken()
         indexing.withLock { $0 = (nil, token) }
         s.indexer.enqueue { [self] in
@@ -219,6 +228,13 @@ final class Core: Sendable {
             indexing.withLock { $0 = (progress.tokenValue, token) }
             _ = s.indexer.indexAll(progress: progress, token: token)
             indexing.withLock { $0 = nil }
+        }
+    }
+
+    private func takeIndexingWanted() -> Bool {
+        indexingWanted.withLock { wanted in
+            defer { wanted = false }
+            return wanted
         }
     }
 
