@@ -3,6 +3,7 @@ import PackageDescription
 
 // Dependencies point down only, and each target declares exactly the modules of ours it imports
 // (tests-e2e/test_module_map.py checks this and the README's module map):
+//   kindred -> Editor -> Service (Editor also on JSONRPC and KindredCore)
 //   kindred -> Cluster -> Service (Cluster also on JSONRPC, KindredCore and CNATS)
 //   kindred, kindred-bench, KindredKit -> Service -> {JSONRPC, MCP, Storage, VectorIndex, KeywordIndex, Embedding, Remote, Grouping, Pictures} -> {LinearAlgebra, KindredCore}
 //   VectorIndex, Embedding, Grouping -> Kernels -> CKernels (Kernels imports nothing else of ours)
@@ -58,12 +59,14 @@ let package = Package(
             "KindredCore", "KindredProtocol", "LinearAlgebra", "Storage", "VectorIndex", "KeywordIndex", "Embedding", "Remote", "Grouping", "JSONRPC", "MCP",
             "Pictures",
         ]),
+        // `kindred lsp`: a language server for a folder of notes on the same service (docs/editor.md).
+        .target(name: "Editor", dependencies: ["Service", "JSONRPC", "KindredCore"]),
         // Owners sharded over `kindred node` processes on NATS JetStream: shard hashing, the shard map,
         // the write log, the node and the router (docs/scale-out.md).
         .target(name: "Cluster", dependencies: ["CNATS", "Service", "JSONRPC", "KindredCore"]),
         // Argument parsing, exit codes and terminal output of the two command-line programs.
         .target(name: "KindredCLI", dependencies: ["KindredCore"]),
-        .executableTarget(name: "kindred", dependencies: ["Service", "JSONRPC", "MCP", "KindredCore", "KindredCLI", "LinearAlgebra", "Cluster"]),
+        .executableTarget(name: "kindred", dependencies: ["Service", "JSONRPC", "MCP", "KindredCore", "KindredCLI", "LinearAlgebra", "Cluster", "Editor"]),
         // Synthetic data (seeded generator, clustered occurrences) and the pattern engine's synthetic speed run.
         .target(name: "KindredTestSupport", dependencies: ["Grouping", "LinearAlgebra"]),
         .executableTarget(name: "kindred-bench", dependencies: [
@@ -92,5 +95,6 @@ let package = Package(
         .testTarget(name: "KindredKitTests", dependencies: ["KindredKit"]),
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "KindredCore"]),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster", "KindredCore"]),
+        .testTarget(name: "EditorTests", dependencies: ["Editor"]),
     ]
 )

@@ -10,7 +10,7 @@ from conftest import BIN, record, run_cli, vec
 
 @pytest.mark.parametrize("args", [["--help"], ["help"], ["search", "--help"], ["ingest", "--help"],
                                   ["serve", "--help"], ["status", "--help"], ["help", "search"],
-                                  ["embed", "--help"]])
+                                  ["embed", "--help"], ["lsp", "--help"], ["mcp", "--help"]])
 def test_help_exits_0(args):
     p = run_cli(*args)
     assert p.returncode == 0, p.stderr

@@ -7,6 +7,7 @@ import Synchronization
 public enum MethodKind: Sendable { case read, write }
 
 public typealias MethodHandler = @Sendable (_ params: JSONValue?, _ context: RequestContext) throws -> JSONValue
+public typealias NotificationHandler = @Sendable (_ params: JSONValue?) -> Void
 
 /// The JSON-RPC 2.0 server: lifecycle, dispatch, batches, cancellation, progress and logging, on
 /// a `MessageLoop`. Knows no domain: methods are registered by the composition root.
@@ -44,6 +45,7 @@ public final class Server: ClientChannel, MessageDispatcher {
     private let options: Options
     private let loop: MessageLoop
     private let methods: Mutex<[String: (MethodKind, MethodHandler)]> = Mutex([:])
+    private let notifications: Mutex<[String: NotificationHandler]> = Mutex([:])
     private let state: Mutex<State>
     private let work = DispatchQueue(label: "kindred.rpc.work", attributes: .concurrent)
     /// Where `answerLater` work runs: apart from `work`, so that a write waiting for its barrier does
@@ -66,6 +68,13 @@ public final class Server: ClientChannel, MessageDispatcher {
 
     public func register(_ method: String, kind: MethodKind, _ handler: @escaping MethodHandler) {
         methods.withLock { $0[method] = (kind, handler) }
+    }
+
+    /// Registers what a notification does (`initialized`, a language server's `textDocument/didSave`).
+    /// It runs on the reading thread, in arrival order and only once `initialize` was received:
+    /// it must hand anything long to a queue of its own, or no later message is read meanwhile.
+    public func onNotification(_ method: String, _ handler: @escaping NotificationHandler) {
+        notifications.withLock { $0[method] = handler }
     }
 
     public var registeredMethods: [String] { methods.withLock { Array($0.keys).sorted() } }
@@ -131,7 +140,9 @@ public final class Server: ClientChannel, MessageDispatcher {
         case "exit":
             state.withLock { $0.exitCode = ($0.lifecycle == .shuttingDown) ? 0 : 1 }
         default:
-            break  // `initialized` and unknown notifications need no answer.
+            // Unknown notifications need no answer; none is acted on before `initialize`.
+            guard state.withLock({ $0.lifecycle }) == .initialized, let handler = notifications.withLock({ $0[method] }) else { return }
+            handler(params)
         }
     }
 

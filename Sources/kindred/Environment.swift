@@ -50,6 +50,11 @@ enum ServiceFactory {
                 }
             }
         }
+        return try open(config: config, path: path)
+    }
+
+    /// Opens the service on `path` with `config` (`lsp` learns its path from the editor).
+    static func open(config: Config, path: String) throws -> KindredService {
         EmbedderSetup.configureThreads(config)
         let (embedder, problem) = EmbedderSetup.make(config)
         return try KindredService(config: config, databasePath: path, embedder: embedder, embedderProblem: problem,

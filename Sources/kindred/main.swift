@@ -11,6 +11,7 @@ let usage = """
     COMMANDS:
       serve      speak JSON-RPC 2.0 over stdio (for applications); --cluster URL routes to a cluster
       mcp        serve one owner's records as MCP tools over stdio (for assistants and agents)
+      lsp        a language server for a folder of notes (for editors)
       ingest     load records from a JSON Lines file (or standard input)
       records    get one record, or delete records
       search     natural-language search over one owner's records
@@ -29,6 +30,7 @@ func run(_ command: String, _ argv: [String]) throws -> Int32 {
     switch command {
     case "serve": return try ServeCommand.run(argv)
     case "mcp": return try MCPCommand.run(argv)
+    case "lsp": return try LSPCommand.run(argv)
     case "ingest": return try IngestCommand.run(argv)
     case "records": return try RecordsCommand.run(argv)
     case "search": return try SearchCommand.run(argv)

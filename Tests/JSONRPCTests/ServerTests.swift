@@ -54,6 +54,17 @@ let initialize = #"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{
         #expect(response(ms, id: 3)?["error"]?["code"] == .int(-32600))
     }
 
+    @Test func registeredNotificationsRunInOrderOnlyWhileInitialized() {
+        let seen = Mutex<[JSONValue]>([])
+        _ = converse([
+            #"{"jsonrpc":"2.0","method":"saved","params":{"n":0}}"#, initialize,
+            #"{"jsonrpc":"2.0","method":"saved","params":{"n":1}}"#, #"{"jsonrpc":"2.0","method":"other","params":{"n":2}}"#,
+            #"{"jsonrpc":"2.0","method":"saved","params":{"n":3}}"#, #"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#,
+            #"{"jsonrpc":"2.0","method":"saved","params":{"n":4}}"#,
+        ]) { server in server.onNotification("saved") { p in seen.withLock { $0.append(p?["n"] ?? .null) } } }
+        #expect(seen.withLock { $0 } == [1, 3])
+    }
+
     @Test func idsKeepTheirJSONType() {
         let (ms, _) = converse([initialize,
             #"{"jsonrpc":"2.0","id":"1","method":"echo","params":{"s":1}}"#,
