@@ -3,7 +3,9 @@
 set -euo pipefail
 # librsvg2-bin: rsvg-convert, which the picture tests render the SVGs with.
 # nats-server and libnats-dev: the cluster (kindred node, serve --cluster) and its tests.
-packages=(libsqlite3-dev libblas-dev libopenblas-dev liblapacke-dev libcurl4-openssl-dev pkg-config unzip librsvg2-bin nats-server libnats-dev)
+# g++: llama-cpp-python builds llama.cpp from source for the chat-server test (tests-e2e/make-venv-llama.sh;
+# cmake and ninja come from PyPI).
+packages=(libsqlite3-dev libblas-dev libopenblas-dev liblapacke-dev libcurl4-openssl-dev pkg-config unzip librsvg2-bin nats-server libnats-dev g++)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
