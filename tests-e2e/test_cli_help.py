@@ -9,7 +9,7 @@ import pytest
 from conftest import run_cli
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "golden" / "help"
-COMMANDS = [[], ["serve"], ["mcp"], ["ingest"], ["records"], ["search"], ["status"], ["patterns"], ["patterns", "correct"],
+COMMANDS = [[], ["serve"], ["mcp"], ["lsp"], ["ingest"], ["records"], ["search"], ["status"], ["patterns"], ["patterns", "correct"],
             ["patterns", "label"], ["tombstones"], ["embed"], ["node"], ["cluster"]]
 
 
