@@ -1,18 +1,24 @@
-/// Deterministic group labels of at most `maxLength` characters: a short key phrase, then a few
-/// keywords, e.g. "missed the train (platform, late)".
+/// Deterministic group labels of at most `maxLength` characters: a short key phrase naming what
+/// the members share, then a few keywords, e.g. "missed the train (platform, late)".
 ///
 /// The key phrase is the best n-gram of the members' descriptions against the rest of the
 /// category — shared by at least two members, rare elsewhere, 1 to `maxN` words, never starting or
-/// ending with a stopword — shown as the medoid's clause that holds it when that clause is short;
-/// without such an n-gram, the medoid's most central clause (the one whose words the other members
-/// share most). Keywords are c-TF-IDF terms of the group within its category, never stopwords and
-/// never words of the phrase; the last ones are dropped until the label fits.
+/// ending with a stopword — as the medoid writes it. When the group has a shared element (the
+/// specific word its members share, `SharedElement.swift`), the phrase is the best such n-gram
+/// holding that word, else the word itself. An n-gram in more than a fifth of the descriptions of
+/// the category's other groups ("dreamt") names nothing. Only a group whose members share no word at all is
+/// named by a clause of its medoid (the one whose words the other members share most). Keywords
+/// are c-TF-IDF terms of the group within its category, never stopwords and never words of the
+/// phrase; the last ones are dropped until the label fits.
 enum Labels {
     static let maxLength = 60
     static let maxPhrase = 40
     static let maxN = 4
     /// Words read per description (long passages are labelled from their start).
     static let maxWords = 200
+    /// An n-gram in more than this share of the descriptions of the category's other groups is too
+    /// common to name a group.
+    static let genericShare = 0.2
 
     struct Word {
         let lower: String
@@ -98,8 +104,7 @@ enum Labels {
     }
 
     /// Labels of the groups of one category: group id → member descriptions, medoid first, and the
-    /// specific word its members share (`SharedElement.swift`), if any: the key phrase is then the
-    /// first clause (the medoid's, else a member's) that holds that word, so the label names it.
+    /// specific word its members share (`SharedElement.swift`), if any, which the key phrase then holds.
     static func labels(_ groups: [(id: Int64, descriptions: [String], element: String?)], keywordCount: Int) -> [Int64: GeneratedLabel] {
         var grams: [Int64: [[String: String]]] = [:]
         var clausesOf: [Int64: [[Word]]] = [:]
@@ -121,7 +126,7 @@ enum Labels {
         var documents: [Int64: [String]] = [:], exclude: [Int64: Set<String>] = [:], phrases: [Int64: String] = [:]
         for g in groups {
             let members = grams[g.id]!, medoidClauses = clausesOf[g.id] ?? []
-            phrases[g.id] = g.element.flatMap { elementPhrase($0, g.descriptions) } ?? phrase(members, medoidClauses, df: df, total: total)
+            phrases[g.id] = phrase(members, medoidClauses, df: df, total: total, element: g.element)
             exclude[g.id] = Set(clauses(phrases[g.id]!).flatMap { $0.map(\.lower) })
             documents[g.id] = g.descriptions
         }
@@ -134,39 +139,31 @@ enum Labels {
         return out
     }
 
-    /// The first clause of `descriptions` (medoid first) of at least three words holding `element`
-    /// (a word, compared by its stem), else the first clause holding it; without its leading
-    /// stopwords, cut around the element when long. Nil when none holds it.
-    static func elementPhrase(_ element: String, _ descriptions: [String]) -> String? {
-        let stem = SharedElementRule.stem(element.lowercased())
-        var first: [Word]?
-        for d in descriptions {
-            for c in clauses(d) where c.contains(where: { SharedElementRule.stem($0.lower) == stem }) {
-                let words = Array(c.drop { Stopwords.contains($0.lower) && SharedElementRule.stem($0.lower) != stem })
-                if words.count >= 3 { return cut(words, at: words.firstIndex { SharedElementRule.stem($0.lower) == stem }!) }
-                if first == nil { first = words }
-            }
-        }
-        return first.map { cut($0, at: $0.firstIndex { SharedElementRule.stem($0.lower) == stem }!) }
-    }
-
-    /// `clause` fitted to `maxPhrase`, from its start when the word at `at` fits, else from that word.
-    static func cut(_ clause: [Word], at: Int) -> String {
-        let head = clause[...at].map(\.text).joined(separator: " ")
-        return head.count < maxPhrase ? fit(clause, limit: maxPhrase) : fit(Array(clause[at...]), limit: maxPhrase)
-    }
-
-    /// The key phrase of one group (`members[0]` is the medoid's n-grams).
-    static func phrase(_ members: [[String: String]], _ medoidClauses: [[Word]], df: [String: Int], total: Int) -> String {
+    /// The key phrase of one group (`members[0]` is the medoid's n-grams, lower-case key → text as
+    /// written): the best n-gram shared by two or more members (holding `element` when given), as
+    /// the medoid writes it; else `element` as first written; else the medoid's most central clause.
+    static func phrase(_ members: [[String: String]], _ medoidClauses: [[Word]], df: [String: Int], total: Int,
+                       element: String? = nil) -> String {
         var cover: [String: Int] = [:]
         for m in members { for key in m.keys { cover[key, default: 0] += 1 } }
+        // A word the category's other groups write too ("dreamt", "today") names no group, not even
+        // as its element.
+        let others = total - members.count
+        func generic(_ key: String) -> Bool {
+            others > 0 && Double((df[key] ?? 0) - (cover[key] ?? 0)) > genericShare * Double(others)
+        }
+        let stem = element.flatMap { generic($0.lowercased()) ? nil : SharedElementRule.stem($0.lowercased()) }
+        func holdsElement(_ key: String) -> Bool {
+            guard let stem else { return true }
+            return key.split(separator: " ").contains { SharedElementRule.stem(String($0)) == stem }
+        }
         // Where each n-gram first appears in the medoid (ties go to the earliest).
         var position: [String: Int] = [:]
         for c in medoidClauses {
             forEachNgram(c) { key, _ in if position[key] == nil { position[key] = position.count } }
         }
         var best: (key: String, score: Int, n: Int, at: Int)?
-        for (key, c) in cover where c >= 2 {
+        for (key, c) in cover where c >= 2 && holdsElement(key) && !generic(key) {
             let n = key.split(separator: " ").count
             let specificity = Keywords.log1pSafe(Double(total) / Double(df[key] ?? 1))
             let w = Double(c) / Double(members.count) * specificity * (1 + 0.25 * Double(n - 1))
@@ -174,23 +171,16 @@ enum Labels {
             if let b = best, (b.score, b.n, -b.at) > (score, n, -at) || ((b.score, b.n, b.at) == (score, n, at) && b.key < key) { continue }
             best = (key, score, n, at)
         }
-        if let best {
-            // The medoid's clause holding it (cut at word boundaries around it when long); else
-            // the n-gram as first written.
-            for c in medoidClauses {
-                var span: Range<Int>?
-                for i in c.indices where span == nil {
-                    var key = ""
-                    for j in i..<min(c.count, i + maxN) {
-                        key += (j == i ? "" : " ") + c[j].lower
-                        if key == best.key { span = i..<(j + 1); break }
-                    }
+        if let best, let written = members.lazy.compactMap({ $0[best.key] }).first {
+            return fit(clauses(written).first ?? [], limit: maxPhrase)
+        }
+        if let stem {
+            // The element as a member first writes it (its forms differ, so no n-gram covers two).
+            for m in members {
+                for (key, text) in m.sorted(by: { $0.key < $1.key }) where !key.contains(" ") && SharedElementRule.stem(key) == stem {
+                    return text
                 }
-                guard let span else { continue }
-                let head = c[..<span.upperBound].map(\.text).joined(separator: " ")
-                return head.count < maxPhrase ? fit(c, limit: maxPhrase) : fit(Array(c[span.lowerBound...]), limit: maxPhrase)
             }
-            for m in members { if let t = m[best.key] { return fit(clauses(t).first ?? [], limit: maxPhrase) } }
         }
         // The medoid's clause whose words the other members share most (ties: the first).
         var central: (clause: [Word], score: Int)?

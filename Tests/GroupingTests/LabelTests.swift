@@ -33,6 +33,8 @@ import Testing
             #expect(label.text.count <= 60, "group \(gid): \(label.text)")
             #expect(label.description.count <= 40, "group \(gid): \(label.description)")
             for k in label.keywords { #expect(!stop.contains(k), "group \(gid): stopword keyword \(k)") }
+            // A phrase the members share, not the first words of a passage cut short.
+            #expect(!label.description.contains("…") && label.description.split(separator: " ").count <= 4, "group \(gid): \(label.text)")
         }
         func label(of o: Int64) -> String { state.group(of: o).flatMap { labels[$0.id]?.description.lowercased() } ?? "" }
         #expect(label(of: 1).contains("teeth"))
