@@ -44,5 +44,28 @@ def test_journal_labels_are_short_and_keywords_are_never_stopwords(journal_db):
         for k in f["keywords"]:
             assert k.lower() not in GLASGOW, f"stopword keyword {k!r} in {label!r}"
         assert f["description"] and label.startswith(f["description"]), label
-        # The key phrase is a clause as written (it may start with "the"), at most 40 characters.
         assert len(f["description"]) <= 40, label
+
+
+def test_journal_labels_name_what_recurs_not_a_passage_cut_short(journal_db):
+    """Labels were the first words of a passage ("train eased away with everyone inside…"): a
+    person reads a label as what the entries share, so it is a phrase of at most four words that
+    at least two members write, and it names the group's shared element when it has one."""
+    r = run_cli("patterns", "findings", "--db", journal_db, "--owner", "demo", "--all", "--json", timeout=300)
+    assert r.returncode == 0, r.stderr
+    findings = json.loads(r.stdout)["findings"]
+    for f in findings:
+        phrase = f["description"]
+        assert "…" not in phrase and len(phrase.split()) <= 4, f["generatedLabel"]
+    phrases = {}
+    for f in findings:
+        shown = run_cli("patterns", "show", "--db", journal_db, "--owner", "demo", "--json", str(f["groupId"]), timeout=120)
+        assert shown.returncode == 0, shown.stderr
+        element = json.loads(shown.stdout)["group"].get("sharedElement")
+        if element:
+            assert element.lower()[:4] in f["description"].lower(), (element, f["generatedLabel"])
+        phrases[f["groupId"]] = f["description"].lower()
+    # The journal's best-known situations are named by what recurs in them.
+    labels = " | ".join(phrases.values())
+    for word in ("train", "lighthouse", "teeth"):
+        assert word in labels, labels
