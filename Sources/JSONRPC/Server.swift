@@ -35,11 +35,6 @@ public final class Server: ClientChannel, MessageDispatcher {
         var exitCode: Int32?
         /// What the client declared in `initialize`.
         var clientCapabilities: JSONValue?
-        /// Requests sent to the client that wait for its response, by the id the server gave them.
-        var awaiting: [RequestID: ReplyWaiter] = [:]
-        var nextOutgoing: Int64 = 1
-        /// The client's input has ended.
-        var inputClosed = false
     }
 
     private let options: Options
@@ -47,6 +42,8 @@ public final class Server: ClientChannel, MessageDispatcher {
     private let methods: Mutex<[String: (MethodKind, MethodHandler)]> = Mutex([:])
     private let notifications: Mutex<[String: NotificationHandler]> = Mutex([:])
     private let state: Mutex<State>
+    /// Requests sent to the client that wait for its response.
+    private let outgoing = OutgoingRequests()
     private let work = DispatchQueue(label: "kindred.rpc.work", attributes: .concurrent)
     /// Where `answerLater` work runs: apart from `work`, so that a write waiting for its barrier does
     /// not wait for it (nor do the reads queued behind that write).
@@ -104,12 +101,7 @@ public final class Server: ClientChannel, MessageDispatcher {
 
     public func finish() -> Int32 {
         // Nothing can answer the requests sent to the client any more.
-        let waiting = state.withLock { s -> [ReplyWaiter] in
-            s.inputClosed = true
-            defer { s.awaiting = [:] }
-            return Array(s.awaiting.values)
-        }
-        for w in waiting { w.deliver(.closed) }
+        outgoing.close()
         group.wait()
         work.sync(flags: .barrier) {}
         shutdownHandler()
@@ -120,7 +112,7 @@ public final class Server: ClientChannel, MessageDispatcher {
     public func dispatch(_ message: IncomingMessage, reply: @escaping @Sendable ([UInt8]?) -> Void) {
         switch message {
         case let .response(id, result, error):
-            deliverResponse(id: id, result: result, error: error)
+            outgoing.deliver(id: id, result: result, error: error)
             reply(nil)
         case .invalid(let id, let error):
             reply(OutgoingMessage.error(id: id, error))
@@ -271,33 +263,7 @@ extension Server {
     public var clientCapabilities: JSONValue? { state.withLock { $0.clientCapabilities } }
 
     public func request(_ method: String, _ params: JSONValue, timeout: Double, isCancelled: () -> Bool) -> ClientReply {
-        let waiter = ReplyWaiter()
-        let id: RequestID? = state.withLock { s in
-            guard !s.inputClosed else { return nil }
-            let id = RequestID(.string("kindred-\(s.nextOutgoing)"))
-            s.nextOutgoing += 1
-            s.awaiting[id] = waiter
-            return id
-        }
-        guard let id else { return .closed }
-        send(OutgoingMessage.request(id: id, method, params))
-        let deadline = DispatchTime.now() + .nanoseconds(Int(max(0, min(timeout, 86_400)) * 1e9))
-        let reply = waiter.wait(until: deadline, isCancelled: isCancelled)
-        state.withLock { _ = $0.awaiting.removeValue(forKey: id) }
-        if let reply, reply != .cancelled { return reply }
-        // Not answered in time (or no longer wanted): the client may stop working on it.
-        notify("$/cancelRequest", ["id": id.value])
-        return reply ?? .timedOut
-    }
-
-    /// Routes a response to the request that waits for it; a response nobody waits for is dropped.
-    func deliverResponse(id: RequestID, result: JSONValue, error: JSONValue?) {
-        guard let waiter = state.withLock({ $0.awaiting.removeValue(forKey: id) }) else { return }
-        if let error {
-            let code = error["code"]?.intValue ?? Int64(ErrorCode.internalError.rawValue)
-            waiter.deliver(.error(code: code, message: error["message"]?.stringValue ?? "error without a message"))
-        } else {
-            waiter.deliver(.result(result))
-        }
+        outgoing.request(method, params, timeout: timeout, isCancelled: isCancelled, send: { send($0) },
+                         cancel: { notify("$/cancelRequest", ["id": $0.value]) })
     }
 }

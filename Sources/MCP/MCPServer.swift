@@ -33,10 +33,6 @@ public final class MCPServer: MessageDispatcher, ClientChannel {
         var inflight: [String: CancellationToken] = [:]
         /// The `capabilities` of the client's `initialize` (the handshake era).
         var clientCapabilities: JSONValue?
-        /// Requests sent to the client (`sampling/createMessage`), waiting for their responses.
-        var awaiting: [RequestID: ReplyWaiter] = [:]
-        var nextOutgoing = 1
-        var inputClosed = false
     }
 
     let info: Info
@@ -44,6 +40,8 @@ public final class MCPServer: MessageDispatcher, ClientChannel {
     let toolOrder: [String]
     private let loop: MessageLoop
     private let state = Mutex(State())
+    /// Requests sent to the client (`sampling/createMessage`), waiting for their responses.
+    private let outgoing = OutgoingRequests()
     private let work = DispatchQueue(label: "kindred.mcp.work", attributes: .concurrent)
     private let group = DispatchGroup()
 
@@ -65,12 +63,7 @@ public final class MCPServer: MessageDispatcher, ClientChannel {
 
     public func finish() -> Int32 {
         // Nothing can answer the requests sent to the client any more.
-        let waiting = state.withLock { s -> [ReplyWaiter] in
-            s.inputClosed = true
-            defer { s.awaiting = [:] }
-            return Array(s.awaiting.values)
-        }
-        for w in waiting { w.deliver(.closed) }
+        outgoing.close()
         group.wait()
         work.sync(flags: .barrier) {}
         return 0
@@ -80,7 +73,7 @@ public final class MCPServer: MessageDispatcher, ClientChannel {
     public func dispatch(_ message: IncomingMessage, reply: @escaping @Sendable ([UInt8]?) -> Void) {
         switch message {
         case let .response(id, result, error):
-            deliverResponse(id: id, result: result, error: error)
+            outgoing.deliver(id: id, result: result, error: error)
         case .cancel:
             break
         case .invalid(let id, let error):
@@ -269,33 +262,8 @@ extension MCPServer {
     /// Sends `method` to the client and waits for its response (at most `timeout` seconds); a
     /// request not answered in time is cancelled with `notifications/cancelled`.
     public func request(_ method: String, _ params: JSONValue, timeout: Double, isCancelled: () -> Bool) -> ClientReply {
-        let waiter = ReplyWaiter()
-        let id: RequestID? = state.withLock { s in
-            guard !s.inputClosed else { return nil }
-            let id = RequestID(.string("kindred-\(s.nextOutgoing)"))
-            s.nextOutgoing += 1
-            s.awaiting[id] = waiter
-            return id
-        }
-        guard let id else { return .closed }
-        send(OutgoingMessage.request(id: id, method, params))
-        let deadline = DispatchTime.now() + .nanoseconds(Int(max(0, min(timeout, 86_400)) * 1e9))
-        let reply = waiter.wait(until: deadline, isCancelled: isCancelled)
-        state.withLock { _ = $0.awaiting.removeValue(forKey: id) }
-        if let reply, reply != .cancelled { return reply }
-        send(OutgoingMessage.notification("notifications/cancelled", ["requestId": id.value, "reason": "no longer wanted"]))
-        return reply ?? .timedOut
-    }
-
-    /// Routes a response to the request that waits for it; one nobody waits for is dropped.
-    func deliverResponse(id: RequestID, result: JSONValue, error: JSONValue?) {
-        guard let waiter = state.withLock({ $0.awaiting.removeValue(forKey: id) }) else { return }
-        if let error {
-            let code = error["code"]?.intValue ?? Int64(ErrorCode.internalError.rawValue)
-            waiter.deliver(.error(code: code, message: error["message"]?.stringValue ?? "error without a message"))
-        } else {
-            waiter.deliver(.result(result))
-        }
+        outgoing.request(method, params, timeout: timeout, isCancelled: isCancelled, send: { send($0) },
+                         cancel: { send(OutgoingMessage.notification("notifications/cancelled", ["requestId": $0.value, "reason": "no longer wanted"])) })
     }
 }
 
