@@ -52,8 +52,8 @@ let package = Package(
         .target(name: "Grouping", dependencies: ["LinearAlgebra", "Kernels"], exclude: ["README.md"]),
         // One Codable request and result type per method and the catalogue of methods and their params.
         .target(name: "KindredProtocol", exclude: ["README.md"]),
-        .target(name: "JSONRPC", dependencies: ["KindredCore"]),
-        .target(name: "MCP", dependencies: ["KindredCore", "JSONRPC"]),
+        .target(name: "JSONRPC", dependencies: ["KindredCore", "KindredProtocol"]),
+        .target(name: "MCP", dependencies: ["KindredCore", "JSONRPC", "KindredProtocol"]),
         .target(name: "Pictures"),
         .target(name: "Service", dependencies: [
             "KindredCore", "KindredProtocol", "LinearAlgebra", "Storage", "VectorIndex", "KeywordIndex", "Embedding", "Remote", "Grouping", "JSONRPC", "MCP",

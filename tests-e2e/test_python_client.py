@@ -1,6 +1,8 @@
 """The Python client (clients/python, installed into the venv by run.sh) against the real binary:
 a method per RPC method, typed errors, progress callbacks, cancellation and a clean shutdown."""
 
+import pathlib
+import re
 import threading
 
 import pytest
@@ -72,6 +74,18 @@ def test_each_error_code_is_its_own_exception(db):
         with pytest.raises(EmbedderUnavailable) as e:
             k.index_rebuild()
         assert e.value.data["reason"] == "embedder.provider is none"
+
+
+def test_the_error_classes_are_the_documented_codes():
+    """One class per row of docs/methods.md's "Error codes" table (the table the server's one list
+    of codes is checked against), named after the row: no code missing, none extra."""
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "methods.md").read_text()
+    table = text.split("## Error codes", 1)[1].split("\n## ", 1)[0]
+    documented = {int(m[1]): m[2] for m in re.finditer(r"^\| (-\d+) \| ([a-z ]+) \|", table, re.M)}
+    assert len(documented) >= 15
+    assert set(BY_CODE) == set(documented)
+    for code, name in documented.items():
+        assert BY_CODE[code].__name__ == "".join(w.capitalize() for w in name.split()), (code, name)
 
 
 def test_progress_callbacks_cancellation_and_clean_shutdown(db):

@@ -1,3 +1,4 @@
+import KindredProtocol
 public import KindredCore
 public import JSONRPC
 

@@ -1,3 +1,4 @@
+import KindredProtocol
 public import KindredCore
 import Dispatch
 import Synchronization

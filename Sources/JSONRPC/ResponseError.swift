@@ -1,4 +1,5 @@
 public import KindredCore
+public import KindredProtocol
 
 /// An error answered to a request: `{code, message, data?}`.
 public struct ResponseError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+public import KindredProtocol
 import KindredCore
 public import JSONRPC
 

@@ -2,17 +2,6 @@ import KindredCore
 import Remote
 public import JSONRPC
 
-/// Kindred's application error codes (-32099…-32000). Stable: documented in docs/methods.md.
-extension ErrorCode {
-    public static let notFound = ErrorCode(rawValue: -32001)
-    public static let revisionConflict = ErrorCode(rawValue: -32010)
-    public static let constraintConflict = ErrorCode(rawValue: -32020)
-    public static let staleGroupVersion = ErrorCode(rawValue: -32021)
-    public static let embedderUnavailable = ErrorCode(rawValue: -32030)
-    public static let limitExceeded = ErrorCode(rawValue: -32040)
-    public static let storageFailure = ErrorCode(rawValue: -32050)
-}
-
 extension ResponseError {
     static func notFound(_ what: String, id: String, owner: String) -> ResponseError {
         ResponseError(code: .notFound, message: "\(what) not found: \(id)", data: ["what": .string(what), "id": .string(id), "owner": .string(owner)])

@@ -1,3 +1,4 @@
+import KindredProtocol
 import KindredCore
 import JSONRPC
 

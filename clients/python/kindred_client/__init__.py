@@ -25,6 +25,7 @@ from .errors import (
     RequestCancelled,
     RevisionConflict,
     ServerExited,
+    ShardUnavailable,
     ServerNotInitialized,
     StaleGroupVersion,
     StorageFailure,
@@ -35,5 +36,5 @@ __all__ = [
     "Client", "Request", "METHODS", "BY_CODE", "BinaryNotFound", "KindredError", "ServerExited", "ParseError", "InvalidRequest",
     "MethodNotFound", "InvalidParams", "InternalError", "ServerNotInitialized", "RequestCancelled", "NotFound",
     "RevisionConflict", "ConstraintConflict", "StaleGroupVersion", "EmbedderUnavailable", "LimitExceeded",
-    "StorageFailure", "vector_base64", "vector_from_base64",
+    "StorageFailure", "ShardUnavailable", "vector_base64", "vector_from_base64",
 ]

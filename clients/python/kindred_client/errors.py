@@ -35,6 +35,7 @@ class StaleGroupVersion(KindredError): code = -32021
 class EmbedderUnavailable(KindredError): code = -32030
 class LimitExceeded(KindredError): code = -32040
 class StorageFailure(KindredError): code = -32050
+class ShardUnavailable(KindredError): code = -32060
 
 
 BY_CODE = {cls.code: cls for cls in KindredError.__subclasses__()}
