@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "Embedding", dependencies: ["LinearAlgebra", "Kernels"]),
         // HTTP over libcurl and the remote providers spoken over it (embeddings, chat completions).
         .target(name: "Remote", dependencies: ["KindredCore", "LinearAlgebra", "CCurl"]),
-        .target(name: "Grouping", dependencies: ["LinearAlgebra", "Kernels"], exclude: ["README.md"]),
+        .target(name: "Grouping", dependencies: ["KindredCore", "LinearAlgebra", "Kernels"], exclude: ["README.md"]),
         // One Codable request and result type per method and the catalogue of methods and their params.
         .target(name: "KindredProtocol", exclude: ["README.md"]),
         .target(name: "JSONRPC", dependencies: ["KindredCore", "KindredProtocol"]),

@@ -23,6 +23,21 @@ public struct RefreshStats: Sendable, Hashable, Codable {
     public var levelChanges: [LevelChange] = []
 
     public init() {}
+
+    /// Two calls' stats together (owners of one refresh): every count summed, level changes joined.
+    public static func + (a: RefreshStats, b: RefreshStats) -> RefreshStats {
+        var s = a
+        s.groupsCreated += b.groupsCreated
+        s.groupsChanged += b.groupsChanged
+        s.groupsDormant += b.groupsDormant
+        s.assigned += b.assigned
+        s.evicted += b.evicted
+        s.pending += b.pending
+        s.groupsCombined += b.groupsCombined
+        s.waitingForJudge += b.waitingForJudge
+        s.levelChanges += b.levelChanges
+        return s
+    }
 }
 
 /// The result of an engine call: the new state to persist and what changed.

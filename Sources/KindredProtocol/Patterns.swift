@@ -5,6 +5,8 @@ public struct RefreshSummary: Codable, Sendable, Hashable {
     public var groupsCreated: Int
     public var groupsChanged: Int
     public var groupsDormant: Int
+    /// Groups combined into an older one by this refresh (the older id survives).
+    public var groupsCombined: Int
     /// PatternsThemes the refresh created and changed, and active themes afterwards (`PatternsThemes`).
     public var themesCreated: Int
     public var themesChanged: Int
@@ -30,7 +32,7 @@ public struct RefreshSummary: Codable, Sendable, Hashable {
 
 extension RefreshSummary {
     /// The answer's fields, as `patterns/refresh` and `patterns/rebuild` declare them.
-    static let fields = ["recordsGrouped", "activeGroups", "groupsCreated", "groupsChanged", "groupsDormant", "themesCreated", "themesChanged", "activeThemes", "occurrences", "occurrencesInGroups", "placed", "seeded", "assigned", "evicted", "pending", "owners", "passageOccurrences", "vectorsComputed", "waitingForEmbedder", "durationMs", "backgroundLevels"]
+    static let fields = ["recordsGrouped", "activeGroups", "groupsCreated", "groupsChanged", "groupsDormant", "groupsCombined", "themesCreated", "themesChanged", "activeThemes", "occurrences", "occurrencesInGroups", "placed", "seeded", "assigned", "evicted", "pending", "owners", "passageOccurrences", "vectorsComputed", "waitingForEmbedder", "durationMs", "backgroundLevels"]
 }
 
 /// `patterns/refresh`: places what changed (progress, cancellable; one transaction).

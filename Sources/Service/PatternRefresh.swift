@@ -63,16 +63,10 @@ extension KindredService {
             try ctx.checkCancelled()
             let data = try withPatternReader(owner: o) { store in try loadOwnerPatterns(store, owner: o, withVectors: true) }
             let session = judgeSession(settings, verdicts: verdicts, store: nil, owner: o, data: data, ctx)
-            do {
+            try Self.answering(owner: o) {
                 // (Nothing kept: the refresh that follows uses the kept entry's cache.)
                 var scratch = EngineCache()
                 _ = try engineOutcome(state: data.state, data, rebuild: rebuild, cache: &scratch, ctx, judge: { session.judge($0) }) { _ in }
-            } catch let e as GroupingError {
-                throw ResponseError.grouping(e, owner: o)
-            } catch let e as ResponseError {
-                throw e
-            } catch {
-                throw ResponseError.storage(error)
             }
             judged = judged + session.tally
         }
@@ -111,14 +105,7 @@ extension KindredService {
                         throw ResponseError.grouping(e, owner: o)
                     }
                     kept.append((o, entry, coverage, occurrences))
-                    total.groupsCreated += stats.groupsCreated
-                    total.groupsChanged += stats.groupsChanged
-                    total.groupsDormant += stats.groupsDormant
-                    total.assigned += stats.assigned
-                    total.evicted += stats.evicted
-                    total.pending += stats.pending
-                    total.waitingForJudge += stats.waitingForJudge
-                    total.levelChanges += stats.levelChanges
+                    total = total + stats
                     tally = tally + ownerTally
                 }
                 try ctx.checkCancelled()
@@ -142,7 +129,7 @@ extension KindredService {
         var result: JSONObject = [
             "recordsGrouped": .from(tally.recordsGrouped), "activeGroups": .from(tally.activeGroups),
             "groupsCreated": .from(total.groupsCreated), "groupsChanged": .from(total.groupsChanged),
-            "groupsDormant": .from(total.groupsDormant),
+            "groupsDormant": .from(total.groupsDormant), "groupsCombined": .from(total.groupsCombined),
             "themesCreated": .from(tally.themesCreated), "themesChanged": .from(tally.themesChanged), "activeThemes": .from(tally.activeThemes),
             "occurrences": .from(tally.occurrences), "occurrencesInGroups": .from(tally.inGroups),
             "placed": .from(tally.placed), "seeded": .from(tally.seeded), "assigned": .from(total.assigned), "evicted": .from(total.evicted),

@@ -60,7 +60,7 @@ public final class Database {
     }
 
     func checkOpen(_ sql: String?) throws {
-        guard isOpen else { throw SQLiteError(code: 21, message: "database is closed", sql: sql) }
+        guard isOpen else { throw SQLiteError(code: SQLITE_MISUSE, message: "database is closed", sql: sql) }
     }
 
     func error(_ rc: Int32, sql: String?) -> SQLiteError {

@@ -152,8 +152,7 @@ public final class VectorIndex {
         var dots2 = dots
         firstPass(block: block, query: q, into: &dots, &dots2)
         var missing: Set<Int64> = []
-        var scratch = Scratch()
-        defer { scratch.release() }
+        let scratch = Scratch()
         var rounds = 0
         while true {
             var pick = Candidates(k: k)
@@ -162,7 +161,7 @@ public final class VectorIndex {
                     mask.withOptionalPointer { mp in
                         block.withView { view in
                             Self.collect(dots: dp.baseAddress!, .computed(dp2.baseAddress!), rows: 0..<block.count, block: view, query: q,
-                                         mask: mp, exclude: exclude, missing: missing, scratch: &scratch, into: &pick)
+                                         mask: mp, exclude: exclude, missing: missing, scratch: scratch, into: &pick)
                         }
                     }
                 }
@@ -247,12 +246,13 @@ public final class VectorIndex {
         var uppers: [Float]
     }
 
-    /// Buffers of the bounds kernel, reused across calls (allocated once per scan, freed by `release`).
-    struct Scratch {
+    /// Buffers of the bounds kernel, reused across calls (allocated once per scan, freed when the
+    /// scan lets go of it).
+    final class Scratch {
         let idx = UnsafeMutablePointer<UInt32>.allocate(capacity: VectorIndex.chunkRows)
         let up = UnsafeMutablePointer<Float>.allocate(capacity: VectorIndex.chunkRows)
         let lo = UnsafeMutablePointer<Float>.allocate(capacity: VectorIndex.chunkRows)
-        func release() {
+        deinit {
             idx.deallocate()
             up.deallocate()
             lo.deallocate()
@@ -271,7 +271,7 @@ public final class VectorIndex {
 
     /// Feeds the bounds of `rows` (slots of `block`; `dots` starts at slot `rows.lowerBound`) into `pick`.
     static func collect(dots: UnsafePointer<Int32>, _ second: SecondLevel, rows: Range<Int>, block: BlockView, query q: CodedQuery,
-                        mask: UnsafePointer<Bool>?, exclude: Int64?, missing: Set<Int64>, scratch: inout Scratch, into pick: inout Candidates) {
+                        mask: UnsafePointer<Bool>?, exclude: Int64?, missing: Set<Int64>, scratch: Scratch, into pick: inout Candidates) {
         let kept = Int8Scan.Kept(index: scratch.idx, upper: scratch.up, lower: scratch.lo)
         let (idx, up, lo) = (scratch.idx, scratch.up, scratch.lo)
         var start = rows.lowerBound
@@ -384,8 +384,7 @@ public final class VectorIndex {
         var picks = (0..<nq).map { _ in Candidates(k: k) }
         let rowsPer = Self.batchRows
         var dots = [Int32](repeating: 0, count: perCall * rowsPer)
-        var scratch = Scratch()
-        defer { scratch.release() }
+        let scratch = Scratch()
         level1.withUnsafeBufferPointer { qp in
             level2.withUnsafeBufferPointer { qp2 in
                 dots.withUnsafeMutableBufferPointer { op in
@@ -403,7 +402,7 @@ public final class VectorIndex {
                                     for i in 0..<m {
                                         Self.collect(dots: op.baseAddress! + i * groups * 16, .onDemand(qp2.baseAddress! + (q0 + i) * dp),
                                                      rows: start..<(start + n), block: view, query: coded[q0 + i],
-                                                     mask: mp, exclude: nil, missing: [], scratch: &scratch, into: &picks[q0 + i])
+                                                     mask: mp, exclude: nil, missing: [], scratch: scratch, into: &picks[q0 + i])
                                     }
                                     q0 += m
                                 }

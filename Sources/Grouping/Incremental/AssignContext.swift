@@ -168,4 +168,8 @@ struct Stamp {
         h = (h ^ 0xff) &* 0x100_0000_01b3
     }
     var value: UInt64 { h }
+    /// The stamp as a non-negative integer below 2^53, the range a JSON number (a Double) holds
+    /// exactly: stamps are kept in the stored pending marks.
+    var stored: Int { Int(truncatingIfNeeded: h & Stamp.storedMask) }
+    static let storedMask: UInt64 = (1 << 53) - 1
 }

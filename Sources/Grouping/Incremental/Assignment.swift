@@ -30,7 +30,7 @@ extension Workspace {
         // index names those a change can reach; the others give `.same` as of the start.
         var index = work.count >= config.blockSize ? takeIndex(scope) : nil
         defer { if let index { keepIndex(index) } }
-        let plain = Int(truncatingIfNeeded: ctx.configStamp & 0x1F_FFFF_FFFF_FFFF)
+        let plain = Int(truncatingIfNeeded: ctx.configStamp & Stamp.storedMask)
         let reached = index?.reachable(
             work, occurrences, groups: (ctx.order, ctx.changedAtStart), unit: { ctx.profile($0, self)?.unitSum },
             watermark: ctx.watermark, plainStamp: plain, scale: config.scoreScale, maxChanged: Self.reachLimit,
@@ -220,6 +220,6 @@ extension Workspace {
         var h = Stamp()
         h.h = ctx.configStamp
         if !constraints.cannotLink.isEmpty, let apart = constraints.apart(from: record) { for r in apart.sorted() { h.mix(r) } }
-        return Int(truncatingIfNeeded: h.value & 0x1F_FFFF_FFFF_FFFF)
+        return h.stored
     }
 }
