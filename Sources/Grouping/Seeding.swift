@@ -30,19 +30,12 @@ extension Workspace {
             return false
         }
         let qSeed = config.quantise(tau)
-        // A few fresh occurrences (a placement) are compared with the pool vector by vector; more
-        // are worth gathering the pool into one matrix for GEMM (rows taken by new groups dropped
-        // as the pass goes on).
-        var poolMatrix = fresh.count >= Self.seedGEMMThreshold
-            ? PoolMatrix(pool.map { occurrences.vectorOf($0)! }, d: d) : nil
+        // Where the neighbours come from (GEMM, the pending rows or vector by vector) is apart.
+        var near = SeedNeighbours(pool: pool, freshCount: fresh.count, tau: tau, d: d, self)
         // Pool occurrences already taken by a clique of this call.
         var taken = Set<Int64>()
-        var poolVectors: [[Float]] = []
-        // Cheap float pre-filter; the quantised comparison below decides.
-        let prefilter = tau - 1 / Float(config.scoreScale)
         var changed = false
         var start = 0
-        var x: [Float] = []
         while start < fresh.count {
             if isCancelled() { throw GroupingError.cancelled }
             // The next block of fresh occurrences not taken yet.
@@ -52,61 +45,14 @@ extension Workspace {
                 start += 1
             }
             if block.isEmpty { break }
-            // Pool members above the pre-filter, with their similarity, per block row.
-            var closeByRow: [[(j: Int, s: Float)]] = []
-            if poolMatrix != nil {
-                poolMatrix!.compactIfWorthIt()
-                x.removeAll(keepingCapacity: true)
-                for oid in block { x.append(contentsOf: occurrences.vectorOf(oid)!) }
-                let rowIndex = poolMatrix!.index
-                closeByRow = poolMatrix!.score(x, count: block.count) { s in
-                    let n = rowIndex.count
-                    return (0..<block.count).map { i in
-                        var close: [(j: Int, s: Float)] = []
-                        Self.scan(UnsafeBufferPointer(rebasing: s[(i * n)..<((i + 1) * n)]), atLeast: prefilter) { c, v in
-                            close.append((rowIndex[c], v))
-                        }
-                        return close
-                    }
-                }
-            }
+            near.start(block, self)
             for (i, oid) in block.enumerated() where state.pending[oid] != nil {
                 let occ = occurrences[oid]!
+                // The rule: neighbours at ≥ τ_seed in order (−similarity, id), each kept only if it
+                // is ≥ τ_seed to every member so far, of the kind, from a record not yet in, and
+                // not cannot-linked to any of them.
                 var neighbours: [(id: Int64, q: Int)] = []
-                var close: [(j: Int, s: Float)] = []
-                if poolMatrix != nil {
-                    close = closeByRow[i]
-                } else {
-                    // A large pool is read from the scope's pending rows (one contiguous matrix, in
-                    // pool order); a small one is looked up.
-                    var fromRows = false
-                    if pool.count >= config.blockSize {
-                        var rows = takeIndex(scope)
-                        defer { keepIndex(rows) }
-                        var j = 0
-                        fromRows = true
-                        occ.vector.withUnsafeBufferPointer { x in
-                            rows.forEachLive(occurrences) { id, row in
-                                guard fromRows, j < pool.count, pool[j] == id else { fromRows = false; return }
-                                let s = Vectors.dot(x.baseAddress!, row, count: d)
-                                if s >= prefilter { close.append((j, s)) }
-                                j += 1
-                            }
-                        }
-                        if j != pool.count { fromRows = false }
-                        if !fromRows { close = [] }
-                    }
-                    if !fromRows {
-                        // Look the vectors up first (independent look-ups overlap), then compute.
-                        if poolVectors.isEmpty { poolVectors = pool.map { occurrences.vectorOf($0)! } }
-                        occ.vector.withUnsafeBufferPointer { x in
-                            for (j, v) in poolVectors.enumerated() {
-                                let s = v.withUnsafeBufferPointer { Vectors.dot(x.baseAddress!, $0.baseAddress!, count: d) }
-                                if s >= prefilter { close.append((j, s)) }
-                            }
-                        }
-                    }
-                }
+                let close = near.close(row: i, occ, scope: scope, &self)
                 for (j, s) in close {
                     let q = config.quantise(s)
                     guard q >= qSeed, pool[j] != oid, !taken.contains(pool[j]), occurrences.recordOf(pool[j]) != occ.recordID else { continue }
@@ -137,7 +83,7 @@ extension Workspace {
                 }
                 for member in clique {
                     taken.insert(member.id)
-                    if let j = pool.sortedPosition(of: member.id) { poolMatrix?.take(j) }
+                    if let j = pool.sortedPosition(of: member.id) { near.take(j) }
                 }
                 let gid = newGroup(scope)
                 for member in clique.sorted(by: { $0.id < $1.id }) {
@@ -152,28 +98,4 @@ extension Workspace {
         }
         return changed
     }
-
-    /// Calls `found(c, v)` for each `v = values[c] >= bound`, in order; 16 values at a time are
-    /// skipped with one vector compare when none reaches the bound (the usual case).
-    static func scan(_ values: UnsafeBufferPointer<Float>, atLeast bound: Float, _ found: (Int, Float) -> Void) {
-        let n = values.count
-        guard let base = values.baseAddress else { return }
-        let raw = UnsafeRawPointer(base)
-        let b = SIMD16<Float>(repeating: bound)
-        var c = 0
-        while c + 16 <= n {
-            let v = raw.loadUnaligned(fromByteOffset: c * MemoryLayout<Float>.stride, as: SIMD16<Float>.self)
-            if any(v .>= b) {
-                for k in 0..<16 where v[k] >= bound { found(c + k, v[k]) }
-            }
-            c += 16
-        }
-        while c < n {
-            if base[c] >= bound { found(c, base[c]) }
-            c += 1
-        }
-    }
-
-    /// Below this many fresh occurrences, seeding computes similarities vector by vector.
-    static let seedGEMMThreshold = 8
 }
