@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "Editor", dependencies: ["Service", "JSONRPC", "KindredCore"]),
         // Owners sharded over `kindred node` processes on NATS JetStream: shard hashing, the shard map,
         // the write log, the node and the router (docs/scale-out.md).
-        .target(name: "Cluster", dependencies: ["CNATS", "Service", "JSONRPC", "KindredCore"]),
+        .target(name: "Cluster", dependencies: ["CNATS", "Service", "JSONRPC", "KindredCore", "KindredProtocol"]),
         // Argument parsing, exit codes and terminal output of the two command-line programs.
         .target(name: "KindredCLI", dependencies: ["KindredCore"]),
         .executableTarget(name: "kindred", dependencies: ["Service", "JSONRPC", "MCP", "KindredCore", "KindredCLI", "LinearAlgebra", "Cluster", "Editor"]),
