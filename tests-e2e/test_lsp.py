@@ -249,7 +249,8 @@ async def test_code_lens_names_the_patterns_of_each_entry_and_lists_them(client,
     recurs = [lens for lens in mine if lens.command.command == "kindred.findings"]
     assert recurs and all(lens.command.title.startswith(("recurs: ", "related: ")) and lens.command.title.endswith(" entries") for lens in recurs)
     dismiss = [lens for lens in mine if lens.command.command == "kindred.dismiss"]
-    assert [d.command.arguments for d in dismiss] == [[{"groupId": r.command.arguments[0]["groupId"], "id": "journal/2025-01.md#2025-01-04"}] for r in recurs]
+    assert [list(d.command.arguments) for d in dismiss] == [[{"groupId": r.command.arguments[0]["groupId"], "id": "journal/2025-01.md#2025-01-04"}]
+                                                           for r in recurs]
     # The lens's command lists the pattern's entries: the one under the cursor among them, most of
     # them the missed-train dreams, as many as the title says.
     lens = recurs[0]
@@ -260,7 +261,7 @@ async def test_code_lens_names_the_patterns_of_each_entry_and_lists_them(client,
     assert "j-0002" in ids and sum(i in missed_train for i in ids) >= len(ids) * 0.6, ids
     assert lens.command.title == f"recurs: {finding['label']} · {finding['records']} entries" == f"recurs: {finding['label']} · {len(ids)} entries"
     # An entry that no pattern holds has no lens.
-    assert await lenses(client, root, "ideas/2025-03-15.md") == []
+    assert list(await lenses(client, root, "ideas/2025-03-15.md")) == []
 
 
 async def test_findings_command_lists_every_pattern_and_refuses_unknown_arguments(client, notes):
@@ -336,7 +337,8 @@ async def test_dismiss_takes_the_entry_out_of_the_pattern_and_survives_a_refresh
     with sqlite3.connect(root / ".kindred" / "notes.sqlite") as db:
         import json
         bodies = [json.loads(b) for b, in db.execute("SELECT body FROM pattern_corrections WHERE owner = 'notes' AND undone = 0")]
-    assert any(b.get("kind") == "dismiss" and b.get("groupId") == group and b.get("note") == "not a train" for b in bodies), bodies
+    assert [(list(b["kind"]), b["kind"]["dismiss"]["group"], b["records"], b["note"]) for b in bodies] == [
+        (["dismiss"], group, ["journal/2025-01.md#2025-01-04"], "not a train")], bodies
 
 
 async def test_a_saved_edit_is_searchable_at_once(client, notes):
@@ -407,15 +409,15 @@ async def test_an_unsaved_edit_is_searchable_after_a_quiet_time_and_the_file_is_
         uri=path.as_uri(), language_id="markdown", version=1, text=text)))
     before = stored(root)
     # Typing: five changes 50 ms apart, each with the document's full text; only the last is indexed.
-    words = ["We", "We planted", "We planted a lemon tree", "We planted a lemon tree in a terracotta pot",
-             "We planted a lemon tree in a terracotta pot on the balcony and watered it with rain from the barrel."]
+    words = ["We", "We planted", "We planted a kumquat tree", "We planted a kumquat tree in a terracotta pot",
+             "We planted a kumquat tree in a terracotta pot on the balcony and watered it with rain from the barrel."]
     started = time.monotonic()
     for i, typed in enumerate(words):
         doc.version = i + 2
         client.text_document_did_change(types.DidChangeTextDocumentParams(text_document=doc, content_changes=[
             types.TextDocumentContentChangeWholeDocument(text=text + "\n## 2025-04-30\n\n" + typed + "\n")]))
         await asyncio.sleep(0.05)
-    hits, seconds = await wait_for_hit(client, "a citrus tree in a pot on the balcony", lambda h: "lemon" in h.name)
+    hits, seconds = await wait_for_hit(client, "a kumquat tree in a pot on the balcony", lambda h: h.location.uri == path.as_uri())
     print(f"edit to searchable: {(time.monotonic() - started) * 1000:.0f} ms after the first change")
     assert hits[0].location.uri == path.as_uri() and "rain from the barrel" in hits[0].name
     assert path.read_bytes() == on_disk, "the note on disk is never written"
@@ -423,8 +425,8 @@ async def test_an_unsaved_edit_is_searchable_after_a_quiet_time_and_the_file_is_
     assert new_id.startswith("journal/2025-04.md#2025-04-30") and stored(root)[new_id][0] == 1, "the typing in between was not written"
     # Closed without saving: the file on disk is what counts again.
     client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri())))
-    hits = await search(client, "a citrus tree in a pot on the balcony")
-    assert all("lemon" not in h.name for h in hits)
+    hits = await search(client, "a kumquat tree in a pot on the balcony")
+    assert all("kumquat" not in h.name for h in hits)
     assert new_id not in stored(root)
 
 
