@@ -8,6 +8,8 @@ local id = vim.lsp.start_client({
   root_dir = env.NOTES_ROOT,
   handlers = {
     ["window/logMessage"] = function(_, params) table.insert(logs, params.message) end,
+    -- The list a code lens's command shows: kept, and nothing chosen (no document opens).
+    ["window/showMessageRequest"] = function(_, params) out.picker = params; return vim.NIL end,
   },
 })
 local client = vim.lsp.get_client_by_id(id)

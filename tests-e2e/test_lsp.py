@@ -28,7 +28,7 @@ def notes(tmp_path_factory):
 
 def capabilities():
     return types.ClientCapabilities(
-        window=types.WindowClientCapabilities(work_done_progress=True),
+        window=types.WindowClientCapabilities(work_done_progress=True, show_document=types.ShowDocumentClientCapabilities(support=True)),
         workspace=types.WorkspaceClientCapabilities(
             did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)))
 
@@ -249,17 +249,35 @@ async def test_code_lens_names_the_patterns_of_each_entry_and_lists_them(client,
     recurs = [lens for lens in mine if lens.command.command == "kindred.findings"]
     assert recurs and all(lens.command.title.startswith(("recurs: ", "related: ")) and lens.command.title.endswith(" entries") for lens in recurs)
     dismiss = [lens for lens in mine if lens.command.command == "kindred.dismiss"]
+    assert all(list(r.command.arguments) == [{"groupId": r.command.arguments[0]["groupId"], "show": True}] for r in recurs)
     assert [list(d.command.arguments) for d in dismiss] == [[{"groupId": r.command.arguments[0]["groupId"], "id": "journal/2025-01.md#2025-01-04"}]
                                                            for r in recurs]
     # The lens's command lists the pattern's entries: the one under the cursor among them, most of
     # them the missed-train dreams, as many as the title says.
     lens = recurs[0]
+    asked = []
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def pick(params: types.ShowMessageRequestParams):
+        asked.append(params)
+        return params.actions[1]
+
     listed = await execute(client, lens.command.command, *lens.command.arguments)
     finding, = listed["findings"]
     ids = entry_ids(where, finding["entries"])
     print("code lens", lens.command.title, ids)
     assert "j-0002" in ids and sum(i in missed_train for i in ids) >= len(ids) * 0.6, ids
     assert lens.command.title == f"recurs: {finding['label']} · {finding['records']} entries" == f"recurs: {finding['label']} · {len(ids)} entries"
+    # The editor shows the list (a message whose actions are the entries); the one picked is opened at its lines.
+    deadline = time.monotonic() + TIMEOUT
+    while not client.shown_documents and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    (question,) = asked
+    assert question.message == lens.command.title
+    assert [a.title for a in question.actions] == [f"{k + 1}. {e['title']}" for k, e in enumerate(finding["entries"])]
+    (shown,) = client.shown_documents
+    second = finding["entries"][1]
+    assert shown.uri == second["uri"] and shown.take_focus and shown.selection.start.line == second["range"]["start"]["line"]
     # An entry that no pattern holds has no lens.
     assert list(await lenses(client, root, "ideas/2025-03-15.md")) == []
 

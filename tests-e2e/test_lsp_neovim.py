@@ -49,6 +49,7 @@ def test_neovim_search_hover_references(tmp_path):
     assert any(x["command"]["title"].startswith("recurs: ") for x in lenses), lenses
     listed = got["lensCommand"]["result"]["findings"][0]["entries"]
     assert "j-0002" in [located(e["uri"], e["range"]["start"]["line"]) for e in listed]
+    assert got["picker"]["message"].startswith("recurs: ") and len(got["picker"]["actions"]) == min(len(listed), 30)
     # The unsaved edit was indexed from the buffer; the file on disk is as it was written.
     first = got["edited"]["symbols"]["result"][0]
     assert got["edited"]["found"] and first["location"]["uri"] == (root / file).as_uri() and "kumquat" in first["name"]

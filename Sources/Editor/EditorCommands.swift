@@ -8,7 +8,8 @@ import Service
 extension EditorRequests {
     /// The owner's findings with the entries each holds, as the editor lists them.
     func findingsCommand(_ args: CommandArguments, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        try args.only(["groupId", "kind"])
+        try args.only(["groupId", "kind", "show"])
+        _ = try args.bool("show")
         let groupId = try args.int("groupId")
         var params: JSONObject = ["owner": .string(owner), "includeRelated": true]
         if let kind = try args.string("kind") { params["kinds"] = [.string(kind)] }
@@ -108,7 +109,8 @@ extension EditorRequests {
     // MARK: textDocument/codeLens
 
     /// On each entry of the file, a lens per pattern that holds it: "recurs: <label> · 5 entries"
-    /// (`kindred.findings` for that group lists them), then "not part of it" (`kindred.dismiss`).
+    /// (`kindred.findings` for that group lists them, and shows the list in the editor), then "not
+    /// part of it" (`kindred.dismiss`).
     func codeLenses(_ params: JSONValue?, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
         let entries = table.entries(inFile: try documentPath(params))
         guard !entries.isEmpty else { return [] }
@@ -127,7 +129,7 @@ extension EditorRequests {
                 let groupId = f["groupId"] ?? .null
                 let recurs = f["kind"]?.stringValue == "related" ? "related" : "recurs"
                 out.append(["range": line, "command": ["title": .string("\(recurs): \(Self.label(f)) · \(f["records"]?.intValue ?? 0) entries"),
-                                                       "command": "kindred.findings", "arguments": [["groupId": groupId]]]])
+                                                       "command": "kindred.findings", "arguments": [["groupId": groupId, "show": true]]]])
                 out.append(["range": line, "command": ["title": "not part of it", "command": "kindred.dismiss",
                                                        "arguments": [["groupId": groupId, "id": .string(e.id)]]]])
             }
@@ -171,6 +173,12 @@ struct CommandArguments {
         guard let v = fields[name], !v.isNull else { return nil }
         guard let s = v.stringValue, !s.isEmpty else { throw ResponseError.invalidParams(field: field(name), reason: "must be a non-empty string, got \(v.typeName)") }
         return s
+    }
+
+    func bool(_ name: String) throws(ResponseError) -> Bool? {
+        guard let v = fields[name], !v.isNull else { return nil }
+        guard let b = v.boolValue else { throw ResponseError.invalidParams(field: field(name), reason: "must be true or false, got \(v.typeName)") }
+        return b
     }
 
     func int(_ name: String) throws(ResponseError) -> Int? {

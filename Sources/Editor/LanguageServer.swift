@@ -1,6 +1,7 @@
 public import JSONRPC
 import KindredCore
 public import Service
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -317,7 +318,13 @@ final class Core: Sendable {
         }
         let arguments = try CommandArguments(params?["arguments"])
         switch command {
-        case "kindred.findings": return try s.requests.findingsCommand(arguments, ctx)
+        case "kindred.findings":
+            let answer = try s.requests.findingsCommand(arguments, ctx)
+            if try arguments.bool("show") == true, let finding = answer["findings"]?[0], let server = server.withLock({ $0 }) {
+                // Answered at once; the list waits for the person's choice.
+                DispatchQueue.global().async { EntryPicker(server: server).show(finding) }
+            }
+            return answer
         case "kindred.dismiss": return try s.requests.dismissCommand(arguments, ctx)
         case "kindred.search": return try s.requests.searchCommand(arguments, ctx)
         case "kindred.refreshPatterns":
