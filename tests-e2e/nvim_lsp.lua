@@ -8,6 +8,8 @@ local id = vim.lsp.start_client({
   root_dir = env.NOTES_ROOT,
   handlers = {
     ["window/logMessage"] = function(_, params) table.insert(logs, params.message) end,
+    -- The list a code lens's command shows: kept, and nothing chosen (no document opens).
+    ["window/showMessageRequest"] = function(_, params) out.picker = params; return vim.NIL end,
   },
 })
 local client = vim.lsp.get_client_by_id(id)
@@ -32,6 +34,21 @@ out.hover = ask("textDocument/hover", {textDocument = {uri = uri}, position = {l
 out.references = ask("textDocument/references", {textDocument = {uri = uri}, position = {line = line, character = 0},
                                                  context = {includeDeclaration = false}})
 out.documentSymbols = ask("textDocument/documentSymbol", {textDocument = {uri = uri}})
+-- Code lenses, and the command of the first one on the entry, as vim.lsp.codelens.run() sends it.
+out.codeLens = ask("textDocument/codeLens", {textDocument = {uri = uri}})
+for _, lens in ipairs(out.codeLens.result or {}) do
+  if lens.range.start.line == line - 2 and lens.command.command == "kindred.findings" then
+    out.lensCommand = ask("workspace/executeCommand", lens.command)
+    break
+  end
+end
+-- An edit in the buffer, not saved: Neovim sends the full text (didChange); it is found once indexed.
+vim.api.nvim_buf_set_lines(0, -1, -1, false, {"", "## 2025-01-31", "", "We planted a kumquat tree in a terracotta pot on the balcony."})
+local found = vim.wait(20000, function()
+  local r = ask("workspace/symbol", {query = "a kumquat tree in a pot"})
+  return r.result and r.result[1] and r.result[1].name:find("kumquat") ~= nil
+end, 200)
+out.edited = {found = found, symbols = ask("workspace/symbol", {query = "a kumquat tree in a pot"})}
 out.logs = logs
 local f = assert(io.open(env.OUT, "w"))
 f:write(vim.fn.json_encode(out))

@@ -1,6 +1,7 @@
 """A real editor: Neovim's built-in LSP client (Debian's 0.7.2 and later), headless, starts `kindred
-lsp` on a folder of notes made from the journal and asks for workspace symbols, a hover, references
-and document symbols, as its `vim.lsp.buf` commands do; the test checks what Neovim received."""
+lsp` on a folder of notes made from the journal and asks for workspace symbols, a hover, references,
+document symbols and code lenses (running one), as its `vim.lsp.buf` and `vim.lsp.codelens` commands do,
+then edits the buffer without saving; the test checks what Neovim received."""
 
 import json
 import os
@@ -44,3 +45,12 @@ def test_neovim_search_hover_references(tmp_path):
     assert len(refs) == 20 and "j-0002" not in refs and sum(i in missed_train for i in refs[:10]) >= 3, refs[:10]
     names = [s["name"] for s in got["documentSymbols"]["result"]]
     assert names[0] == "2025-01-03" and all(n.startswith("2025-01-") for n in names)
+    lenses = [x for x in got["codeLens"]["result"] if x["range"]["start"]["line"] == start]
+    assert any(x["command"]["title"].startswith("recurs: ") for x in lenses), lenses
+    listed = got["lensCommand"]["result"]["findings"][0]["entries"]
+    assert "j-0002" in [located(e["uri"], e["range"]["start"]["line"]) for e in listed]
+    assert got["picker"]["message"].startswith("recurs: ") and len(got["picker"]["actions"]) == min(len(listed), 30)
+    # The unsaved edit was indexed from the buffer; the file on disk is as it was written.
+    first = got["edited"]["symbols"]["result"][0]
+    assert got["edited"]["found"] and first["location"]["uri"] == (root / file).as_uri() and "kumquat" in first["name"]
+    assert "kumquat" not in (root / file).read_text(encoding="utf-8")

@@ -32,10 +32,23 @@ extension NotesIndexer {
         let ctx = Self.context("records/upsert", token: token)
         progress?.begin("Indexing notes", message: "looking for notes", cancellable: true)
         do throws(ResponseError) {
-            let stored = Dictionary(try service.records(owner: owner, withMetadataKey: Self.fileKey).map { ($0.id, $0) },
-                                    uniquingKeysWith: { a, _ in a })
-            var seen = Set<String>()
+            let storedList = try service.records(owner: owner, withMetadataKey: Self.fileKey)
+            let stored = Dictionary(storedList.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let paths = Array(Set(folders.flatMap { $0.notes() })).sorted()
+            let names = Dictionary(paths.compactMap { p in fileName(of: p).map { (p, $0) } }, uniquingKeysWith: { a, _ in a })
+            let liveFiles = Set(names.values)
+            // Each stored record at its place (file and section); those whose file is gone are orphans
+            // that a new entry of the same text (the file renamed meanwhile) takes back.
+            var byPlace: [String: Record] = [:]
+            var orphans = Orphans()
+            for r in storedList {
+                if let file = r.metadata[Self.fileKey]?.stringValue, liveFiles.contains(file) {
+                    byPlace[Self.place(file: file, section: r.metadata["section"]?.stringValue)] = r
+                } else {
+                    orphans.add(id: r.id, text: r.text, revision: r.revision)
+                }
+            }
+            var seen = Set<String>()
             let batchSize = max(1, service.settings.ingest.batchSize)
             var batch: [Planned] = []
             var batchFiles: [(path: String, planned: [Planned])] = []
@@ -53,9 +66,13 @@ extension NotesIndexer {
                 if token.isCancelled || closing.isCancelled { summary.cancelled = true; break }
                 // A file saved meanwhile is indexed now, not after the whole folder.
                 indexChangedFiles()
-                guard let file = fileName(of: path) else { continue }
+                guard let file = names[path] else { continue }
                 guard let entries = read(path, name: file) else { summary.skipped += 1; continue }
-                let planned = plan(path: path, file: file, entries: entries) { stored[$0] }
+                let planned = plan(path: path, file: file, entries: entries, existing: { byPlace[Self.place(file: file, section: $0)] },
+                                   orphans: &orphans) { id in
+                    // An id is taken when given in this run, or held by a record whose place is still there.
+                    seen.contains(id) || stored[id].map { r in r.metadata[Self.fileKey]?.stringValue.map(liveFiles.contains) ?? false } ?? false
+                }
                 summary.files += 1
                 summary.entries += planned.count
                 for p in planned { seen.insert(p.indexed.id) }
@@ -76,6 +93,7 @@ extension NotesIndexer {
                 let gone = stored.keys.filter { !seen.contains($0) }.sorted()
                 try delete(gone, ctx)
                 summary.deleted = gone.count
+                remember(gone.compactMap { stored[$0] })
                 if !waitForEmbeddings(written: summary.written, progress: progress, token: token) { summary.cancelled = true }
             }
         } catch {
@@ -119,36 +137,71 @@ extension NotesIndexer {
         return !token.isCancelled && !closing.isCancelled
     }
 
-    /// Re-reads one file (saved, created, changed or deleted outside the editor) and writes only what
-    /// changed; answers once the written entries are searchable. A path that is no note of the
-    /// folders is left alone.
-    func indexFile(_ path: String) {
-        guard let file = fileName(of: path) else { return }
+    /// Re-reads files (saved, edited, created, changed, renamed or deleted outside the editor) and
+    /// writes only what changed; returns once the written entries are searchable. An entry keeps its
+    /// id at its place (file and section); one whose place is new takes the id of an entry of the
+    /// same text that lost its place (in these files, or deleted earlier): a renamed file keeps its
+    /// ids. What is left of the old entries is deleted. Paths that are no notes are left alone.
+    func indexFiles(_ paths: [String]) {
         let ctx = Self.context("records/upsert", token: closing)
-        let old = table.entries(inFile: path)
-        let oldByID = Dictionary(old.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        do throws(ResponseError) {
-            var planned: [Planned] = []
-            if FileManager.default.fileExists(atPath: path), let entries = read(path, name: file) {
-                planned = plan(path: path, file: file, entries: entries) { id in
-                    oldByID[id].map { o in
-                        Record(id: id, revision: o.revision, text: o.entry.text, kind: Self.kind, date: o.entry.date,
-                               metadata: Self.metadata(file: file, o.entry))
-                    }
-                }
+        var unique: [String] = []
+        for p in paths where !unique.contains(p) { unique.append(p) }
+        let inBatch = Set(unique)
+        // Old entries, new entries, and which old ones keep their place.
+        var olds: [String: [IndexedEntry]] = [:]
+        var news: [String: (file: String, entries: [NoteEntry])] = [:]
+        var orphans = Orphans(), orphaned: [IndexedEntry] = [], keptIDs = Set<String>()
+        for path in unique {
+            let old = table.entries(inFile: path)
+            olds[path] = old
+            var sections = Set<String?>()
+            if let file = fileName(of: path), exists(path), let entries = read(path, name: file) {
+                news[path] = (file, entries)
+                sections = Set(entries.map(\.section))
             }
-            let revisions = try write(planned, waitForIndex: true, ctx)
-            let kept = Set(planned.map(\.indexed.id))
-            let gone = old.map(\.id).filter { !kept.contains($0) }
-            try delete(gone, ctx)
-            table.replace(file: path, with: planned.map { p in
-                IndexedEntry(id: p.indexed.id, path: path, entry: p.indexed.entry, revision: revisions[p.indexed.id] ?? p.indexed.revision)
-            })
+            for o in old {
+                if sections.contains(o.entry.section) { keptIDs.insert(o.id) } else { orphans.add(id: o.id, text: o.entry.text, revision: o.revision); orphaned.append(o) }
+            }
+        }
+        do throws(ResponseError) {
+            var planned: [String: [Planned]] = [:]
+            var assigned = Set<String>()
+            for path in unique {
+                guard let (file, entries) = news[path] else { continue }
+                let bySection = Dictionary((olds[path] ?? []).map { ($0.entry.section ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+                let p = plan(path: path, file: file, entries: entries, existing: { s in bySection[s ?? ""].map { Self.record(of: $0, file: file) } },
+                             orphans: &orphans) { id in
+                    assigned.contains(id) || keptIDs.contains(id) || table.entry(id: id).map { !inBatch.contains($0.path) } ?? false
+                }
+                for e in p { assigned.insert(e.indexed.id) }
+                planned[path] = p
+            }
+            let revisions = try write(unique.flatMap { planned[$0] ?? [] }, waitForIndex: true, ctx)
+            let gone = orphaned.filter { !assigned.contains($0.id) }
+            try delete(gone.map(\.id), ctx)
+            for path in unique {
+                table.replace(file: path, with: (planned[path] ?? []).map { p in
+                    IndexedEntry(id: p.indexed.id, path: path, entry: p.indexed.entry, revision: revisions[p.indexed.id] ?? p.indexed.revision)
+                })
+            }
+            remember(gone.map { Self.record(of: $0, file: "") })
             if !revisions.isEmpty || !gone.isEmpty { patternsChanged() }
         } catch {
-            if error.code != .requestCancelled { log(.error, "kindred: \(file) was not indexed: \(error.message)") }
+            if error.code != .requestCancelled { log(.error, "kindred: \(unique.joined(separator: ", ")) not indexed: \(error.message)") }
         }
     }
+
+    /// Keeps deleted records as orphans for the rest of the session (a file deleted, then made
+    /// again with the same text, as some editors save and some tools rename).
+    func remember(_ deleted: [Record]) {
+        guard !deleted.isEmpty else { return }
+        vanished.withLock { v in
+            if v.count + deleted.count > 50_000 { v = Orphans() }
+            for r in deleted { v.add(id: r.id, text: r.text, revision: r.revision + 1) }
+        }
+    }
+
+    static func place(file: String, section: String?) -> String { file + "\u{0}" + (section ?? "") }
 
     /// Asks for one refresh of the owner's patterns after the jobs queued now (several saves in a
     /// row share one).

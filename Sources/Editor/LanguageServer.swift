@@ -1,6 +1,7 @@
 public import JSONRPC
 import KindredCore
 public import Service
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -29,7 +30,7 @@ public final class LanguageServer: Sendable {
     /// Opens the service on a database file (created when missing).
     public typealias OpenService = @Sendable (_ databasePath: String) throws -> KindredService
 
-    public static let commands = ["kindred.refreshPatterns"]
+    public static let commands = ["kindred.refreshPatterns", "kindred.findings", "kindred.dismiss", "kindred.search"]
 
     let core: Core
     public let server: Server
@@ -61,17 +62,27 @@ public final class LanguageServer: Sendable {
         read("textDocument/references") { s, p, ctx throws(ResponseError) in try s.requests.references(p, ctx) }
         read("textDocument/hover") { s, p, ctx throws(ResponseError) in try s.requests.hover(p, ctx) }
         read("textDocument/documentSymbol") { s, p, ctx throws(ResponseError) in try s.requests.documentSymbols(p, ctx) }
+        read("textDocument/codeLens") { s, p, ctx throws(ResponseError) in try s.requests.codeLenses(p, ctx) }
         read("workspace/executeCommand") { s, p, ctx throws(ResponseError) in try core.executeCommand(s, p, ctx) }
 
         server.onNotification("initialized") { _ in core.startIndexing() }
         server.onNotification("textDocument/didSave") { params in
             guard let uri = params?["textDocument"]?["uri"]?.stringValue else { return }
-            core.fileChanged(uri)
+            core.saved(uri)
+        }
+        server.onNotification("textDocument/didChange") { params in core.edited(params) }
+        server.onNotification("textDocument/didClose") { params in
+            guard let uri = params?["textDocument"]?["uri"]?.stringValue else { return }
+            core.closed(uri)
         }
         server.onNotification("workspace/didChangeWatchedFiles") { params in
-            for change in params?["changes"]?.arrayValue ?? [] {
-                if let uri = change["uri"]?.stringValue { core.fileChanged(uri) }
-            }
+            core.filesChanged((params?["changes"]?.arrayValue ?? []).compactMap { $0["uri"]?.stringValue })
+        }
+        server.onNotification("workspace/didRenameFiles") { params in
+            core.renamed((params?["files"]?.arrayValue ?? []).compactMap { f in
+                guard let old = f["oldUri"]?.stringValue, let new = f["newUri"]?.stringValue else { return nil }
+                return (old, new)
+            })
         }
         server.onNotification("window/workDoneProgress/cancel") { params in
             guard let token = params?["token"] else { return }
@@ -118,7 +129,7 @@ final class Core: Sendable {
 
     func initialize(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
         let roots = try Self.workspaceRoots(params)
-        let extensions = try Self.extensions(params?["initializationOptions"])
+        let settings = try NotesSettings(params?["initializationOptions"])
         guard let first = roots.first ?? options.databasePath.map({ _ in FileManager.default.currentDirectoryPath }) else {
             throw ResponseError.invalidParams(field: "workspaceFolders", reason: "no workspace folder was given (nor rootUri): "
                 + "open a folder of notes, or start kindred lsp with --db PATH")
@@ -131,8 +142,9 @@ final class Core: Sendable {
         }
         service.startBackgroundEmbedding { [self] message in log(.warning, "kindred: \(message)") }
         service.startKeywordIndex()
-        let folders = (roots.isEmpty ? [first] : roots).map { NotesFolder(root: $0, extensions: extensions) }
-        let indexer = NotesIndexer(service: service, owner: options.owner, folders: folders, maxFileBytes: options.maxFileBytes) { [self] t, m in
+        let folders = (roots.isEmpty ? [first] : roots).map { settings.folder($0) }
+        let indexer = NotesIndexer(service: service, owner: options.owner, folders: folders, maxFileBytes: settings.maxFileBytes ?? options.maxFileBytes,
+                                   editDelay: Double(settings.editDelayMs) / 1000) { [self] t, m in
             log(t, m)
         }
         current.withLock { $0 = Session(service: service, indexer: indexer, requests: EditorRequests(service: service, owner: options.owner, table: indexer.table)) }
@@ -140,13 +152,18 @@ final class Core: Sendable {
         return [
             "capabilities": [
                 "positionEncoding": "utf-16",
-                "textDocumentSync": ["openClose": true, "change": 0, "save": ["includeText": false]],
+                // Full text on each change: an unsaved buffer is indexed as it is, after a quiet time.
+                "textDocumentSync": ["openClose": true, "change": 1, "save": ["includeText": false]],
                 "workspaceSymbolProvider": true,
                 "referencesProvider": true,
                 "hoverProvider": true,
                 "documentSymbolProvider": true,
+                "codeLensProvider": ["resolveProvider": false],
                 "executeCommandProvider": ["commands": .from(LanguageServer.commands)],
-                "workspace": ["workspaceFolders": ["supported": true, "changeNotifications": false]],
+                "workspace": [
+                    "workspaceFolders": ["supported": true, "changeNotifications": false],
+                    "fileOperations": ["didRename": ["filters": [["scheme": "file", "pattern": ["glob": "**/*"]]]]],
+                ],
             ],
             "serverInfo": ["name": "kindred", "version": .string(KindredService.version)],
         ]
@@ -177,22 +194,6 @@ final class Core: Sendable {
         }
         if let path = params?["rootPath"]?.stringValue, path.hasPrefix("/") { return [NotesFolder.standardized(path)] }
         return []
-    }
-
-    /// `initializationOptions.extensions`: which file names are notes (default md, markdown, txt).
-    static func extensions(_ options: JSONValue?) throws(ResponseError) -> [String] {
-        guard let given = options?["extensions"], !given.isNull else { return NotesFolder.defaultExtensions }
-        guard let list = given.arrayValue, !list.isEmpty else {
-            throw ResponseError.invalidParams(field: "initializationOptions.extensions", reason: "must be a non-empty array of file extensions (\"md\")")
-        }
-        var out: [String] = []
-        for (i, v) in list.enumerated() {
-            guard let s = v.stringValue, !s.isEmpty, !s.contains("/") else {
-                throw ResponseError.invalidParams(field: "initializationOptions.extensions[\(i)]", reason: "must be a file extension such as \"md\"")
-            }
-            out.append(s.hasPrefix(".") ? String(s.dropFirst()) : s)
-        }
-        return out
     }
 
     /// `<root>/.kindred/notes.sqlite`, its folder made (with a `.gitignore` that keeps it out of git).
@@ -244,19 +245,65 @@ final class Core: Sendable {
         }
     }
 
-    func fileChanged(_ uri: String) {
-        guard let s = current.withLock({ $0 }), let path = FileURI.path(uri) else { return }
-        s.indexer.fileChanged(NotesFolder.standardized(path))
+    func filesChanged(_ uris: [String]) {
+        guard let s = current.withLock({ $0 }) else { return }
+        let paths = uris.compactMap { FileURI.path($0).map(NotesFolder.standardized) }
+        if !paths.isEmpty { s.indexer.filesChanged(paths) }
+    }
+
+    /// A save: the file is what is indexed now (its unsaved text, if any, is forgotten).
+    func saved(_ uri: String) {
+        guard let s = current.withLock({ $0 }), let path = FileURI.path(uri).map(NotesFolder.standardized) else { return }
+        s.indexer.buffers.forget(path)
+        s.indexer.filesChanged([path])
+    }
+
+    /// An edit (full text, as the server asks): indexed after `editDelayMs` without another one.
+    func edited(_ params: JSONValue?) {
+        guard let s = current.withLock({ $0 }), let uri = params?["textDocument"]?["uri"]?.stringValue,
+              let path = FileURI.path(uri).map(NotesFolder.standardized), s.indexer.fileName(of: path) != nil else { return }
+        guard let change = params?["contentChanges"]?.arrayValue?.last, change["range"] == nil, let text = change["text"]?.stringValue else {
+            log(.warning, "kindred: an edit of \(uri) without the document's full text was ignored (the server asks for full text)")
+            return
+        }
+        let indexer = s.indexer
+        indexer.buffers.changed(path, text: text) { indexer.filesChanged([path]) }
+    }
+
+    /// Closed without saving: the file on disk counts again.
+    func closed(_ uri: String) {
+        guard let s = current.withLock({ $0 }), let path = FileURI.path(uri).map(NotesFolder.standardized) else { return }
+        if s.indexer.buffers.forget(path) { s.indexer.filesChanged([path]) }
+    }
+
+    /// Renamed files or folders: the notes under the old and the new names, indexed together so
+    /// that the entries keep their ids.
+    func renamed(_ pairs: [(String, String)]) {
+        guard let s = current.withLock({ $0 }) else { return }
+        var paths: [String] = []
+        for (old, new) in pairs {
+            guard let from = FileURI.path(old).map(NotesFolder.standardized), let to = FileURI.path(new).map(NotesFolder.standardized) else { continue }
+            let moved = s.indexer.table.files.filter { $0 == from || $0.hasPrefix(from + "/") }.sorted()
+            paths += moved
+            paths += moved.map { to + $0.dropFirst(from.count) }
+            if moved.isEmpty { paths.append(to) }
+            // The old name's unsaved text follows the document.
+            if let text = s.indexer.buffers.text(from) {
+                s.indexer.buffers.forget(from)
+                s.indexer.buffers.changed(to, text: text) {}
+            }
+        }
+        if !paths.isEmpty { s.indexer.filesChanged(paths) }
     }
 
     /// `workspace/didChangeWatchedFiles` for the notes' extensions, when the client registers watchers for a server.
     func registerWatchers(_ server: Server, _ indexer: NotesIndexer) {
         guard server.clientCapabilities?["workspace"]?["didChangeWatchedFiles"]?["dynamicRegistration"]?.boolValue == true else { return }
-        let extensions = Set(indexer.folders.flatMap(\.extensions)).sorted()
-        let glob = extensions.count == 1 ? "**/*.\(extensions[0])" : "**/*.{\(extensions.joined(separator: ","))}"
+        var globs: [String] = []
+        for g in indexer.folders.flatMap(\.watchedGlobs) where !globs.contains(g) { globs.append(g) }
         let registration: JSONValue = ["registrations": [[
             "id": "kindred-notes", "method": "workspace/didChangeWatchedFiles",
-            "registerOptions": ["watchers": [["globPattern": .string(glob)]]],
+            "registerOptions": ["watchers": .array(globs.map { ["globPattern": .string($0)] })],
         ]]]
         if case .error(_, let message) = server.request("client/registerCapability", registration, timeout: 10, isCancelled: { indexer.closing.isCancelled }) {
             log(.warning, "kindred: the editor refused to watch the notes (\(message)): changes made outside it are seen at the next start")
@@ -269,8 +316,19 @@ final class Core: Sendable {
         guard case .string(let command)? = params?["command"] else {
             throw ResponseError.invalidParams(field: "command", reason: "is required: one of \(LanguageServer.commands.joined(separator: ", "))")
         }
+        let arguments = try CommandArguments(params?["arguments"])
         switch command {
+        case "kindred.findings":
+            let answer = try s.requests.findingsCommand(arguments, ctx)
+            if try arguments.bool("show") == true, let finding = answer["findings"]?[0], let server = server.withLock({ $0 }) {
+                // Answered at once; the list waits for the person's choice.
+                DispatchQueue.global().async { EntryPicker(server: server).show(finding) }
+            }
+            return answer
+        case "kindred.dismiss": return try s.requests.dismissCommand(arguments, ctx)
+        case "kindred.search": return try s.requests.searchCommand(arguments, ctx)
         case "kindred.refreshPatterns":
+            try arguments.only([])
             var context = ctx
             if ctx.workDoneToken == nil, let server = server.withLock({ $0 }) {
                 // The editor gave no token: progress on one of the server's own, when it takes one.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One entry of a note file: a dated section, or the file as a whole.
 public struct NoteEntry: Sendable, Equatable {
     /// Which section of its file: nil for the whole file (or what comes before its first dated
@@ -6,6 +8,8 @@ public struct NoteEntry: Sendable, Equatable {
     /// The heading's text, or the file's first heading or name.
     public var title: String
     public var date: String?
+    /// The front matter's `kind:` (`dream`), else nil: a note.
+    public var kind: String? = nil
     /// The entry's lines in its file (0-based, `endLine` included): from a section's heading.
     public var startLine: Int
     public var endLine: Int
@@ -19,13 +23,28 @@ public struct NoteEntry: Sendable, Equatable {
 /// dated heading or a heading of a higher rank (fewer `#`). Lines before the first such section
 /// with something besides headings are an entry of their own; a file without dated headings is
 /// one entry. Dates come from the heading, else front matter (`date: 2025-01-04`), else a file
-/// name that starts with one. Headings inside fenced code do not count.
+/// name that starts with one. Headings inside fenced code do not count. A front matter `kind:`
+/// (`kind: dream`) is the kind of every entry of the file.
 public enum NoteParser {
     public static func entries(text: String, fileName: String) -> [NoteEntry] {
+        let lines = lines(text)
+        let kind = frontMatterKind(lines)
+        return entries(lines: lines, fileName: fileName).map { e in
+            var e = e
+            e.kind = kind
+            return e
+        }
+    }
+
+    static func lines(_ text: String) -> [Substring] {
         // "\r\n" is one Character to Swift: drop the carriage returns before splitting lines.
         let text = text.unicodeScalars.contains("\r") ? String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\r" })) : text
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
+        return lines
+    }
+
+    static func entries(lines: [Substring], fileName: String) -> [NoteEntry] {
         let (bodyFrom, frontMatterDate) = frontMatter(lines)
         let fileDate = frontMatterDate ?? NoteDates.fromFileName(String(fileName.split(separator: "/").last ?? ""))
         let stem = fileName.split(separator: "/").last.map { name in name.lastIndex(of: ".").map { String(name[..<$0]) } ?? String(name) } ?? fileName
@@ -99,6 +118,16 @@ public enum NoteParser {
             return (i + 1, date)
         }
         return (0, nil)
+    }
+
+    /// The front matter's `kind:`, unquoted: a word of letters, digits, `-` and `_`.
+    static func frontMatterKind(_ lines: [Substring]) -> String? {
+        let (bodyFrom, _) = frontMatter(lines)
+        guard bodyFrom > 0 else { return nil }
+        guard let line = lines[1..<bodyFrom].first(where: { $0.hasPrefix("kind:") }) else { return nil }
+        let value = line.dropFirst(5).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+        guard !value.isEmpty, value.count <= 64, value.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else { return nil }
+        return value
     }
 
     /// Lines `from...to` without the blank ones at either end, joined; nil when all are blank.

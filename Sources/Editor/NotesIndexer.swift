@@ -8,7 +8,8 @@ import Synchronization
 /// Keeps the owner's records in step with the notes of the workspace folders: one record per entry
 /// (`NoteParser`), its id the file's path (relative to the first folder) and the entry's section,
 /// its metadata the file and line range. Only what changed is written, each change at a higher
-/// revision; the entries of a file that is gone are deleted. The notes themselves are only read.
+/// revision; the entries of a file that is gone are deleted, and an entry that turns up elsewhere
+/// with the same text (a renamed file) keeps its id. The notes themselves are only read.
 ///
 /// Every job runs on one serial queue, so a save waits for the indexing before it and the store
 /// sees the files' changes in order; requests from the editor are answered meanwhile.
@@ -29,8 +30,14 @@ final class NotesIndexer: Sendable {
     let refreshWanted = Atomic<Bool>(false)
     /// Files the editor said changed, not indexed yet.
     let changed = ChangedFiles()
+    /// Unsaved texts of the editor's documents.
+    let buffers: OpenBuffers
+    /// Entries deleted in this session, whose ids a new entry of the same text takes back.
+    let vanished = Mutex(Orphans())
 
-    init(service: KindredService, owner: String, folders: [NotesFolder], maxFileBytes: Int, log: @escaping @Sendable (LogType, String) -> Void) {
+    init(service: KindredService, owner: String, folders: [NotesFolder], maxFileBytes: Int, editDelay: Double = 0.3,
+         log: @escaping @Sendable (LogType, String) -> Void) {
+        self.buffers = OpenBuffers(delay: editDelay)
         self.service = service
         self.owner = owner
         self.folders = folders
@@ -44,10 +51,10 @@ final class NotesIndexer: Sendable {
     /// Runs `job` after the jobs before it and returns its result.
     func run<T>(_ job: () throws -> T) rethrows -> T { try queue.sync(execute: job) }
 
-    /// Indexes `path` again after the jobs queued before (or between files of the initial indexing,
+    /// Indexes `paths` again, together, after the jobs queued before (or between files of the initial indexing,
     /// when it runs). The requests that arrive after this wait for it (`waitForChanges`).
-    func fileChanged(_ path: String) {
-        changed.notice(path)
+    func filesChanged(_ paths: [String]) {
+        for path in paths { changed.notice(path) }
         enqueue { [self] in indexChangedFiles() }
     }
 
@@ -55,7 +62,7 @@ final class NotesIndexer: Sendable {
     func indexChangedFiles() {
         guard !changed.isEmpty else { return }
         let (paths, upTo) = changed.take()
-        for path in paths { indexFile(path) }
+        indexFiles(paths)
         changed.finished(upTo: upTo)
     }
 
@@ -92,8 +99,16 @@ final class NotesIndexer: Sendable {
 
     // MARK: reading
 
-    /// The entries of one file, or nil (with a log message) when it cannot be indexed.
+    /// The entries of one file (its unsaved text in the editor, if any, else the file), or nil
+    /// (with a log message) when it cannot be indexed.
     func read(_ path: String, name: String) -> [NoteEntry]? {
+        if let text = buffers.text(path) {
+            guard text.utf8.count <= maxFileBytes else {
+                log(.warning, "kindred: skipped \(name): \(text.utf8.count) bytes, more than the \(maxFileBytes) a note may have")
+                return nil
+            }
+            return NoteParser.entries(text: text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text, fileName: name)
+        }
         let size = (try? URL(fileURLWithPath: path).resourceValues(forKeys: [.fileSizeKey]))?.fileSize ?? 0
         if size > maxFileBytes {
             log(.warning, "kindred: skipped \(name): \(size) bytes, more than the \(maxFileBytes) a note may have")
@@ -115,6 +130,9 @@ final class NotesIndexer: Sendable {
         return NoteParser.entries(text: text, fileName: name)
     }
 
+    /// Whether `path` is there to index: an unsaved buffer or a file.
+    func exists(_ path: String) -> Bool { buffers.text(path) != nil || FileManager.default.fileExists(atPath: path) }
+
     static func metadata(file: String, _ e: NoteEntry) -> JSONObject {
         var m: JSONObject = [fileKey: .string(file), "startLine": .from(e.startLine + 1), "endLine": .from(e.endLine + 1)]
         if let s = e.section { m["section"] = .string(s) }
@@ -122,16 +140,21 @@ final class NotesIndexer: Sendable {
     }
 
     static func record(id: String, revision: Int64, file: String, _ e: NoteEntry) -> JSONValue {
-        var o: JSONObject = ["id": .string(id), "revision": .int(revision), "text": .string(e.text), "kind": .string(kind),
+        var o: JSONObject = ["id": .string(id), "revision": .int(revision), "text": .string(e.text), "kind": .string(e.kind ?? kind),
                              "metadata": .object(metadata(file: file, e))]
         if let d = e.date { o["date"] = .string(d) }
         return .object(o)
     }
 
+    /// An indexed entry as the record it was written as.
+    static func record(of e: IndexedEntry, file: String) -> Record {
+        Record(id: e.id, revision: e.revision, text: e.entry.text, kind: e.entry.kind ?? kind, date: e.entry.date, metadata: metadata(file: file, e.entry))
+    }
+
     /// Whether the stored record already says what the entry says.
     static func same(_ stored: Record, file: String, _ e: NoteEntry) -> Bool {
         func dict(_ o: JSONObject) -> [String: JSONValue] { Dictionary(o.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a }) }
-        return stored.text == e.text && stored.date == e.date && stored.kind == kind && dict(stored.metadata) == dict(metadata(file: file, e))
+        return stored.text == e.text && stored.date == e.date && stored.kind == (e.kind ?? kind) && dict(stored.metadata) == dict(metadata(file: file, e))
     }
 
     // MARK: writing
@@ -142,18 +165,33 @@ final class NotesIndexer: Sendable {
         var write: JSONValue?
     }
 
-    /// The plan for one file's entries against what the store holds (`stored`, by id).
-    func plan(path: String, file: String, entries: [NoteEntry], stored: (String) -> Record?) -> [Planned] {
+    /// The plan for one file's entries. An entry keeps the id of the record at its place (`existing`:
+    /// the file's record of that section), else takes an orphan's of the same text (a renamed file,
+    /// a moved section), else gets `file#section` (`@2`, `@3`… after it when a renamed file's entry holds that id).
+    func plan(path: String, file: String, entries: [NoteEntry], existing: (String?) -> Record?, orphans: inout Orphans,
+              taken: (String) -> Bool) -> [Planned] {
         entries.map { e in
-            let id = Self.recordID(file: file, section: e.section)
-            if let s = stored(id) {
-                if Self.same(s, file: file, e) { return Planned(indexed: IndexedEntry(id: id, path: path, entry: e, revision: s.revision), write: nil) }
-                let revision = s.revision + 1
-                return Planned(indexed: IndexedEntry(id: id, path: path, entry: e, revision: revision),
-                               write: Self.record(id: id, revision: revision, file: file, e))
+            if let s = existing(e.section) {
+                if Self.same(s, file: file, e) { return Planned(indexed: IndexedEntry(id: s.id, path: path, entry: e, revision: s.revision), write: nil) }
+                return planned(id: s.id, revision: s.revision + 1, path: path, file: file, e)
             }
-            return Planned(indexed: IndexedEntry(id: id, path: path, entry: e, revision: 1), write: Self.record(id: id, revision: 1, file: file, e))
+            if let o = orphans.take(text: e.text) ?? vanished.withLock({ $0.take(text: e.text) }) {
+                return planned(id: o.id, revision: o.revision + 1, path: path, file: file, e)
+            }
+            let base = Self.recordID(file: file, section: e.section)
+            var id = base, n = 1
+            while taken(id) {
+                n += 1
+                id = base + "@\(n)"
+            }
+            // An orphan at that id (its text changed as well) is this entry now.
+            let revision = orphans.take(id: id).map { $0.revision + 1 } ?? vanished.withLock { $0.take(id: id) }.map { $0.revision + 1 } ?? 1
+            return planned(id: id, revision: revision, path: path, file: file, e)
         }
+    }
+
+    private func planned(id: String, revision: Int64, path: String, file: String, _ e: NoteEntry) -> Planned {
+        Planned(indexed: IndexedEntry(id: id, path: path, entry: e, revision: revision), write: Self.record(id: id, revision: revision, file: file, e))
     }
 
     /// Writes the planned records; a record refused as `stale` or `conflict` (an id deleted at a

@@ -13,12 +13,15 @@ enum LSPCommand {
 
         Speaks the Language Server Protocol (3.17, Content-Length framing) on stdin/stdout, for any
         editor that starts a language server. On start it indexes the *.md, *.markdown and *.txt
-        files of the workspace folders (hidden folders skipped): a file is one entry, or one entry
-        per dated section (## 2025-01-04); saved and changed files are indexed again. The notes
-        are only read. Answers workspace/symbol (a natural-language search), textDocument/references
+        files of the workspace folders (hidden folders and what .gitignore ignores are skipped;
+        initializationOptions include/exclude choose other globs): a file is one entry, or one entry
+        per dated section (## 2025-01-04). Saved files, unsaved edits (after a quiet time) and
+        outside changes are indexed again; renamed files keep their entries' ids. The notes are
+        only read. Answers workspace/symbol (a natural-language search), textDocument/references
         (the most similar entries), textDocument/hover (the entry's recurring patterns),
-        textDocument/documentSymbol (the file's entries) and the command kindred.refreshPatterns.
-        Setting up VS Code, Neovim, Helix and Emacs: docs/editor.md.
+        textDocument/codeLens (the patterns above each entry), textDocument/documentSymbol (the
+        file's entries) and the commands kindred.refreshPatterns, kindred.findings, kindred.dismiss
+        and kindred.search. Settings and setting up VS Code, Neovim, Helix and Emacs: docs/editor.md.
 
         OPTIONS:
           --db PATH          SQLite file (default: .kindred/notes.sqlite in the first workspace folder)
