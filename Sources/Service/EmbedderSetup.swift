@@ -103,8 +103,8 @@ public enum EmbedderSetup {
             return (nil, "embedder.provider is none")
         case "local":
             let dir = modelDirectory(config)
+            let hint = dir == ModelLocation.directory(forModel: ModelLocation.multilingualModelName) ? e5InstallHint : installHint
             guard FileManager.default.fileExists(atPath: dir + "/model.safetensors") else {
-                let hint = dir == ModelLocation.directory(forModel: ModelLocation.multilingualModelName) ? e5InstallHint : installHint
                 return (nil, "model not found at \(dir); \(hint)")
             }
             let choice: PrecisionChoice
@@ -120,7 +120,7 @@ public enum EmbedderSetup {
                     return (nil, error.description)
                 }
             } catch {
-                return (nil, "model at \(dir) could not be loaded: \(error); \(installHint)")
+                return (nil, "model at \(dir) could not be loaded: \(error); \(hint)")
             }
         case let other:
             guard let kind = EmbeddingProviderKind(rawValue: other) else {

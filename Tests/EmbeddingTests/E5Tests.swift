@@ -65,12 +65,14 @@ struct E5Tests {
         #expect(maxAbsDifference(vector, sentence.embedding) <= maximumDimensionError, "\(sentence.case)")
     }
 
-    @Test func aBatchAgreesWithSingles() throws {
+    /// All inputs in one call (packed into one forward pass, attention per text) give the same vectors.
+    @Test func aBatchMatchesTheReferenceToo() throws {
         let sentences = try E5Reference.shared.get().sentences
-        let embedder = try E5Model.embedder()
-        let batched = try embedder.embed(sentences.map(\.text))
-        for (i, s) in sentences.enumerated() {
-            #expect(maxAbsDifference(batched[i], try embedder.embed([s.text])[0]) <= 1e-5, "\(s.case)")
+        let batched = try E5Model.embedder().embed(sentences.map(\.text))
+        try #require(batched.count == sentences.count)
+        for (vector, s) in zip(batched, sentences) {
+            #expect(cosine(vector, s.embedding) >= minimumCosine, "\(s.case)")
+            #expect(maxAbsDifference(vector, s.embedding) <= maximumDimensionError, "\(s.case)")
         }
     }
 

