@@ -25,6 +25,10 @@ public enum ClusterLayout {
     /// routers sent it meanwhile, or its answers, may have been lost, and the routers send theirs again.
     public static let reconnectedSubject = "kindred.reconnected"
 
+    /// Where a node says (the shard's number) that it starts serving a shard: routers send the
+    /// requests in flight for it again (the node that had them may have died with them).
+    public static let servingSubject = "kindred.serving"
+
     /// Where a node answers what it holds besides the shards it leads (its standby copies).
     public static func nodeSubject(_ name: String) -> String { "kindred.node.\(name)" }
 

@@ -117,7 +117,14 @@ public final class Node: @unchecked Sendable {
     /// Heartbeats and claims until `stop`. Heartbeats have a thread of their own, so that a long
     /// replay while taking a shard never makes this node look silent.
     public func run() {
+        // Back soon enough that no node can have taken this one for silent (its last heartbeat,
+        // read before this one's first, is well within `failoverMs`): it serves the shards the map
+        // still gives it at once, without waiting for its first round.
+        let away = try? map.leaderHeartbeatAge(node: options.name)
         heartbeat()
+        if let away, away < Int64(options.failoverMs) - Self.resumeMarginMs {
+            resumeMappedShards()
+        }
         let beating = Thread { [self] in
             while !stopping.load(ordering: .relaxed) {
                 usleep(UInt32(heartbeat() ? options.heartbeatMs : Self.heartbeatRetryMs) * 1000)
@@ -149,6 +156,21 @@ public final class Node: @unchecked Sendable {
     }
 
     public func stop() { stopping.store(true, ordering: .relaxed) }
+
+    /// How far within `failoverMs` a restarted node's last heartbeat must be for it to serve its
+    /// shards before its first round.
+    static let resumeMarginMs: Int64 = 500
+
+    /// Serves every shard the map gives this node.
+    func resumeMappedShards() {
+        do {
+            for shard in 0..<shardCount where try map.leader(of: shard)?.value == options.name && led.withLock({ $0[shard] == nil }) {
+                try lead(shard)
+            }
+        } catch {
+            say("cluster: \(error)")
+        }
+    }
 
     /// A failed heartbeat is tried again after this long, not after a whole `heartbeatMs`.
     static let heartbeatRetryMs = 200
@@ -248,22 +270,28 @@ public final class Node: @unchecked Sendable {
             return
         }
         for shard in 0..<shardCount {
-            let count = led.withLock { $0.count }
-            if !(count < low || (count < high && count <= fewestElsewhere)) { break }
             if led.withLock({ $0[shard] != nil }) { continue }
+            let count = led.withLock { $0.count }
+            let underShare = count < low || (count < high && count <= fewestElsewhere)
             var taken = false
             if let entry = entries[shard], !entry.value.isEmpty {
                 if entry.value == options.name {
                     taken = true
                 } else if !alive.contains(entry.value) {
-                    // The shard's standbys take it first; the others after twice the silence.
-                    if waitsForStandby(shard, leader: entry.value, live: live, silentMs: ages[entry.value] ?? .max) { continue }
+                    // A silent node's shard: its standby takes it whatever it leads already (the
+                    // spread is evened afterwards), the others up to their share and after twice
+                    // the silence, while a standby is live.
+                    let standby = StandbyPlan.standbys(of: shard, leader: entry.value, nodes: live, count: options.standbys).contains(options.name)
+                    guard standby || underShare else { continue }
+                    if !standby && waitsForStandby(shard, leader: entry.value, live: live, silentMs: ages[entry.value] ?? .max) { continue }
                     // Only a silence seen while this node's heartbeats land, and confirmed by the
                     // bucket's leader.
                     guard judging, confirmedSilent(entry.value) else { continue }
                     taken = try map.take(shard, node: options.name, revision: entry.revision)
                     if taken { say("shard \(shard): taken over from \(entry.value), silent for \(ages[entry.value].map { "\($0) ms" } ?? "ever")") }
                 }
+            } else if !underShare {
+                continue
             } else if let entry = entries[shard] {
                 taken = try map.take(shard, node: options.name, revision: entry.revision)
             } else {
@@ -295,6 +323,7 @@ public final class Node: @unchecked Sendable {
                 throw error
             }
             led.withLock { $0[shard] = Led(host: host, subscription: subscription) }
+            try? connection.publish(ClusterLayout.servingSubject, Array(String(shard).utf8))
             say("shard \(shard): leading (" + (copyAt.map { "from its standby copy at \($0), " } ?? "") + "applied up to \(host.appliedSequence))")
         }
     }

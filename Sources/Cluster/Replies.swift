@@ -27,13 +27,15 @@ public final class PendingReply: @unchecked Sendable {
     let id: UInt64
     let prefix: String
     let connection: NATSConnection
+    /// What the request is about (a router's: its shard), for nudging only the requests of one.
+    public let tag: Int?
     private let condition = NSCondition()
     private var events: [Event] = []
     /// The attempts sent so far (the last one's number).
     public private(set) var attempt = 0
 
-    init(id: UInt64, prefix: String, connection: NATSConnection) {
-        (self.id, self.prefix, self.connection) = (id, prefix, connection)
+    init(id: UInt64, prefix: String, connection: NATSConnection, tag: Int?) {
+        (self.id, self.prefix, self.connection, self.tag) = (id, prefix, connection, tag)
     }
 
     /// Sends the request (again): a new attempt, answered on its own reply subject.
@@ -103,17 +105,19 @@ final class Replies: @unchecked Sendable {
         subscription = Subscription(sub!)
     }
 
-    func make(_ connection: NATSConnection) -> PendingReply {
+    func make(_ connection: NATSConnection, tag: Int?) -> PendingReply {
         let id = counter.add(1, ordering: .relaxed).newValue
-        let pending = PendingReply(id: id, prefix: prefix, connection: connection)
+        let pending = PendingReply(id: id, prefix: prefix, connection: connection, tag: tag)
         waiting.withLock { $0[id] = pending }
         return pending
     }
 
     func remove(_ id: UInt64) { waiting.withLock { _ = $0.removeValue(forKey: id) } }
 
-    /// Nudges every request awaited now.
-    func nudgeAll() { for p in waiting.withLock({ Array($0.values) }) { p.post(.nudged) } }
+    /// Nudges every request awaited now (with `tag`, those with that tag).
+    func nudge(tag: Int? = nil) {
+        for p in waiting.withLock({ Array($0.values) }) where tag == nil || p.tag == tag { p.post(.nudged) }
+    }
 
     private func deliver(_ subject: String, _ data: [UInt8], noResponders: Bool) {
         // `PREFIX.ID.ATTEMPT`
@@ -126,14 +130,14 @@ final class Replies: @unchecked Sendable {
 
 extension NATSConnection {
     /// A request to await while it may be sent again (`PendingReply`); `finish` it once answered.
-    public func pendingReply() throws(NATSError) -> PendingReply {
+    public func pendingReply(tag: Int? = nil) throws(NATSError) -> PendingReply {
         repliesLock.lock()
         defer { repliesLock.unlock() }
-        if let r = repliesMade { return r.make(self) }
+        if let r = repliesMade { return r.make(self, tag: tag) }
         let r = try Replies(self)
         repliesMade = r
-        onReconnect { [weak r] in r?.nudgeAll() }
-        return r.make(self)
+        onReconnect { [weak r] in r?.nudge() }
+        return r.make(self, tag: tag)
     }
 
     var replies: Replies? {
@@ -142,6 +146,6 @@ extension NATSConnection {
         return repliesMade
     }
 
-    /// Nudges every request awaited on this connection now (a node they may have gone to reconnected).
-    public func nudgePending() { replies?.nudgeAll() }
+    /// Nudges the requests awaited on this connection now: all of them, or those tagged `tag`.
+    public func nudgePending(tag: Int? = nil) { replies?.nudge(tag: tag) }
 }

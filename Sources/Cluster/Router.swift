@@ -18,8 +18,10 @@ public final class Router: Sendable {
     /// A node silent this long is gone: a request in flight on it is sent again.
     let failoverMs: Int64
     let map: ShardMap
-    /// Hears the nodes that reconnected (their requests in flight may have been lost).
+    /// Hears the nodes that reconnected (their requests in flight may have been lost) and the shards
+    /// a node starts serving (the requests in flight for them are sent again).
     private let reconnections: Subscription?
+    private let serving: Subscription?
 
     /// - Parameter timeoutMs: how long a node's answer is awaited (a node killed while it works
     ///   never answers); then the request is answered `shardUnavailable`.
@@ -33,9 +35,15 @@ public final class Router: Sendable {
         map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: nil))
         shardCount = try map.shardCount(creating: nil)
         reconnections = try? connection.subscribe(ClusterLayout.reconnectedSubject) { [connection] _, _ in connection.nudgePending() }
+        serving = try? connection.subscribe(ClusterLayout.servingSubject) { [connection] data, _ in
+            if let shard = Int(String(decoding: data, as: UTF8.self)) { connection.nudgePending(tag: shard) }
+        }
     }
 
-    deinit { reconnections?.cancel() }
+    deinit {
+        reconnections?.cancel()
+        serving?.cancel()
+    }
 
     /// Registers every method of the service as a forward.
     public func register(on server: Server) {
@@ -80,7 +88,8 @@ public final class Router: Sendable {
     /// Sends a request to a shard's node; while no node serves the shard (it is starting or moving)
     /// retries for up to `retryMs`. A request in flight is sent again at once, without waiting for
     /// `timeoutMs`, when the map moves its shard to another node (a takeover, a drain, a hand-back),
-    /// when the node leading it has been silent for `failoverMs` (it died with the request), or when
+    /// when the node leading it has been silent for `failoverMs` (it died with the request), when a
+    /// node starts serving the shard (a takeover, or a node that restarted resuming it), or when
     /// this router's connection or a node's was made again to another nats-server (core NATS may have
     /// lost the request or its answer on the way). Whichever sending answers first is the answer: a
     /// write that landed before its node died is applied again by the new leader, and an upsert of
@@ -88,7 +97,7 @@ public final class Router: Sendable {
     func send(_ shard: Int, _ request: [UInt8], isCancelled: () -> Bool = { false }) throws(ResponseError) -> JSONValue {
         let subject = ClusterLayout.requestSubject(shard)
         let pending: PendingReply
-        do { pending = try connection.pendingReply() } catch { throw ResponseError.shardUnavailable(shard, "\(error)") }
+        do { pending = try connection.pendingReply(tag: shard) } catch { throw ResponseError.shardUnavailable(shard, "\(error)") }
         defer { pending.finish() }
         func resend() throws(ResponseError) {
             do { try pending.send(subject, request) } catch { throw ResponseError.shardUnavailable(shard, "\(error)") }
