@@ -122,9 +122,6 @@ public final class Node: @unchecked Sendable {
         // still gives it at once, without waiting for its first round.
         let away = try? map.leaderHeartbeatAge(node: options.name)
         heartbeat()
-        if let away, away < Int64(options.failoverMs) - Self.resumeMarginMs {
-            resumeMappedShards()
-        }
         let beating = Thread { [self] in
             while !stopping.load(ordering: .relaxed) {
                 usleep(UInt32(heartbeat() ? options.heartbeatMs : Self.heartbeatRetryMs) * 1000)
@@ -142,6 +139,9 @@ public final class Node: @unchecked Sendable {
         let cancellations = try? listenForCancellations()
         let statusSubscription = try? connection.subscribe(ClusterLayout.nodeSubject(options.name)) { [self] _, reply in
             if let reply { try? connection.publish(reply, Wire.answer(.success(standbyStatus()))) }
+        }
+        if let away, away < Int64(options.failoverMs) - Self.resumeMarginMs {
+            resumeMappedShards()
         }
         usleep(UInt32(options.joinWaitMs) * 1000)
         while !stopping.load(ordering: .relaxed) {
