@@ -45,6 +45,9 @@ public final class Node: @unchecked Sendable {
     let beats = Mutex<(landed: Int64, failed: Int64)>((0, ShardMap.nowMs()))
     /// The nodes taken as live at the last round that could judge silence.
     let lastLive = Mutex<Set<String>>([])
+    /// When the first node the last round saw live turns silent if it sends no heartbeat meanwhile
+    /// (ms since 1970): the next round runs then.
+    let nextSilence = Mutex<Int64?>(nil)
     let log: WriteLog
     let snapshots: SnapshotStore
     /// False when a server of the cluster is a release that may replay a one-subject purge as a purge
@@ -145,8 +148,14 @@ public final class Node: @unchecked Sendable {
         }
         usleep(UInt32(options.joinWaitMs) * 1000)
         while !stopping.load(ordering: .relaxed) {
+            let started = ShardMap.nowMs()
             do { try tick() } catch { say("cluster: \(error)") }
-            usleep(UInt32(options.heartbeatMs) * 1000)
+            // A round every `heartbeatMs`, and one as soon as a node the last round saw live would
+            // turn silent (its last heartbeat + `failoverMs`): a dead node's shards are taken then,
+            // not up to a round later.
+            let regular = started + Int64(options.heartbeatMs)
+            let wake = min(regular, nextSilence.withLock { $0 } ?? regular)
+            usleep(UInt32(max(Self.leastRoundGapMs, wake - ShardMap.nowMs())) * 1000)
         }
         statusSubscription?.cancel()
         cancellations?.cancel()
@@ -171,6 +180,11 @@ public final class Node: @unchecked Sendable {
             say("cluster: \(error)")
         }
     }
+
+    /// A round runs this long after the silence it waits for begins, and never sooner than
+    /// `leastRoundGapMs` after the last one.
+    static let silenceMarginMs: Int64 = 20
+    static let leastRoundGapMs: Int64 = 50
 
     /// A failed heartbeat is tried again after this long, not after a whole `heartbeatMs`.
     static let heartbeatRetryMs = 200
@@ -251,6 +265,13 @@ public final class Node: @unchecked Sendable {
         }
         planStandbys(entries, live: live)
         let ages = Dictionary(nodes.map { ($0.name, $0.ageMs ?? .max) }, uniquingKeysWith: { a, _ in a })
+        let now = ShardMap.nowMs()
+        nextSilence.withLock { next in
+            next = nodes.compactMap { n -> Int64? in
+                guard n.name != options.name, let age = n.ageMs, age <= Int64(options.failoverMs) else { return nil }
+                return now - age + Int64(options.failoverMs) + Self.silenceMarginMs
+            }.min()
+        }
         let low = shardCount / live.count
         let high = (shardCount + live.count - 1) / live.count
         var counts: [String: Int] = [:]
