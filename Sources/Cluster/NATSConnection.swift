@@ -38,6 +38,10 @@ public final class NATSConnection: @unchecked Sendable {
         _ = natsOptions_SetMaxReconnect(opts, -1)
         _ = natsOptions_SetReconnectWait(opts, 100)
         _ = natsOptions_SetTimeout(opts, 2000)
+        // Every publish goes out at once, as `natsConnection_Request`'s own does: a router's requests
+        // (sent with a reply subject of its own, `PendingReply`) and a node's answers would otherwise
+        // wait for the library's flusher thread.
+        _ = natsOptions_SetSendAsap(opts, true)
         let reconnected: natsConnectionHandler = { _, closure in
             guard let closure else { return }
             Unmanaged<ConnectionEvents>.fromOpaque(closure).takeUnretainedValue().didReconnect()
@@ -70,7 +74,7 @@ public final class NATSConnection: @unchecked Sendable {
     }
 
     deinit {
-        repliesMade?.subscription.cancel()
+        repliesMade = nil
         jsCtx_Destroy(js)
         jsCtx_Destroy(quickJS)
         natsConnection_Destroy(nc)

@@ -25,106 +25,150 @@ public final class PendingReply: @unchecked Sendable {
     }
 
     let id: UInt64
-    let prefix: String
+    let replies: Replies
     let connection: NATSConnection
     /// What the request is about (a router's: its shard), for nudging only the requests of one.
     public let tag: Int?
-    private let condition = NSCondition()
-    private var events: [Event] = []
+    /// Guarded by `replies.lock`.
+    fileprivate var events: [Event] = []
+    fileprivate let condition = NSCondition()
     /// The attempts sent so far (the last one's number).
     public private(set) var attempt = 0
 
-    init(id: UInt64, prefix: String, connection: NATSConnection, tag: Int?) {
-        (self.id, self.prefix, self.connection, self.tag) = (id, prefix, connection, tag)
+    init(id: UInt64, replies: Replies, connection: NATSConnection, tag: Int?) {
+        (self.id, self.replies, self.connection, self.tag) = (id, replies, connection, tag)
     }
 
     /// Sends the request (again): a new attempt, answered on its own reply subject.
     public func send(_ subject: String, _ data: [UInt8]) throws(NATSError) {
         attempt += 1
-        let reply = "\(prefix).\(id).\(attempt)"
+        let reply = "\(replies.prefix).\(id).\(attempt)"
         let s = data.withUnsafeBytes { natsConnection_PublishRequest(connection.nc, subject, reply, $0.baseAddress, Int32($0.count)) }
         try NATSError.check(s, "request on \(subject)")
     }
 
     /// The next event, waiting up to `timeoutMs` for one (nil when none came).
-    public func next(timeoutMs: Int64) -> Event? {
-        let deadline = Date(timeIntervalSinceNow: Double(max(0, timeoutMs)) / 1000)
-        condition.lock()
-        defer { condition.unlock() }
-        while events.isEmpty {
-            if !condition.wait(until: deadline) { break }
-        }
-        return events.isEmpty ? nil : events.removeFirst()
-    }
-
-    func post(_ event: Event) {
-        condition.lock()
-        events.append(event)
-        condition.signal()
-        condition.unlock()
-    }
+    public func next(timeoutMs: Int64) -> Event? { replies.next(self, timeoutMs: timeoutMs) }
 
     /// No more answers are awaited.
-    public func finish() { connection.replies?.remove(id) }
+    public func finish() { replies.remove(id) }
 }
 
-/// The connection's reply subscription (`_INBOX.ID.*`), made on its first awaited request, handing
-/// each answer to the request it answers.
+/// The connection's reply subscription (`_INBOX.ID.*.*`), made on its first awaited request. It is
+/// read by the waiting requests themselves, one at a time (the reader hands each answer to the
+/// request it answers): an answer reaches the request waiting for it straight from the client
+/// library's socket thread, as `natsConnection_Request`'s does, without a thread of its own between.
 final class Replies: @unchecked Sendable {
     let prefix: String
-    private let waiting = Mutex<[UInt64: PendingReply]>([:])
-    private let counter = Atomic<UInt64>(0)
-    private(set) var subscription: Subscription!
+    let sub: OpaquePointer
+    /// Guards `waiting`, `reading` and every request's `events`.
+    fileprivate let lock = NSLock()
+    private var waiting: [UInt64: PendingReply] = [:]
+    /// True while one of the waiting requests reads the subscription.
+    private var reading = false
+    private var counter: UInt64 = 0
+    /// The longest a reader reads before it looks at its own events again (a nudge).
+    static let readSliceMs: Int64 = 100
 
     init(_ connection: NATSConnection) throws(NATSError) {
         var inbox: UnsafeMutablePointer<CChar>?
         try NATSError.check(natsInbox_Create(&inbox), "creating a reply inbox")
         prefix = String(cString: inbox!)
         natsInbox_Destroy(inbox)
-        let box = Unmanaged.passRetained(self)
         var sub: OpaquePointer?
-        let callback: kindred_nats_msg_handler = { _, _, msg, closure in
-            guard let msg, let closure else { return }
-            let replies = Unmanaged<Replies>.fromOpaque(closure).takeUnretainedValue()
-            let subject = natsMsg_GetSubject(msg).map { String(cString: $0) } ?? ""
-            let noResponders = natsMsg_IsNoResponders(msg)
-            let data = NATSConnection.body(msg)
-            natsMsg_Destroy(msg)
-            replies.deliver(subject, data, noResponders: noResponders)
-        }
-        let s = kindred_nats_subscribe(&sub, connection.nc, prefix + ".*.*", callback, box.toOpaque())
-        if s != NATS_OK {
-            box.release()
-            throw NATSError(s, "subscribing to \(prefix).*.*")
-        }
+        try NATSError.check(natsConnection_SubscribeSync(&sub, connection.nc, prefix + ".*.*"), "subscribing to \(prefix).*.*")
         _ = natsSubscription_SetPendingLimits(sub, 65_536, 256 << 20)
-        let released: natsOnCompleteCB = { closure in
-            if let closure { Unmanaged<Replies>.fromOpaque(closure).release() }
-        }
-        _ = natsSubscription_SetOnCompleteCB(sub, released, box.toOpaque())
-        subscription = Subscription(sub!)
+        self.sub = sub!
+    }
+
+    deinit {
+        _ = natsSubscription_Unsubscribe(sub)
+        natsSubscription_Destroy(sub)
     }
 
     func make(_ connection: NATSConnection, tag: Int?) -> PendingReply {
-        let id = counter.add(1, ordering: .relaxed).newValue
-        let pending = PendingReply(id: id, prefix: prefix, connection: connection, tag: tag)
-        waiting.withLock { $0[id] = pending }
+        lock.lock()
+        defer { lock.unlock() }
+        counter += 1
+        let pending = PendingReply(id: counter, replies: self, connection: connection, tag: tag)
+        waiting[counter] = pending
         return pending
     }
 
-    func remove(_ id: UInt64) { waiting.withLock { _ = $0.removeValue(forKey: id) } }
+    func remove(_ id: UInt64) {
+        lock.lock()
+        waiting[id] = nil
+        lock.unlock()
+    }
 
     /// Nudges every request awaited now (with `tag`, those with that tag).
     func nudge(tag: Int? = nil) {
-        for p in waiting.withLock({ Array($0.values) }) where tag == nil || p.tag == tag { p.post(.nudged) }
+        lock.lock()
+        let targets = waiting.values.filter { tag == nil || $0.tag == tag }
+        for p in targets { p.events.append(.nudged) }
+        lock.unlock()
+        for p in targets { Self.wake(p) }
     }
 
-    private func deliver(_ subject: String, _ data: [UInt8], noResponders: Bool) {
-        // `PREFIX.ID.ATTEMPT`
+    /// `pending`'s next event within `timeoutMs`: taken from its own events, or read from the
+    /// subscription when no other request reads it, or waited for while another does.
+    func next(_ pending: PendingReply, timeoutMs: Int64) -> PendingReply.Event? {
+        let deadline = ShardMap.nowMs() + max(0, timeoutMs)
+        while true {
+            lock.lock()
+            if !pending.events.isEmpty {
+                let event = pending.events.removeFirst()
+                lock.unlock()
+                return event
+            }
+            let left = deadline - ShardMap.nowMs()
+            if left <= 0 {
+                lock.unlock()
+                return nil
+            }
+            if !reading {
+                reading = true
+                lock.unlock()
+                var msg: OpaquePointer?
+                let s = natsSubscription_NextMsg(&msg, sub, min(left, Self.readSliceMs))
+                if s == NATS_OK, let msg { deliver(msg) }
+                // Another waiting request takes over the reading.
+                lock.lock()
+                reading = false
+                let others = Array(waiting.values)
+                lock.unlock()
+                for p in others where p !== pending { Self.wake(p) }
+                continue
+            }
+            // Another request reads: wait until it hands this one an event or stops reading.
+            pending.condition.lock()
+            lock.unlock()
+            _ = pending.condition.wait(until: Date(timeIntervalSinceNow: Double(min(left, Self.readSliceMs)) / 1000))
+            pending.condition.unlock()
+        }
+    }
+
+    /// Hands a message read from the subscription to the request it answers (`PREFIX.ID.ATTEMPT`).
+    private func deliver(_ msg: OpaquePointer) {
+        let subject = natsMsg_GetSubject(msg).map { String(cString: $0) } ?? ""
+        let noResponders = natsMsg_IsNoResponders(msg)
+        let data = NATSConnection.body(msg)
+        natsMsg_Destroy(msg)
         let parts = subject.dropFirst(prefix.count + 1).split(separator: ".")
-        guard parts.count == 2, let id = UInt64(parts[0]), let attempt = Int(parts[1]),
-              let pending = waiting.withLock({ $0[id] }) else { return }
-        pending.post(noResponders ? .noResponders(attempt: attempt) : .answer(data, attempt: attempt))
+        guard parts.count == 2, let id = UInt64(parts[0]), let attempt = Int(parts[1]) else { return }
+        lock.lock()
+        guard let target = waiting[id] else { return lock.unlock() }
+        target.events.append(noResponders ? .noResponders(attempt: attempt) : .answer(data, attempt: attempt))
+        lock.unlock()
+        Self.wake(target)
+    }
+
+    /// Wakes a waiting request (under its condition's lock: a request between its look at its
+    /// events and its wait holds that lock, so the wake-up is never lost).
+    private static func wake(_ p: PendingReply) {
+        p.condition.lock()
+        p.condition.broadcast()
+        p.condition.unlock()
     }
 }
 
