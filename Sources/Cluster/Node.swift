@@ -73,6 +73,8 @@ public final class Node: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Requests routers may cancel, by relay id.
     let relayed = RelayedRequests()
+    /// The answers of the writes this node made lately, by relay id.
+    let answered = AnsweredWrites()
 
     public init(connection: NATSConnection, options: Options, makeService: @escaping @Sendable (String) throws -> KindredService,
                 say: @escaping @Sendable (String) -> Void) throws {
@@ -387,9 +389,14 @@ public final class Node: @unchecked Sendable {
             }
             guard let kind = KindredService.methodKind(method) else { throw ResponseError.methodNotFound(method) }
             if kind == .write {
+                // The same write sent again by its router (it feared the first sending lost) is
+                // answered as the first was, not applied again: the second waited behind the first.
+                if let relay, let earlier = answered.answer(relay.id) { return earlier }
                 // Cancelled before it is logged, a write is not made; once logged it applies whole.
                 try token?.check()
-                return write(host, method, params, context: relay.map { relayContext($0, method: method, token: CancellationToken()) })
+                let outcome = write(host, method, params, context: relay.map { relayContext($0, method: method, token: CancellationToken()) })
+                if let relay { answered.keep(relay.id, outcome) }
+                return outcome
             }
             let ctx = relay.flatMap { r in token.map { relayContext(r, method: method, token: $0) } }
             return .success(try host.service.call(method, params ?? .object(JSONObject()), context: ctx))

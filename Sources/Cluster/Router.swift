@@ -165,7 +165,9 @@ struct LeaderWatch {
         defer { entry = .some(now) }
         if let seen = entry, seen?.revision != now?.revision { return true }
         guard let node = now?.value, !node.isEmpty, node != silentNode,
-              let age = try? map.heartbeatAge(node: node), age > failoverMs else { return false }
+              let age = try? map.heartbeatAge(node: node), age > failoverMs,
+              // Confirmed by the bucket's leader (a replica may answer a moment behind).
+              let confirmed = try? map.leaderHeartbeatAge(node: node), confirmed > failoverMs else { return false }
         silentNode = node
         return true
     }
