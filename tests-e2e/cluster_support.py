@@ -190,6 +190,24 @@ def wait_all_led(urls, nodes, timeout=60):
     raise AssertionError(f"shards not all led after {timeout}s: {status}\n" + "\n".join(n.log() for n in nodes))
 
 
+def stream_leader(port, stream):
+    """The name of the nats-server leading `stream` (`n0`, `n1`, …: `NatsCluster` names them by
+    index), asked with the plain NATS protocol; None while it has none."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        reader = s.makefile("rb")
+        assert reader.readline().startswith(b"INFO "), "not a NATS server"
+        s.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\nSUB _INBOX.e2e 1\r\n')
+        s.sendall(f"PUB $JS.API.STREAM.INFO.{stream} _INBOX.e2e 0\r\n\r\n".encode())
+        while True:
+            line = reader.readline()
+            if line.startswith(b"PING"):
+                s.sendall(b"PONG\r\n")
+                continue
+            assert line.startswith(b"MSG "), line
+            info = json.loads(reader.read(int(line.split()[-1]) + 2)[:-2])
+            return info.get("cluster", {}).get("leader")
+
+
 def nats_publish(port, messages):
     """Publishes `(subject, payload bytes)` pairs with the plain NATS protocol, as any client may,
     each awaiting JetStream's acknowledgement; returns the stream sequence each was stored at."""

@@ -21,6 +21,14 @@ public enum ClusterLayout {
     /// Where requests for a shard are sent; only the node leading the shard listens.
     public static func requestSubject(_ shard: Int) -> String { "kindred.shard.\(shard)" }
 
+    /// Where a node says (its name) that its connection was made again to a nats-server: requests
+    /// routers sent it meanwhile, or its answers, may have been lost, and the routers send theirs again.
+    public static let reconnectedSubject = "kindred.reconnected"
+
+    /// Where a node says (the shard's number) that it starts serving a shard: routers send the
+    /// requests in flight for it again (the node that had them may have died with them).
+    public static let servingSubject = "kindred.serving"
+
     /// Where a node answers what it holds besides the shards it leads (its standby copies).
     public static func nodeSubject(_ name: String) -> String { "kindred.node.\(name)" }
 

@@ -36,7 +36,8 @@ extension NATSConnection {
     /// Appends `data` to `subject` only if the subject's last sequence is `expectedLast` (0: the
     /// subject holds nothing yet); returns the stream sequence JetStream stored it at, once the
     /// stream's replicas hold it. `messageID` makes a repeated append of the same write (after a
-    /// lost acknowledgement) return the first one's sequence instead of storing it twice.
+    /// lost acknowledgement) return the first one's sequence instead of storing it twice: the
+    /// acknowledgement is awaited `quickWaitMs` at most, and the caller appends again.
     public func append(_ subject: String, _ data: [UInt8], expectedLast: UInt64, messageID: String) throws(NATSError) -> UInt64 {
         let strings = CStrings()
         var po = jsPubOptions()
@@ -45,7 +46,7 @@ extension NATSConnection {
         if expectedLast == 0 { po.ExpectNoMessage = true } else { po.ExpectLastSubjectSeq = expectedLast }
         var ack: UnsafeMutablePointer<jsPubAck>?
         var code = jsErrCode(rawValue: 0)
-        let s = data.withUnsafeBytes { js_Publish(&ack, js, subject, $0.baseAddress, Int32($0.count), &po, &code) }
+        let s = data.withUnsafeBytes { js_Publish(&ack, quickJS, subject, $0.baseAddress, Int32($0.count), &po, &code) }
         defer { if ack != nil { jsPubAck_Destroy(ack) } }
         try NATSError.check(s, "appending to \(subject)", jetStream: code)
         return ack!.pointee.Sequence

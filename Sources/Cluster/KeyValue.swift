@@ -5,15 +5,19 @@ import CNATS
 public final class KeyValue: @unchecked Sendable {
     let kv: OpaquePointer
     public let bucket: String
+    let connection: NATSConnection
 
     /// Opens the bucket; when it is missing, creates it with `replicas` copies on disk (or, with
     /// nil, fails: the cluster has not been created).
-    public init(_ connection: NATSConnection, bucket: String, replicas: Int?) throws(NATSError) {
+    /// With `quick`, its calls wait at most the connection's `quickWaitMs` (a heartbeat, retried at once).
+    public init(_ connection: NATSConnection, bucket: String, replicas: Int?, quick: Bool = false) throws(NATSError) {
         self.bucket = bucket
+        self.connection = connection
+        let js = quick ? connection.quickJS : connection.js
         var store: OpaquePointer?
-        var opened = js_KeyValue(&store, connection.js, bucket)
+        var opened = js_KeyValue(&store, js, bucket)
         // While the servers elect a new leader (one of them went away) the bucket's lookup times out.
-        for _ in 0..<3 where opened == NATS_TIMEOUT { opened = js_KeyValue(&store, connection.js, bucket) }
+        for _ in 0..<3 where opened == NATS_TIMEOUT { opened = js_KeyValue(&store, js, bucket) }
         if opened != NATS_OK {
             guard let replicas else { throw NATSError(opened, "opening key-value bucket \(bucket) (has a node started?)") }
             let strings = CStrings()
@@ -63,6 +67,13 @@ public final class KeyValue: @unchecked Sendable {
         if s == NATS_OK { return rev }
         if let now = try get(key), now.revision != revision { return nil }
         throw NATSError(s, "updating \(bucket)/\(key)")
+    }
+
+    /// The key's value as the bucket's stream leader holds it (a `get` may be answered by a replica
+    /// a moment behind, as one restarting after its server was killed): nil when it has none.
+    public func leaderGet(_ key: String) throws(NATSError) -> String? {
+        guard let (_, data) = try connection.lastMessage(stream: "KV_\(bucket)", subject: "$KV.\(bucket).\(key)") else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Sets the key whatever it held.

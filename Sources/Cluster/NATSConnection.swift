@@ -2,17 +2,31 @@
 import Glibc
 #endif
 import CNATS
+import Foundation
 
 /// One connection to a NATS cluster (any of the servers listed; it reconnects to another when one
 /// goes away) with its JetStream context. Thread-safe, as the C client is.
 public final class NATSConnection: @unchecked Sendable {
     let nc: OpaquePointer
     let js: OpaquePointer
+    /// A second JetStream context whose calls wait at most `quickWaitMs` (heartbeats, appends: calls
+    /// that are retried at once rather than waited for, as after a reconnect that lost their request).
+    let quickJS: OpaquePointer
+    /// What the C library's callbacks reach: the reconnection handlers and the awaited replies.
+    let events: ConnectionEvents
+    private let eventsBox: Unmanaged<ConnectionEvents>
+    /// The reply subscription of `pendingReply`, made on first use.
+    let repliesLock = NSLock()
+    var repliesMade: Replies?
 
     /// - Parameters:
     ///   - urls: `nats://host:port`, comma-separated for several servers of one cluster.
     ///   - apiWaitMs: how long a JetStream API call (an append's acknowledgement) is awaited.
-    public init(urls: String, name: String, apiWaitMs: Int64 = 5000) throws(NATSError) {
+    ///   - quickWaitMs: how long a call on the quick context (`quickJS`) is awaited.
+    public init(urls: String, name: String, apiWaitMs: Int64 = 5000, quickWaitMs: Int64 = 1000) throws(NATSError) {
+        let events = ConnectionEvents()
+        self.events = events
+        eventsBox = Unmanaged.passRetained(events)
         var opts: OpaquePointer?
         try NATSError.check(natsOptions_Create(&opts), "nats options")
         defer { natsOptions_Destroy(opts) }
@@ -24,25 +38,52 @@ public final class NATSConnection: @unchecked Sendable {
         _ = natsOptions_SetMaxReconnect(opts, -1)
         _ = natsOptions_SetReconnectWait(opts, 100)
         _ = natsOptions_SetTimeout(opts, 2000)
-        var conn: OpaquePointer?
-        try NATSError.check(natsConnection_Connect(&conn, opts), "connecting to \(urls)")
-        nc = conn!
-        var jo = jsOptions()
-        jsOptions_Init(&jo)
-        jo.Wait = apiWaitMs
-        var ctx: OpaquePointer?
-        let s = natsConnection_JetStream(&ctx, nc, &jo)
-        if s != NATS_OK {
-            natsConnection_Destroy(nc)
-            throw NATSError(s, "JetStream context")
+        // Every publish goes out at once, as `natsConnection_Request`'s own does: a router's requests
+        // (sent with a reply subject of its own, `PendingReply`) and a node's answers would otherwise
+        // wait for the library's flusher thread.
+        _ = natsOptions_SetSendAsap(opts, true)
+        let reconnected: natsConnectionHandler = { _, closure in
+            guard let closure else { return }
+            Unmanaged<ConnectionEvents>.fromOpaque(closure).takeUnretainedValue().didReconnect()
         }
-        js = ctx!
+        _ = natsOptions_SetReconnectedCB(opts, reconnected, eventsBox.toOpaque())
+        var conn: OpaquePointer?
+        let connected = natsConnection_Connect(&conn, opts)
+        if connected != NATS_OK {
+            eventsBox.release()
+            throw NATSError(connected, "connecting to \(urls)")
+        }
+        nc = conn!
+        var contexts: [OpaquePointer] = []
+        for wait in [apiWaitMs, quickWaitMs] {
+            var jo = jsOptions()
+            jsOptions_Init(&jo)
+            jo.Wait = wait
+            var ctx: OpaquePointer?
+            let s = natsConnection_JetStream(&ctx, nc, &jo)
+            if s != NATS_OK {
+                for c in contexts { jsCtx_Destroy(c) }
+                natsConnection_Destroy(nc)
+                eventsBox.release()
+                throw NATSError(s, "JetStream context")
+            }
+            contexts.append(ctx!)
+        }
+        js = contexts[0]
+        quickJS = contexts[1]
     }
 
     deinit {
+        repliesMade = nil
         jsCtx_Destroy(js)
+        jsCtx_Destroy(quickJS)
         natsConnection_Destroy(nc)
+        eventsBox.release()
     }
+
+    /// Calls `handler` (on a thread of the client library) each time the connection is made again
+    /// to a server after losing one: core NATS messages in flight then may have been lost.
+    public func onReconnect(_ handler: @escaping @Sendable () -> Void) { events.add(handler) }
 
     /// Flushes what was published and closes the connection.
     public func close() {

@@ -37,6 +37,17 @@ public final class Node: @unchecked Sendable {
     let options: Options
     let connection: NATSConnection
     let map: ShardMap
+    /// The map again, on the connection's quick JetStream context: heartbeats wait at most
+    /// `NATSConnection.quickWaitMs` for their acknowledgement and are retried at once.
+    let beatMap: ShardMap
+    /// When this node's heartbeats last landed and last failed (ms since 1970; the failure starts
+    /// as the node's start): it judges another node silent only while its own land (`canJudgeSilence`).
+    let beats = Mutex<(landed: Int64, failed: Int64)>((0, ShardMap.nowMs()))
+    /// The nodes taken as live at the last round that could judge silence.
+    let lastLive = Mutex<Set<String>>([])
+    /// When the first node the last round saw live turns silent if it sends no heartbeat meanwhile
+    /// (ms since 1970): the next round runs then.
+    let nextSilence = Mutex<Int64?>(nil)
     let log: WriteLog
     let snapshots: SnapshotStore
     /// False when a server of the cluster is a release that may replay a one-subject purge as a purge
@@ -62,6 +73,8 @@ public final class Node: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Requests routers may cancel, by relay id.
     let relayed = RelayedRequests()
+    /// The answers of the writes this node made lately, by relay id.
+    let answered = AnsweredWrites()
 
     public init(connection: NATSConnection, options: Options, makeService: @escaping @Sendable (String) throws -> KindredService,
                 say: @escaping @Sendable (String) -> Void) throws {
@@ -74,6 +87,7 @@ public final class Node: @unchecked Sendable {
         self.say = say
         let replicas = min(3, connection.knownServers)
         map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: replicas))
+        beatMap = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: nil, quick: true))
         log = try WriteLog(connection, replicas: replicas)
         snapshots = try SnapshotStore(connection, replicas: replicas)
         trimsLog = Self.mayTrim(connection.serverURLs, say: say)
@@ -108,14 +122,21 @@ public final class Node: @unchecked Sendable {
     /// Heartbeats and claims until `stop`. Heartbeats have a thread of their own, so that a long
     /// replay while taking a shard never makes this node look silent.
     public func run() {
-        try? map.heartbeat(node: options.name)
-        let beats = Thread { [self] in
+        // Back soon enough that no node can have taken this one for silent (its last heartbeat,
+        // read before this one's first, is well within `failoverMs`): it serves the shards the map
+        // still gives it at once, without waiting for its first round.
+        let away = try? map.leaderHeartbeatAge(node: options.name)
+        heartbeat()
+        let beating = Thread { [self] in
             while !stopping.load(ordering: .relaxed) {
-                usleep(UInt32(options.heartbeatMs) * 1000)
-                do { try map.heartbeat(node: options.name) } catch { say("cluster: heartbeat: \(error)") }
+                usleep(UInt32(heartbeat() ? options.heartbeatMs : Self.heartbeatRetryMs) * 1000)
             }
         }
-        beats.start()
+        beating.start()
+        // Requests routers sent while this node's connection was down (or its answers) may be lost:
+        // the routers send theirs again.
+        let name = Array(options.name.utf8)
+        connection.onReconnect { [connection] in try? connection.publish(ClusterLayout.reconnectedSubject, name) }
         let standbys = Thread { [self] in keepStandbys() }
         standbys.start()
         let snapshotting = Thread { [self] in keepSnapshots() }
@@ -124,10 +145,19 @@ public final class Node: @unchecked Sendable {
         let statusSubscription = try? connection.subscribe(ClusterLayout.nodeSubject(options.name)) { [self] _, reply in
             if let reply { try? connection.publish(reply, Wire.answer(.success(standbyStatus()))) }
         }
+        if let away, away < Int64(options.failoverMs) - Self.resumeMarginMs {
+            resumeMappedShards()
+        }
         usleep(UInt32(options.joinWaitMs) * 1000)
         while !stopping.load(ordering: .relaxed) {
+            let started = ShardMap.nowMs()
             do { try tick() } catch { say("cluster: \(error)") }
-            usleep(UInt32(options.heartbeatMs) * 1000)
+            // A round every `heartbeatMs`, and one as soon as a node the last round saw live would
+            // turn silent (its last heartbeat + `failoverMs`): a dead node's shards are taken then,
+            // not up to a round later.
+            let regular = started + Int64(options.heartbeatMs)
+            let wake = min(regular, nextSilence.withLock { $0 } ?? regular)
+            usleep(UInt32(max(Self.leastRoundGapMs, wake - ShardMap.nowMs())) * 1000)
         }
         statusSubscription?.cancel()
         cancellations?.cancel()
@@ -137,6 +167,70 @@ public final class Node: @unchecked Sendable {
     }
 
     public func stop() { stopping.store(true, ordering: .relaxed) }
+
+    /// How far within `failoverMs` a restarted node's last heartbeat must be for it to serve its
+    /// shards before its first round.
+    static let resumeMarginMs: Int64 = 500
+
+    /// Serves every shard the map gives this node.
+    func resumeMappedShards() {
+        do {
+            for shard in 0..<shardCount where try map.leader(of: shard)?.value == options.name && led.withLock({ $0[shard] == nil }) {
+                try lead(shard)
+            }
+        } catch {
+            say("cluster: \(error)")
+        }
+    }
+
+    /// A round runs this long after the silence it waits for begins, and never sooner than
+    /// `leastRoundGapMs` after the last one.
+    static let silenceMarginMs: Int64 = 20
+    static let leastRoundGapMs: Int64 = 50
+
+    /// A failed heartbeat is tried again after this long, not after a whole `heartbeatMs`.
+    static let heartbeatRetryMs = 200
+
+    /// Writes this node's heartbeat; true when it landed. A failure (the bucket's stream electing a
+    /// leader, this node's connection moving to another nats-server) is logged once, with the time
+    /// it lasted once they land again.
+    @discardableResult
+    func heartbeat() -> Bool {
+        let start = ShardMap.nowMs()
+        do {
+            try beatMap.heartbeat(node: options.name)
+            let failing = beats.withLock { b -> Int64? in
+                defer { b.landed = start }
+                return b.failed > b.landed && b.landed > 0 ? b.failed : nil
+            }
+            if failing != nil { say("cluster: heartbeats land again") }
+            return true
+        } catch {
+            let first = beats.withLock { b -> Bool in
+                defer { b.failed = ShardMap.nowMs() }
+                return b.failed <= b.landed
+            }
+            if first { say("cluster: heartbeat: \(error); trying again every \(Self.heartbeatRetryMs) ms") }
+            return false
+        }
+    }
+
+    /// Whether this node may take another node's silence as death: its own heartbeats landed
+    /// throughout the last `failoverMs` (none failed) and lately. While the bucket cannot take
+    /// writes — its stream electing a leader after a nats-server died — or this node's connection
+    /// moves to another server, every node's heartbeats fail alike, and that silence is nobody's death.
+    var canJudgeSilence: Bool {
+        let now = ShardMap.nowMs()
+        let b = beats.withLock { $0 }
+        return now - b.failed > Int64(options.failoverMs) && now - b.landed < Int64(options.heartbeatMs) + 2000
+    }
+
+    /// True when `node` is silent for this node to take its shards: its heartbeat, as the bucket's
+    /// stream leader holds it (a replica may answer a read a moment behind), is older than `failoverMs`.
+    func confirmedSilent(_ node: String) -> Bool {
+        guard let age = try? map.leaderHeartbeatAge(node: node) else { return false }
+        return age > Int64(options.failoverMs)
+    }
     var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
     /// One round: give up shards the map gave to another node; when drained, hand the others over
@@ -147,6 +241,15 @@ public final class Node: @unchecked Sendable {
         let nodes = try map.nodes()
         var alive = Set(nodes.filter { ($0.ageMs ?? .max) < Int64(options.failoverMs) }.map(\.name))
         alive.insert(options.name)
+        // Silence is judged only while this node's own heartbeats land: until then the nodes live at
+        // the last round that could judge stay live (`canJudgeSilence`).
+        let judging = canJudgeSilence
+        if judging {
+            lastLive.withLock { $0 = alive }
+        } else {
+            let members = Set(nodes.map(\.name))
+            alive.formUnion(lastLive.withLock { $0 }.intersection(members))
+        }
         let drained = try map.drained()
         let entries = try (0..<shardCount).map { try map.leader(of: $0) }
         for shard in ledShards where entries[shard]?.value != options.name {
@@ -164,6 +267,13 @@ public final class Node: @unchecked Sendable {
         }
         planStandbys(entries, live: live)
         let ages = Dictionary(nodes.map { ($0.name, $0.ageMs ?? .max) }, uniquingKeysWith: { a, _ in a })
+        let now = ShardMap.nowMs()
+        nextSilence.withLock { next in
+            next = nodes.compactMap { n -> Int64? in
+                guard n.name != options.name, let age = n.ageMs, age <= Int64(options.failoverMs) else { return nil }
+                return now - age + Int64(options.failoverMs) + Self.silenceMarginMs
+            }.min()
+        }
         let low = shardCount / live.count
         let high = (shardCount + live.count - 1) / live.count
         var counts: [String: Int] = [:]
@@ -183,19 +293,28 @@ public final class Node: @unchecked Sendable {
             return
         }
         for shard in 0..<shardCount {
-            let count = led.withLock { $0.count }
-            if !(count < low || (count < high && count <= fewestElsewhere)) { break }
             if led.withLock({ $0[shard] != nil }) { continue }
+            let count = led.withLock { $0.count }
+            let underShare = count < low || (count < high && count <= fewestElsewhere)
             var taken = false
             if let entry = entries[shard], !entry.value.isEmpty {
                 if entry.value == options.name {
                     taken = true
                 } else if !alive.contains(entry.value) {
-                    // The shard's standbys take it first; the others after twice the silence.
-                    if waitsForStandby(shard, leader: entry.value, live: live, silentMs: ages[entry.value] ?? .max) { continue }
+                    // A silent node's shard: its standby takes it whatever it leads already (the
+                    // spread is evened afterwards), the others up to their share and after twice
+                    // the silence, while a standby is live.
+                    let standby = StandbyPlan.standbys(of: shard, leader: entry.value, nodes: live, count: options.standbys).contains(options.name)
+                    guard standby || underShare else { continue }
+                    if !standby && waitsForStandby(shard, leader: entry.value, live: live, silentMs: ages[entry.value] ?? .max) { continue }
+                    // Only a silence seen while this node's heartbeats land, and confirmed by the
+                    // bucket's leader.
+                    guard judging, confirmedSilent(entry.value) else { continue }
                     taken = try map.take(shard, node: options.name, revision: entry.revision)
-                    if taken { say("shard \(shard): taken over from \(entry.value), silent for \(options.failoverMs) ms or more") }
+                    if taken { say("shard \(shard): taken over from \(entry.value), silent for \(ages[entry.value].map { "\($0) ms" } ?? "ever")") }
                 }
+            } else if !underShare {
+                continue
             } else if let entry = entries[shard] {
                 taken = try map.take(shard, node: options.name, revision: entry.revision)
             } else {
@@ -227,6 +346,7 @@ public final class Node: @unchecked Sendable {
                 throw error
             }
             led.withLock { $0[shard] = Led(host: host, subscription: subscription) }
+            try? connection.publish(ClusterLayout.servingSubject, Array(String(shard).utf8))
             say("shard \(shard): leading (" + (copyAt.map { "from its standby copy at \($0), " } ?? "") + "applied up to \(host.appliedSequence))")
         }
     }
@@ -269,9 +389,14 @@ public final class Node: @unchecked Sendable {
             }
             guard let kind = KindredService.methodKind(method) else { throw ResponseError.methodNotFound(method) }
             if kind == .write {
+                // The same write sent again by its router (it feared the first sending lost) is
+                // answered as the first was, not applied again: the second waited behind the first.
+                if let relay, let earlier = answered.answer(relay.id) { return earlier }
                 // Cancelled before it is logged, a write is not made; once logged it applies whole.
                 try token?.check()
-                return write(host, method, params, context: relay.map { relayContext($0, method: method, token: CancellationToken()) })
+                let outcome = write(host, method, params, context: relay.map { relayContext($0, method: method, token: CancellationToken()) })
+                if let relay { answered.keep(relay.id, outcome) }
+                return outcome
             }
             let ctx = relay.flatMap { r in token.map { relayContext(r, method: method, token: $0) } }
             return .success(try host.service.call(method, params ?? .object(JSONObject()), context: ctx))
@@ -287,6 +412,7 @@ public final class Node: @unchecked Sendable {
         var rng = SystemRandomNumberGenerator()
         let id = "\(options.name)-\(String(rng.next(), radix: 16))\(String(rng.next(), radix: 16))"
         var attempts = 0
+        let start = ShardMap.nowMs()
         while true {
             do {
                 let prev = host.appliedSequence
@@ -301,7 +427,7 @@ public final class Node: @unchecked Sendable {
                     try host.catchUp()
                 } catch let trimmed as LogTrimmed {
                     // (Off this request's thread: discarding waits for the request to end.)
-                    Thread { [self] in discard(host) }.start()
+                    Thread { [self] in discard(host, because: trimmed) }.start()
                     return .failure(.shardUnavailable(host.shard, "\(trimmed)"))
                 } catch {
                     return .failure(.shardUnavailable(host.shard, "\(error)"))
@@ -309,14 +435,21 @@ public final class Node: @unchecked Sendable {
                 guard (try? map.leader(of: host.shard)?.value) == options.name else {
                     return .failure(.shardUnavailable(host.shard, "another node leads it now"))
                 }
-            } catch let e where (e.isTimeout || e.isNoResponders) && attempts < 3 {
-                attempts += 1
-                usleep(200_000)
+            } catch let e where (e.isTimeout || e.isNoResponders) && ShardMap.nowMs() - start < Self.appendRetryMs {
+                // The log's stream electing a leader (its server died), or this node's connection
+                // moving to another server: appended again under the same message id, stored once.
+                usleep(100_000)
             } catch {
                 return .failure(.shardUnavailable(host.shard, "the write log did not take the write (\(error))"))
             }
         }
     }
+}
+
+extension Node {
+    /// How long a write whose append timed out (or found no stream leader) is appended again before
+    /// it is answered `shardUnavailable`: longer than a JetStream leader election.
+    static let appendRetryMs: Int64 = 15_000
 }
 
 /// Methods a node answers besides the service's, for the router and `kindred cluster`.

@@ -34,6 +34,29 @@ final class RelayedRequests: Sendable {
     }
 }
 
+/// The answers of the writes a node made lately, by the relay id of their request: a router sends a
+/// request in flight again when it may have been lost (its connection or the node's was made again,
+/// a node started serving the shard), and the same write reaching the same node again is answered
+/// as it was the first time instead of being logged and applied a second time. Kept for
+/// `keptMs`, `kept` of them at most; a refusal to be asked again (`shardUnavailable`) is not kept.
+final class AnsweredWrites: Sendable {
+    private let state = Mutex<[String: (atMs: Int64, outcome: Result<JSONValue, ResponseError>)]>([:])
+    static let keptMs: Int64 = 120_000
+    static let kept = 4096
+
+    func answer(_ id: String) -> Result<JSONValue, ResponseError>? { state.withLock { $0[id]?.outcome } }
+
+    func keep(_ id: String, _ outcome: Result<JSONValue, ResponseError>) {
+        if case .failure(let e) = outcome, e.code == .shardUnavailable { return }
+        let now = ShardMap.nowMs()
+        state.withLock { s in
+            if s.count >= Self.kept { s = s.filter { now - $0.value.atMs < Self.keptMs } }
+            if s.count >= Self.kept, let oldest = s.min(by: { $0.value.atMs < $1.value.atMs })?.key { s[oldest] = nil }
+            s[id] = (now, outcome)
+        }
+    }
+}
+
 /// A node's way to the client of the router that sent a request: the server's requests to it
 /// (`patterns/judge`) travel on the relay subject and the router asks its client.
 struct RelayedClient: ClientChannel {

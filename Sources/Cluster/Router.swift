@@ -15,15 +15,34 @@ public final class Router: Sendable {
     let timeoutMs: Int64
     /// How long a request for a shard no node serves is retried before it is answered `shardUnavailable`.
     let retryMs: Int64
+    /// A node silent this long is gone: a request in flight on it is sent again.
+    let failoverMs: Int64
+    let map: ShardMap
+    /// Hears the nodes that reconnected (their requests in flight may have been lost) and the shards
+    /// a node starts serving (the requests in flight for them are sent again).
+    private let reconnections: Subscription?
+    private let serving: Subscription?
 
     /// - Parameter timeoutMs: how long a node's answer is awaited (a node killed while it works
     ///   never answers); then the request is answered `shardUnavailable`.
-    public init(connection: NATSConnection, timeoutMs: Int64 = 30_000, retryMs: Int64 = 10_000) throws {
+    /// - Parameter failoverMs: how long the node of a request in flight may be silent before the
+    ///   request is sent again (the nodes take its shards after their own `failoverMs`).
+    public init(connection: NATSConnection, timeoutMs: Int64 = 30_000, retryMs: Int64 = 10_000, failoverMs: Int64 = 5000) throws {
         self.connection = connection
         self.timeoutMs = timeoutMs
         self.retryMs = retryMs
-        let map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: nil))
+        self.failoverMs = failoverMs
+        map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: nil))
         shardCount = try map.shardCount(creating: nil)
+        reconnections = try? connection.subscribe(ClusterLayout.reconnectedSubject) { [connection] _, _ in connection.nudgePending() }
+        serving = try? connection.subscribe(ClusterLayout.servingSubject) { [connection] data, _ in
+            if let shard = Int(String(decoding: data, as: UTF8.self)) { connection.nudgePending(tag: shard) }
+        }
+    }
+
+    deinit {
+        reconnections?.cancel()
+        serving?.cancel()
     }
 
     /// Registers every method of the service as a forward.
@@ -67,31 +86,89 @@ public final class Router: Sendable {
     }
 
     /// Sends a request to a shard's node; while no node serves the shard (it is starting or moving)
-    /// retries for up to `retryMs`.
+    /// retries for up to `retryMs`. A request in flight is sent again at once, without waiting for
+    /// `timeoutMs`, when the map moves its shard to another node (a takeover, a drain, a hand-back),
+    /// when the node leading it has been silent for `failoverMs` (it died with the request), when a
+    /// node starts serving the shard (a takeover, or a node that restarted resuming it), or when
+    /// this router's connection or a node's was made again to another nats-server (core NATS may have
+    /// lost the request or its answer on the way). Whichever sending answers first is the answer: a
+    /// write that landed before its node died is applied again by the new leader, and an upsert of
+    /// the same revision changes nothing (answered `unchanged`).
     func send(_ shard: Int, _ request: [UInt8], isCancelled: () -> Bool = { false }) throws(ResponseError) -> JSONValue {
+        let subject = ClusterLayout.requestSubject(shard)
+        let pending: PendingReply
+        do { pending = try connection.pendingReply(tag: shard) } catch { throw ResponseError.shardUnavailable(shard, "\(error)") }
+        defer { pending.finish() }
+        func resend() throws(ResponseError) {
+            do { try pending.send(subject, request) } catch { throw ResponseError.shardUnavailable(shard, "\(error)") }
+        }
+        // Time spent waiting for a node to serve the shard, and the pause before asking again.
         var waited: Int64 = 0
         var pause: Int64 = 50
-        while true {
+        func retryLater(_ reason: @autoclosure () -> String) throws(ResponseError) {
+            guard waited < retryMs else { throw ResponseError.shardUnavailable(shard, reason()) }
             if isCancelled() { throw ResponseError.cancelled }
-            do {
-                let answer = try connection.request(ClusterLayout.requestSubject(shard), request, timeoutMs: timeoutMs)
-                return try Wire.decodeAnswer(answer)
-            } catch let e as NATSError where e.isNoResponders && waited < retryMs {
-                usleep(UInt32(pause) * 1000)
-                waited += pause
-                pause = min(pause * 2, 1000)
-            } catch let e as ResponseError where e.code == .shardUnavailable && waited < retryMs {
-                usleep(UInt32(pause) * 1000)
-                waited += pause
-                pause = min(pause * 2, 1000)
-            } catch let e as NATSError {
-                throw ResponseError.shardUnavailable(shard, e.isNoResponders ? "no node serves it"
-                    : e.isTimeout ? "its node did not answer within \(timeoutMs) ms (a write may still have been applied)" : "\(e)")
-            } catch let e as ResponseError {
-                throw e
-            } catch {
-                throw ResponseError.internalError("\(error)")
-            }
+            usleep(UInt32(pause) * 1000)
+            waited += pause
+            pause = min(pause * 2, Self.retryPauseMs)
         }
+        var watch = LeaderWatch()
+        try resend()
+        var sentAt = ShardMap.nowMs()
+        while true {
+            let now = ShardMap.nowMs()
+            let left = timeoutMs - (now - sentAt)
+            if left <= 0 {
+                throw ResponseError.shardUnavailable(shard, "its node did not answer within \(timeoutMs) ms (a write may still have been applied)")
+            }
+            switch pending.next(timeoutMs: min(left, Self.checkEveryMs)) {
+            case .answer(let bytes, let attempt)?:
+                do throws(ResponseError) {
+                    return try Wire.decodeAnswer(bytes)
+                } catch where error.code == .shardUnavailable {
+                    // An earlier sending's refusal: the later one is still on its way.
+                    guard attempt == pending.attempt else { continue }
+                    try retryLater(error.message)
+                }
+            case .noResponders(let attempt)?:
+                guard attempt == pending.attempt else { continue }
+                try retryLater("no node serves it")
+            case .nudged?:
+                break
+            case nil:
+                // Unanswered so far: sent again only when its node is gone or the shard moved.
+                guard ShardMap.nowMs() - sentAt >= Self.firstCheckMs, watch.lost(shard, map: map, failoverMs: failoverMs) else { continue }
+            }
+            try resend()
+            sentAt = ShardMap.nowMs()
+        }
+    }
+
+    /// How often an unanswered request looks at the map, from `firstCheckMs` after its sending on.
+    static let checkEveryMs: Int64 = 250
+    static let firstCheckMs: Int64 = 250
+    /// The longest pause between two askings of a shard no node serves.
+    static let retryPauseMs: Int64 = 250
+}
+
+/// What an unanswered request knows of its shard's leader: the map entry when it first looked, to
+/// tell when the shard moves, and whether it was already sent again because its node fell silent.
+struct LeaderWatch {
+    private var entry: KeyValue.Entry??
+    private var silentNode: String?
+
+    /// True when the request should be sent again: the shard's map entry changed since the last
+    /// look, or its node has been silent for `failoverMs` (once per silent node).
+    mutating func lost(_ shard: Int, map: ShardMap, failoverMs: Int64) -> Bool {
+        let now: KeyValue.Entry?
+        do { now = try map.leader(of: shard) } catch { return false }
+        defer { entry = .some(now) }
+        if let seen = entry, seen?.revision != now?.revision { return true }
+        guard let node = now?.value, !node.isEmpty, node != silentNode,
+              let age = try? map.heartbeatAge(node: node), age > failoverMs,
+              // Confirmed by the bucket's leader (a replica may answer a moment behind).
+              let confirmed = try? map.leaderHeartbeatAge(node: node), confirmed > failoverMs else { return false }
+        silentNode = node
+        return true
     }
 }

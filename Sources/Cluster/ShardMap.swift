@@ -42,6 +42,16 @@ public final class ShardMap: Sendable {
         try kv.update("shards.\(shard)", "", revision: revision) != nil
     }
 
+    /// How long ago the node last heartbeat, in milliseconds (nil when it never did).
+    public func heartbeatAge(node: String) throws -> Int64? {
+        try kv.get("nodes.\(node)").flatMap { Int64($0.value) }.map { max(0, Self.nowMs() - $0) }
+    }
+
+    /// The age of the node's last heartbeat as the bucket's stream leader holds it (nil when none).
+    public func leaderHeartbeatAge(node: String) throws -> Int64? {
+        try kv.leaderGet("nodes.\(node)").flatMap { Int64($0) }.map { max(0, Self.nowMs() - $0) }
+    }
+
     public func heartbeat(node: String) throws {
         try kv.put("nodes.\(node)", String(Self.nowMs()))
     }

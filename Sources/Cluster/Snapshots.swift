@@ -50,8 +50,9 @@ extension Node {
 
     /// Closes a copy that found the log trimmed past where it started reading (it may have applied
     /// writes with others missing between them) and removes its files: whoever opens the shard
-    /// next starts from a snapshot. The copy stops leading or standing by first.
-    func discard(_ host: ShardHost) {
+    /// next starts from a snapshot. The copy stops leading or standing by first. Logged once, with
+    /// why (closing the store stops its embedding on purpose: no error of its own).
+    func discard(_ host: ShardHost, because trimmed: LogTrimmed) {
         let shard = host.shard
         let subscription = opening.withLock { () -> Subscription? in
             let subscription = dropLed(shard, ifHost: host)
@@ -61,7 +62,7 @@ extension Node {
             return subscription
         }
         subscription?.cancel()
-        say("shard \(shard): its copy here is discarded; it starts again from a snapshot")
+        say("\(trimmed)")
     }
 
     /// Replaces the shard's file at `path` by the newest snapshot that reads back whole when the

@@ -62,8 +62,7 @@ extension Node {
                     try host?.catchUpBetweenRequests()
                 } catch let trimmed as LogTrimmed {
                     // Far behind: the next round opens the copy again from the newest snapshot.
-                    say("\(trimmed)")
-                    if let host { discard(host) }
+                    if let host { discard(host, because: trimmed) }
                 } catch {
                     say("shard \(shard): standby copy: \(error)")
                 }

@@ -152,6 +152,9 @@ extension KindredService {
                 }
                 worker.notifyObservers { pendingEmbeddingCount() }
             } catch {
+                // A worker stopped on purpose (its store closes: a cluster node handing a shard over
+                // or discarding a copy, the process ending) cancels its batch: nothing failed.
+                if worker.isStopping { return }
                 // Nothing is lost: the records not reached keep waiting, and are tried again later.
                 let later = settings.embedder.retryLater
                 worker.report("embedding stopped: \(error); the waiting records are tried again in \(Int(later.rounded(.up)))s or on the next write")

@@ -25,7 +25,7 @@ enum ClusterServeCommand {
         dup2(2, 1)
 
         let connection = try NATSConnection(urls: urls, name: "kindred-router")
-        let router = try Router(connection: connection, timeoutMs: timeoutMs, retryMs: settings.retryMs)
+        let router = try Router(connection: connection, timeoutMs: timeoutMs, retryMs: settings.retryMs, failoverMs: Int64(settings.failoverMs))
         let holder = ServerHolder()
         let server = Server(
             options: Server.Options(framing: framing),

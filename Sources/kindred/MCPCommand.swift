@@ -68,7 +68,7 @@ enum MCPCommand {
         let settings = try ClusterSettings(config)
         let connection = try NATSConnection(urls: urls, name: "kindred-mcp")
         defer { connection.close() }
-        let router = try Router(connection: connection, timeoutMs: settings.timeoutMs, retryMs: settings.retryMs)
+        let router = try Router(connection: connection, timeoutMs: settings.timeoutMs, retryMs: settings.retryMs, failoverMs: Int64(settings.failoverMs))
         // The owner is read by its shard's node as every method reads it (non-empty, no NUL, NFC).
         _ = try ServiceCall.call({ method, params throws(ResponseError) in try router.forward(method, params) }, "index/status",
                                  ["owner": .string(owner)], options: ["owner": "--owner"])
