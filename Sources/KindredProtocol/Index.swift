@@ -56,6 +56,11 @@ public struct IndexRebuild: KindredRequest {
         public var pending: Int
         public var indexVersion: String
         public var durationMs: Int
+        public init(reembedded: Int, resumed: Int? = nil, moved: Int? = nil, deletedOtherVersions: Int? = nil, spaceReclaimed: Bool? = nil,
+                    pending: Int, indexVersion: String, durationMs: Int) {
+            self.reembedded = reembedded; self.resumed = resumed; self.moved = moved; self.deletedOtherVersions = deletedOtherVersions
+            self.spaceReclaimed = spaceReclaimed; self.pending = pending; self.indexVersion = indexVersion; self.durationMs = durationMs
+        }
     }
     public init() {}
 }

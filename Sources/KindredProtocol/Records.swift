@@ -124,6 +124,7 @@ public struct RecordsDelete: KindredRequest {
     public struct Result: Codable, Sendable, Hashable {
         public var deleted: [String]
         public var missing: [String]
+        public init(deleted: [String], missing: [String]) { self.deleted = deleted; self.missing = missing }
     }
     public var owner: String
     public var ids: [String]
@@ -187,7 +188,10 @@ public struct RecordsSetPermissions: KindredRequest {
 public struct RecordsPurgeTombstones: KindredRequest {
     public static let spec = MethodSpec("records/purgeTombstones", [.optional("owner"), .required("before")],
         result: ["purged"])
-    public struct Result: Codable, Sendable, Hashable { public var purged: Int }
+    public struct Result: Codable, Sendable, Hashable {
+        public var purged: Int
+        public init(purged: Int) { self.purged = purged }
+    }
     public var owner: String?
     public var before: String
     public init(owner: String? = nil, before: String) { self.owner = owner; self.before = before }

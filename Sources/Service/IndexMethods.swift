@@ -2,6 +2,7 @@ import Foundation
 import KindredCore
 import JSONRPC
 import Storage
+import KindredProtocol
 
 extension KindredService {
     /// `index/rebuild`: brings every record to the current index version, batch by batch, with
@@ -12,7 +13,7 @@ extension KindredService {
     ///
     /// The local model re-embeds every record whose vector is not the client's own; a remote
     /// provider only records without a vector of the current version (each call is paid for).
-    func rebuildIndex(_ ctx: RequestContext) throws(ResponseError) -> JSONValue {
+    func rebuildIndex(_ ctx: RequestContext) throws(ResponseError) -> IndexRebuild.Result {
         guard let embedder else { throw ResponseError.embedderUnavailable(embedderProblem ?? "no embedder") }
         let start = ContinuousClock.now
         let version = indexVersion
@@ -62,11 +63,10 @@ extension KindredService {
         ctx.progress("end", message: "\(resumed + done) records re-embedded; \(swap.deleted) vectors of other versions deleted")
         if everything { embeddingWorkDidArrive() }
         let elapsed = ContinuousClock.now - start
-        return [
-            "reembedded": .from(done), "resumed": .from(resumed), "moved": .from(swap.moved), "deletedOtherVersions": .from(swap.deleted),
-            "spaceReclaimed": .bool(reclaimed), "pending": .from(pendingEmbeddingCount()),
-            "indexVersion": .string(indexVersion.description),
-            "durationMs": .from(Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)),
-        ]
+        return IndexRebuild.Result(
+            reembedded: done, resumed: resumed, moved: swap.moved, deletedOtherVersions: swap.deleted,
+            spaceReclaimed: reclaimed, pending: pendingEmbeddingCount(),
+            indexVersion: indexVersion.description,
+            durationMs: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import KindredCore
 import JSONRPC
-import LinearAlgebra
 
 /// What decoding needs from the configuration.
 struct ParamRules: Sendable {
@@ -47,11 +46,7 @@ struct Params {
 
     /// Refuses the first key not in `keys`; `data.accepted` lists the keys, `data.unknown` every unknown one.
     func refuseUnknown(_ keys: [String], what: String) throws(ResponseError) {
-        let unknown = object.keys.filter { !keys.contains($0) }
-        guard let first = unknown.first else { return }
-        throw ResponseError.invalidParams(
-            field: path(first), reason: "is not \(what) (accepted: \(keys.joined(separator: ", ")))",
-            extra: ["accepted": .from(keys), "unknown": .from(unknown.map(path))])
+        try FieldRules.refuseUnknown(object, keys: keys, prefix: prefix, what: what)
     }
 
     func has(_ key: String) -> Bool { object[key].map { !$0.isNull } ?? false }
@@ -71,15 +66,14 @@ struct Params {
 
     func nonEmptyString(_ key: String, maxLength: Int = 512) throws(ResponseError) -> String {
         let s = try string(key)
-        guard !s.isEmpty else { throw fail(key, "must not be empty") }
-        guard s.utf8.count <= maxLength else { throw fail(key, "must be at most \(maxLength) bytes") }
+        try FieldRules.nonEmpty(s, field: path(key), maxLength: maxLength)
         return s
     }
 
     /// An owner, record id, category, kind or tag: see `Names`.
     func name(_ key: String, maxLength: Int = 512) throws(ResponseError) -> String {
-        let s = try nonEmptyString(key, maxLength: maxLength)
-        if let reason = Names.problem(s) { throw fail(key, reason) }
+        let s = try string(key)
+        try FieldRules.name(s, field: path(key), maxLength: maxLength)
         return s
     }
 
@@ -91,17 +85,7 @@ struct Params {
     /// An array of names (tags, kinds, ids); `nonEmpty` also refuses empty strings.
     func names(_ key: String, nonEmpty: Bool = false) throws(ResponseError) -> [String]? {
         guard has(key) else { return nil }
-        guard case .array(let a) = object[key]! else { throw fail(key, "must be an array of strings") }
-        var out: [String] = []
-        out.reserveCapacity(a.count)
-        for (i, e) in a.enumerated() {
-            let field = "\(path(key))[\(i)]"
-            guard case .string(let s) = e else { throw ResponseError.invalidParams(field: field, reason: "must be a string") }
-            if nonEmpty, s.isEmpty { throw ResponseError.invalidParams(field: field, reason: "must not be empty") }
-            if let reason = Names.problem(s) { throw ResponseError.invalidParams(field: field, reason: reason) }
-            out.append(s)
-        }
-        return out
+        return try FieldRules.names(object[key]!, field: path(key), nonEmpty: nonEmpty)
     }
 
     // MARK: numbers and booleans
@@ -109,21 +93,7 @@ struct Params {
     /// An integer: a JSON number with no fractional part (`5`, `5.0` and `5e0` alike), within Int64.
     func int(_ key: String) throws(ResponseError) -> Int64 {
         guard let v = object[key], !v.isNull else { throw fail(key, "is required") }
-        return try Self.integer(v, field: path(key))
-    }
-
-    static func integer(_ v: JSONValue, field: String, what: String = "an integer") throws(ResponseError) -> Int64 {
-        switch v {
-        case .int(let i): return i
-        case .double(let d) where d.isFinite && d.rounded(.towardZero) == d:
-            // 2^63 is exactly representable; every smaller integral double converts exactly.
-            guard d >= -9_223_372_036_854_775_808.0, d < 9_223_372_036_854_775_808.0 else {
-                throw ResponseError.invalidParams(field: field, reason: "must be between \(Int64.min) and \(Int64.max)")
-            }
-            return Int64(d)
-        case .double: throw ResponseError.invalidParams(field: field, reason: "must be \(what), got a number with a fraction")
-        default: throw ResponseError.invalidParams(field: field, reason: "must be \(what), got \(v.typeName)")
-        }
+        return try FieldRules.integer(v, field: path(key))
     }
 
     func optionalInt(_ key: String, range: ClosedRange<Int64>? = nil) throws(ResponseError) -> Int64? {
@@ -157,11 +127,7 @@ struct Params {
     /// A nested object whose keys are the caller's own (metadata): each key is checked as a name.
     func openObject(_ key: String) throws(ResponseError) -> JSONObject? {
         guard has(key) else { return nil }
-        guard case .object(let o) = object[key]! else { throw fail(key, "must be an object") }
-        for k in o.keys {
-            if let reason = Names.problem(k) { throw ResponseError.invalidParams(field: path(key), reason: "key \(JSONWriter.string(.string(k))) \(reason)") }
-        }
-        return o
+        return try FieldRules.openObject(object[key]!, field: path(key))
     }
 
     func array(_ key: String) throws(ResponseError) -> [JSONValue] {
@@ -175,42 +141,13 @@ struct Params {
     /// OpenAI's `encoding_format: "base64"` sends them; see `VectorParam`).
     func vector(_ key: String) throws(ResponseError) -> [Float]? {
         guard has(key) else { return nil }
-        let dimension = rules.dimension
-        let value = object[key]!
-        switch value {
-        case .array, .string: break
-        default: throw fail(key, "must be an array of numbers or a base64 string of little-endian float32, got \(value.typeName)")
-        }
-        guard dimension > 0 else {
-            throw fail(key, "cannot be checked yet: the index's dimension is not known until the embedding provider first answers (index.dimension is unset and no vectors are stored); set index.dimension")
-        }
-        let out: [Float]
-        if case .string(let s) = value {
-            out = try VectorParam.floats(base64: s, dimension: dimension, field: path(key))
-        } else {
-            guard case .array(let a) = value else { preconditionFailure() }
-            guard a.count == dimension else { throw fail(key, "must have \(dimension) dimensions, got \(a.count)") }
-            var numbers = [Float]()
-            numbers.reserveCapacity(dimension)
-            for (i, e) in a.enumerated() {
-                guard let d = e.doubleValue else { throw ResponseError.invalidParams(field: "\(path(key))[\(i)]", reason: "must be a number") }
-                let f = Float(d)
-                guard f.isFinite else { throw ResponseError.invalidParams(field: "\(path(key))[\(i)]", reason: "must be finite (no NaN or Infinity)") }
-                numbers.append(f)
-            }
-            out = numbers
-        }
-        if out.allSatisfy({ $0 == 0 }) { throw fail(key, "must not be all zeros") }
-        guard Vectors.hasDirection(out) else {
-            throw fail(key, "must have a length between \(Vectors.minimumNorm) and the largest Float32, to be scaled to unit length")
-        }
-        return out
+        return try FieldRules.vector(object[key]!, field: path(key), dimension: rules.dimension)
     }
 
     /// ISO-8601 date (`2024-05-01`) or timestamp (`2024-05-01T09:30:00Z`).
     func optionalDate(_ key: String) throws(ResponseError) -> String? {
         guard let s = try optionalString(key) else { return nil }
-        guard ISODate.isValid(s) else { throw fail(key, "must be an ISO-8601 date (YYYY-MM-DD) or timestamp") }
+        try FieldRules.date(s, field: path(key))
         return s
     }
 }

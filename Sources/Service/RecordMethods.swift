@@ -106,7 +106,7 @@ extension KindredService {
         return (outcomes, placements)
     }
 
-    func delete(_ req: RecordsDelete.Checked) throws(ResponseError) -> JSONValue {
+    func delete(_ req: RecordsDelete) throws(ResponseError) -> RecordsDelete.Result {
         let owner = req.owner, ids = req.ids
         let result = try withWriter { store in
             let r = try withPatternInvalidation(store, owner: owner, recordIDs: ids) { try store.delete(owner: owner, ids: ids) }
@@ -115,7 +115,7 @@ extension KindredService {
             ownerLanguages.didWrite(owner: owner, records: r.deleted.count)
             return r
         }
-        return ["deleted": .from(result.deleted.map(\.id)), "missing": .from(result.missing)]
+        return RecordsDelete.Result(deleted: result.deleted.map(\.id), missing: result.missing)
     }
 
     func get(_ req: RecordsGet.Checked) throws(ResponseError) -> JSONValue {

@@ -106,18 +106,17 @@ extension KindredService {
     }
 
     /// `usage/daily`: an owner's remote provider use per UTC day and provider.
-    func dailyUsage(_ req: UsageDaily.Checked) throws(ResponseError) -> JSONValue {
+    func dailyUsage(_ req: UsageDaily) throws(ResponseError) -> UsageDaily.Result {
         let owner = req.owner, from = req.from, to = req.to
         let rows = try withReader { try $0.usage(owner: owner, from: from, to: to) }
         let callLimit = settings.usage.dailyCallLimit, charLimit = settings.usage.dailyCharacterLimit
-        return [
-            "owner": .string(owner),
-            "days": .array(rows.map { r in
-                ["day": .string(r.day), "provider": .string(r.provider), "calls": .from(r.calls), "attempts": .from(r.attempts),
-                 "inputCharacters": .from(r.inputCharacters), "tokens": .from(r.tokens)]
-            }),
-            "limits": ["dailyCallLimit": callLimit > 0 ? .from(callLimit) : .null, "dailyCharacterLimit": charLimit > 0 ? .from(charLimit) : .null],
-            "today": .string(Self.usageDay()),
-        ]
+        return UsageDaily.Result(
+            owner: owner,
+            days: rows.map { r in
+                UsageDaily.Result.Day(day: r.day, provider: r.provider, calls: r.calls, attempts: r.attempts,
+                                      inputCharacters: r.inputCharacters, tokens: r.tokens)
+            },
+            limits: UsageDaily.Result.Limits(dailyCallLimit: callLimit > 0 ? callLimit : nil, dailyCharacterLimit: charLimit > 0 ? charLimit : nil),
+            today: Self.usageDay())
     }
 }

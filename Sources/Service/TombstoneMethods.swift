@@ -7,7 +7,7 @@ import KindredProtocol
 /// ids may be written from revision 1 again. A tombstone is what makes a replayed old revision of a
 /// deleted record `stale` (see `RecordStore.delete`).
 extension KindredService {
-    func purgeTombstones(_ req: RecordsPurgeTombstones.Checked) throws(ResponseError) -> JSONValue {
+    func purgeTombstones(_ req: RecordsPurgeTombstones) throws(ResponseError) -> RecordsPurgeTombstones.Result {
         let owner = req.owner, before = req.before
         let purged: Int = try withWriter { store in
             do {
@@ -16,7 +16,7 @@ extension KindredService {
                 throw ResponseError.invalidParams(field: "before", reason: "must be an ISO-8601 date (YYYY-MM-DD) or timestamp")
             }
         }
-        return ["purged": .from(purged)]
+        return RecordsPurgeTombstones.Result(purged: purged)
     }
 }
 

@@ -38,7 +38,7 @@ enum CorrectionParams {
             let items = try c.array("moveOut")
             var ids: [Int64] = []
             for (i, v) in items.enumerated() {
-                ids.append(try Params.integer(v, field: c.path("moveOut") + "[\(i)]", what: "an occurrence id (integer)"))
+                ids.append(try FieldRules.integer(v, field: c.path("moveOut") + "[\(i)]", what: "an occurrence id (integer)"))
             }
             guard !ids.isEmpty else { throw c.fail("moveOut", "must name at least one occurrence") }
             kind = .split(group: group, moveOut: ids)

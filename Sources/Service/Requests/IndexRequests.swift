@@ -10,11 +10,3 @@ extension IndexStatus: CheckedRequest {
         init(_ p: Params) throws(ResponseError) { owner = try p.optionalName("owner") }
     }
 }
-
-/// `index/rebuild`: no params besides `workDoneToken`.
-/// Runs beside other requests (it only adds vectors, revision-checked), so reads are not stalled.
-extension IndexRebuild: CheckedRequest {
-    struct Checked: MethodParams {
-        init(_ p: Params) throws(ResponseError) {}
-    }
-}

@@ -22,20 +22,6 @@ extension RecordsUpsert: CheckedRequest {
     }
 }
 
-/// `records/delete`: `owner`, `ids`.
-extension RecordsDelete: CheckedRequest {
-    struct Checked: MethodParams {
-        var owner: String
-        var ids: [String]
-
-        init(_ p: Params) throws(ResponseError) {
-            owner = try p.name("owner")
-            guard let ids = try p.names("ids") else { throw p.fail("ids", "is required") }
-            self.ids = ids
-        }
-    }
-}
-
 /// `records/get`: `owner`, `id`, `passages?` (list the record's passages).
 extension RecordsGet: CheckedRequest {
     struct Checked: MethodParams {
@@ -67,20 +53,6 @@ extension RecordsSetPermissions: CheckedRequest {
             }
             search = try perm.optionalBool("search")
             patterns = try perm.optionalBool("patterns")
-        }
-    }
-}
-
-/// `records/purgeTombstones`: `owner?` (every owner when absent), `before` (a date or timestamp).
-extension RecordsPurgeTombstones: CheckedRequest {
-    struct Checked: MethodParams {
-        var owner: String?
-        var before: String
-
-        init(_ p: Params) throws(ResponseError) {
-            owner = try p.optionalName("owner")
-            guard let before = try p.optionalDate("before") else { throw p.fail("before", "is required") }
-            self.before = before
         }
     }
 }

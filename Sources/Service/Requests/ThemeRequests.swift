@@ -83,7 +83,7 @@ enum ThemeCorrectionParams {
             let items = try c.array("moveOut")
             var ids: [Int64] = []
             for (i, v) in items.enumerated() {
-                ids.append(try Params.integer(v, field: c.path("moveOut") + "[\(i)]", what: "a group id (integer)"))
+                ids.append(try FieldRules.integer(v, field: c.path("moveOut") + "[\(i)]", what: "a group id (integer)"))
             }
             guard !ids.isEmpty else { throw c.fail("moveOut", "must name at least one group") }
             request = .split(theme: theme, moveOut: ids)

@@ -1,0 +1,8 @@
+import JSONRPC
+import KindredProtocol
+
+/// `index/rebuild`: no params besides `workDoneToken`.
+/// Runs beside other requests (it only adds vectors, revision-checked), so reads are not stalled.
+extension IndexRebuild: ServedRequest {
+    func check(_ rules: ParamRules) throws(ResponseError) {}
+}

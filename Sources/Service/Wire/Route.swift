@@ -1,0 +1,75 @@
+import KindredCore
+import JSONRPC
+import KindredProtocol
+
+/// A protocol request type the service answers as it is: `ParamsDecoder` decodes its params, then
+/// `check` applies the rules its types cannot state (a name, a date, a range), naming the field.
+protocol ServedRequest: KindredRequest {
+    func check(_ rules: ParamRules) throws(ResponseError)
+}
+
+/// A protocol request type the service still reads through `Params` into `Checked`, the values its
+/// handler takes. The method's name and the keys its params object may hold are the protocol's
+/// (`spec`), so a key the catalogue lacks is refused.
+protocol CheckedRequest: KindredRequest {
+    associatedtype Checked: MethodParams
+}
+
+/// One request's params as the service reads them, refusing anything its method does not take.
+protocol MethodParams: Sendable {
+    init(_ p: Params) throws(ResponseError)
+}
+
+extension CheckedRequest {
+    static func check(_ params: JSONValue?, rules: ParamRules) throws(ResponseError) -> Checked {
+        try Checked(Params(params, method: spec.method, keys: spec.keys, rules: rules))
+    }
+}
+
+/// A method as the service answers it: its params decoded, the handler run, its answer encoded.
+/// The one place a request is decoded and its result encoded.
+struct Route: Sendable {
+    let method: String
+    let kind: MethodKind
+    let keys: [String]
+    let run: @Sendable (KindredService, JSONValue?, RequestContext) throws(ResponseError) -> JSONValue
+
+    /// A method answered with its protocol types: the request decoded, the result encoded here.
+    init<R: ServedRequest>(_ type: R.Type, _ kind: MethodKind,
+                           _ handler: @escaping @Sendable (KindredService, R, RequestContext) throws(ResponseError) -> R.Result) {
+        method = R.method
+        self.kind = kind
+        keys = R.spec.keys
+        run = { service, params, ctx throws(ResponseError) in
+            let request = try ParamsDecoder.request(R.self, params, rules: service.paramRules)
+            return try Self.tallied { () throws(ResponseError) in try ResultEncoder.json(handler(service, request, ctx)) }
+        }
+    }
+
+    init<R: CheckedRequest>(_ type: R.Type, _ kind: MethodKind,
+                            _ handler: @escaping @Sendable (KindredService, R.Checked, RequestContext) throws(ResponseError) -> JSONValue) {
+        method = R.method
+        self.kind = kind
+        keys = R.spec.keys
+        run = { service, params, ctx throws(ResponseError) in
+            let request = try R.check(params, rules: service.paramRules)
+            return try Self.tallied { () throws(ResponseError) in try handler(service, request, ctx) }
+        }
+    }
+
+    /// Runs `answer`; work that called a remote provider says so in the answer's `usage`.
+    private static func tallied(_ answer: () throws(ResponseError) -> JSONValue) throws(ResponseError) -> JSONValue {
+        let tally = UsageTally()
+        let result: JSONValue
+        do {
+            result = try UsageTally.$current.withValue(tally) { try answer() }
+        } catch let e as ResponseError {
+            throw e
+        } catch {
+            throw ResponseError.internalError(String(describing: error))
+        }
+        guard let usage = tally.json, case .object(var o) = result else { return result }
+        o["usage"] = usage
+        return .object(o)
+    }
+}
