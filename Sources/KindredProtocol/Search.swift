@@ -23,6 +23,7 @@ public struct SearchResults: Codable, Sendable, Hashable {
         public var start: Int
         public var end: Int
         public var text: String
+        public init(start: Int, end: Int, text: String) { self.start = start; self.end = end; self.text = text }
     }
     public struct Hit: Codable, Sendable, Hashable {
         public var id: String
@@ -33,15 +34,25 @@ public struct SearchResults: Codable, Sendable, Hashable {
         public var date: String?
         public var passage: Span
         public var highlight: Span?
+        public init(id: String, revision: Int, score: Double, kind: String? = nil, date: String? = nil, passage: Span, highlight: Span? = nil) {
+            self.id = id; self.revision = revision; self.score = score; self.kind = kind; self.date = date
+            self.passage = passage; self.highlight = highlight
+        }
     }
-    public struct Degraded: Codable, Sendable, Hashable { public var reason: String }
+    public struct Degraded: Codable, Sendable, Hashable {
+        public var reason: String
+        public init(reason: String) { self.reason = reason }
+    }
     public var results: [Hit]
     /// The mode used: `hybrid`, `semantic` or `keyword`.
     public var mode: String
+    public var degraded: Degraded?
     /// How many of the owner's searchable records still wait for a vector.
     public var pending: Int?
-    public var degraded: Degraded?
     public var notes: [String]?
+    public init(results: [Hit], mode: String, degraded: Degraded? = nil, pending: Int? = nil, notes: [String]? = nil) {
+        self.results = results; self.mode = mode; self.degraded = degraded; self.pending = pending; self.notes = notes
+    }
 }
 
 /// `search/query`: by `text`, by `vector`, or both.

@@ -8,12 +8,9 @@ import KindredProtocol
 extension KindredService {
     enum SearchMode: String { case hybrid, semantic, keyword }
 
-    func searchQuery(_ req: SearchQuery.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        try runSearch(req, ctx)
-    }
-
-    func searchSimilar(_ req: SearchSimilar.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let owner = req.owner, id = req.id, limit = req.limit, filters = req.filters
+    func searchSimilar(_ req: SearchSimilar, _ ctx: RequestContext) throws(ResponseError) -> SearchResults {
+        let owner = req.owner, id = req.id, limit = req.limit ?? settings.search.defaultLimit
+        let filters = req.filters?.applied ?? KindredCore.SearchFilters()
         let version = indexVersion
         guard let stored = try withReader({ try $0.get(owner: owner, id: id) }) else { throw .notFound("record", id: id, owner: owner) }
         var found = readIndex { $0.vector(rowid: stored.rowid) }
@@ -29,24 +26,26 @@ extension KindredService {
         return try results(hits.map { ($0.rowid, Double($0.score)) }, owner: owner, mode: .semantic, words: [], degraded: nil)
     }
 
-    func runSearch(_ request: SearchQuery.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        var req = request
+    func searchQuery(_ req: SearchQuery, _ ctx: RequestContext) throws(ResponseError) -> SearchResults {
+        let owner = req.owner, limit = req.limit ?? settings.search.defaultLimit
+        let filters = req.filters?.applied ?? KindredCore.SearchFilters()
+        var query = req.text
         var notes: [String] = []
         let maxQueryChars = settings.search.maxQueryChars
-        if let text = req.text, let cut = QueryText.cut(text, maxScalars: maxQueryChars) {
-            req.text = cut
+        if let text = query, let cut = QueryText.cut(text, maxScalars: maxQueryChars) {
+            query = cut
             notes.append("query text cut to \(cut.unicodeScalars.count) of \(text.unicodeScalars.count) characters (search.maxQueryChars is \(maxQueryChars))")
         }
         let maxTerms = settings.search.maxKeywordTerms
         // The language the query is read in: its stopwords and stems, and whether the model serves it.
-        let language = try req.text.map { text throws(ResponseError) in try queryLanguage(owner: req.owner, text: text) } ?? nil
-        let terms = KeywordTerms(query: req.text ?? "", maxTerms: maxTerms, language: language)
+        let language = try query.map { text throws(ResponseError) in try queryLanguage(owner: owner, text: text) } ?? nil
+        let terms = KeywordTerms(query: query ?? "", maxTerms: maxTerms, language: language)
         var degraded: String?
         var queryVector = req.vector
-        var mode = req.mode
+        var mode = req.searchMode ?? .hybrid
         // While index/rebuild builds the current version, the previous one may still serve.
-        let previous = queryVector == nil && mode != .keyword && req.text != nil ? servingPrevious(owner: req.owner) : nil
-        if let previous, let text = req.text {
+        let previous = queryVector == nil && mode != .keyword && query != nil ? servingPrevious(owner: owner) : nil
+        if let previous, let text = query {
             do {
                 queryVector = try previous.embedder.embed([text], as: .query, isCancelled: { ctx.isCancelled }).first
                 notes.append("index version \(indexVersion) is not complete yet (index/rebuild); semantic matching uses the previous version \(previous.version)")
@@ -55,10 +54,10 @@ extension KindredService {
                 if mode == .semantic { throw ResponseError.embedderFailed(error) }
                 degraded = "the previous model failed: \(error); keyword matching only"
             }
-        } else if queryVector == nil, mode != .keyword, let text = req.text {
+        } else if queryVector == nil, mode != .keyword, let text = query {
             if embedder != nil {
                 do {
-                    queryVector = try embedTexts([text], as: .query, owner: req.owner, isCancelled: { ctx.isCancelled }, log: { ctx.log(.warning, $0) }).first
+                    queryVector = try embedTexts([text], as: .query, owner: owner, isCancelled: { ctx.isCancelled }, log: { ctx.log(.warning, $0) }).first
                 } catch let e as DailyLimitReached {
                     if mode == .semantic { throw e.responseError }
                     degraded = "\(e); keyword matching only"
@@ -76,43 +75,43 @@ extension KindredService {
             }
         }
         if mode == .hybrid && queryVector == nil { mode = .keyword }
-        if mode == .hybrid && req.text == nil { mode = .semantic }
+        if mode == .hybrid && query == nil { mode = .semantic }
         if mode != .semantic, terms.dropped > 0 {
             notes.append("keyword search used the first \(maxTerms) informative terms of \(maxTerms + terms.dropped) (search.maxKeywordTerms)")
         }
         try ctx.checkCancelled()
-        let allowed = req.filters.isEmpty ? nil : try withReader { try $0.filteredRowids(owner: req.owner, filters: req.filters) }
-        let pool = max(req.limit, settings.search.candidatePool)
+        let allowed = filters.isEmpty ? nil : try withReader { try $0.filteredRowids(owner: owner, filters: filters) }
+        let pool = max(limit, settings.search.candidatePool)
         var ranked: [(Int64, Double)]
         switch mode {
         case .semantic:
-            let hits = try semanticHits(previous, owner: req.owner, query: queryVector!, k: req.limit, allowed: allowed)
+            let hits = try semanticHits(previous, owner: owner, query: queryVector!, k: limit, allowed: allowed)
             ranked = hits.map { ($0.rowid, Double($0.score)) }
         case .keyword:
-            ranked = try keywordHits(owner: req.owner, terms: terms, filters: req.filters, allowed: allowed, limit: req.limit)
+            ranked = try keywordHits(owner: owner, terms: terms, filters: filters, allowed: allowed, limit: limit)
                 .map { ($0.rowid, $0.score) }
         case .hybrid:
             // Score fusion adds a non-negative bonus to the cosine, so a record outside both the
             // semantic top `limit` and the keyword pool cannot reach the fused top `limit`: the
             // semantic side needs only `limit` exact rows. Rank fusion needs the whole pool.
             let rrf = settings.search.fusion == "rrf"
-            let semantic = try semanticHits(previous, owner: req.owner, query: queryVector!, k: rrf ? pool : req.limit, allowed: allowed)
+            let semantic = try semanticHits(previous, owner: owner, query: queryVector!, k: rrf ? pool : limit, allowed: allowed)
             try ctx.checkCancelled()
-            let keyword = try keywordHits(owner: req.owner, terms: terms, filters: req.filters, allowed: allowed, limit: pool)
+            let keyword = try keywordHits(owner: owner, terms: terms, filters: filters, allowed: allowed, limit: pool)
             if rrf {
-                ranked = Array(ReciprocalRankFusion.fuse([semantic.map(\.rowid), keyword.map(\.rowid)], k: Double(settings.search.rrfK)).prefix(req.limit))
+                ranked = Array(ReciprocalRankFusion.fuse([semantic.map(\.rowid), keyword.map(\.rowid)], k: Double(settings.search.rrfK)).prefix(limit))
             } else {
                 let served = embedderServes(language)
                 if !served, let language {
                     notes.append("the embedding model does not serve language '\(language)' (embedder.languages): keyword matching leads this ranking")
                 }
-                ranked = try fuseScores(owner: req.owner, semantic: semantic.map { ($0.rowid, Double($0.score)) }, keyword: keyword, terms: terms.terms,
-                                        query: queryVector!, limit: req.limit, previous: previous, lead: served ? .semantic : .keyword)
+                ranked = try fuseScores(owner: owner, semantic: semantic.map { ($0.rowid, Double($0.score)) }, keyword: keyword, terms: terms.terms,
+                                        query: queryVector!, limit: limit, previous: previous, lead: served ? .semantic : .keyword)
             }
             if semantic.isEmpty, !keyword.isEmpty, degraded == nil, previous == nil {
-                let waiting = try withReader { try $0.pendingSearchableCount(owner: req.owner, indexVersion: indexVersion) }
+                let waiting = try withReader { try $0.pendingSearchableCount(owner: owner, indexVersion: indexVersion) }
                 if waiting > 0 {
-                    let other = try awaitingRebuild(owner: req.owner)
+                    let other = try awaitingRebuild(owner: owner)
                     let hint = other > 0 ? ", \(other) of them with vectors of another index version (index/rebuild re-embeds them)" : ""
                     degraded = "\(waiting) records wait for embedding\(hint); these results come from keyword matching only"
                 }
@@ -121,40 +120,37 @@ extension KindredService {
         try ctx.checkCancelled()
         // Passages and highlights look for the words' stems in a stemmed language ("Fenstern" → "fenst").
         let shown = terms.language?.isStemmed == true ? terms.terms.map { KeywordText.queryTerm($0, language: terms.language) } : terms.terms
-        return try results(ranked, owner: req.owner, mode: mode, words: shown, degraded: degraded, notes: notes)
+        return try results(ranked, owner: owner, mode: mode, words: shown, degraded: degraded, notes: notes)
     }
 
-    func results(_ ranked: [(Int64, Double)], owner: String, mode: SearchMode, words: [String], degraded: String?, notes: [String] = []) throws(ResponseError) -> JSONValue {
+    func results(_ ranked: [(Int64, Double)], owner: String, mode: SearchMode, words: [String], degraded: String?, notes: [String] = []) throws(ResponseError) -> SearchResults {
         var notes = notes
         let rows = try withReader { try $0.records(rowids: ranked.map(\.0)) }
         let maxChars = settings.passages.maxChars, highlightChars = settings.search.highlightChars
         // What the query's words match, worked out once for every hit.
         let passagePrefixes = Passages.prefixes(of: words), highlightPrefixes = TermCoverage.prefixes(of: words)
-        var out: [JSONValue] = []
+        var out: [SearchResults.Hit] = []
         for (rowid, score) in ranked {
             guard let s = rows[rowid] else { continue }  // deleted meanwhile
             let passage = Passages.best(in: s.record.text, prefixes: passagePrefixes, maxScalars: maxChars)
             let highlight = Highlight.best(in: passage, prefixes: highlightPrefixes, maxScalars: highlightChars)
-            out.append(.object([
-                "id": .string(s.record.id), "revision": .int(s.record.revision), "score": .double(score),
-                "kind": .from(s.record.kind), "date": .from(s.record.date),
-                "passage": ["start": .from(passage.start), "end": .from(passage.end), "text": .string(passage.text)],
-                "highlight": ["start": .from(highlight.start), "end": .from(highlight.end), "text": .string(highlight.text)],
-            ]))
+            out.append(SearchResults.Hit(
+                id: s.record.id, revision: Int(s.record.revision), score: score, kind: s.record.kind, date: s.record.date,
+                passage: .init(start: passage.start, end: passage.end, text: passage.text),
+                highlight: .init(start: highlight.start, end: highlight.end, text: highlight.text)))
         }
-        var result: JSONObject = ["results": .array(out), "mode": .string(mode.rawValue)]
-        if let degraded { result["degraded"] = ["reason": .string(degraded)] }
+        var result = SearchResults(results: out, mode: mode.rawValue, degraded: degraded.map { SearchResults.Degraded(reason: $0) })
         // What the semantic side cannot show yet (the embedder works in the background).
         let waiting = try withReader { try $0.pendingSearchableCount(owner: owner, indexVersion: indexVersion) }
         if waiting > 0 {
-            result["pending"] = .from(waiting)
+            result.pending = waiting
             let other = try awaitingRebuild(owner: owner)
             if other > 0, !notes.contains(where: { $0.contains("index/rebuild") }) {
                 notes.append("\(other) records hold vectors of another index version, not \(indexVersion): index/rebuild re-embeds them")
             }
         }
-        if !notes.isEmpty { result["notes"] = .from(notes) }
-        return .object(result)
+        if !notes.isEmpty { result.notes = notes }
+        return result
     }
 }
 
