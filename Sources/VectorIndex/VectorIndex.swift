@@ -17,7 +17,7 @@ public final class VectorIndex {
     public let rows: any ExactRows
     /// Query blocks of at least this many queries share each pass over the codes (the many-query
     /// kernel); smaller ones are scanned query by query.
-    public var batchGemmThreshold: Int
+    public var sharedScanQueries: Int
     /// Threads that share the first pass of one query over a large block, when no other first pass
     /// runs at the time (the float32 re-scoring of the few candidates stays on the calling thread).
     /// Concurrent searches each scan on their own thread instead: the cores are busy already, and
@@ -43,11 +43,11 @@ public final class VectorIndex {
     /// result is ranked by (≤ d · 2⁻²⁴ for unit vectors; 2.3 · 10⁻⁵ at d = 384), with room to spare.
     static func roundingSlack(dimension: Int) -> Float { 1e-4 + Float(dimension) * 1.2e-7 }
 
-    public init(dimension: Int, rows: any ExactRows = MemoryRows(), batchGemmThreshold: Int = 8, scanThreads: Int = 1,
+    public init(dimension: Int, rows: any ExactRows = MemoryRows(), sharedScanQueries: Int = 8, scanThreads: Int = 1,
                 parallelScanRows: Int = 32_768) {
         self.dimension = dimension
         self.rows = rows
-        self.batchGemmThreshold = batchGemmThreshold
+        self.sharedScanQueries = sharedScanQueries
         self.scanThreads = max(1, scanThreads)
         self.parallelScanRows = parallelScanRows
     }
@@ -361,11 +361,11 @@ public final class VectorIndex {
         return (tops.map { $0.sorted() }, gone)
     }
 
-    /// Top-k for many queries. From `batchGemmThreshold` queries on, blocks of queries share each
+    /// Top-k for many queries. From `sharedScanQueries` queries on, blocks of queries share each
     /// pass over the codes (`Int8Scan.dotsMany`); below it, each query is scanned on its own.
     public func searchBatch(owner: String, queries: [[Float]], k: Int, allowed: Set<Int64>? = nil) -> [[ScoredRow]] {
         guard let block = blocks[owner], block.count > 0, k > 0, !queries.isEmpty else { return queries.map { _ in [] } }
-        if queries.count < batchGemmThreshold {
+        if queries.count < sharedScanQueries {
             return queries.map { search(owner: owner, query: $0, k: k, allowed: allowed) }
         }
         let coded = queries.map { self.coded($0) }
