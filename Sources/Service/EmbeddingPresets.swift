@@ -31,7 +31,7 @@ enum EmbeddingPresets {
         // intfloat's e5 family (e5-small-v2, multilingual-e5-large, …); not e5-mistral, which takes an instruction.
         Preset(name: "e5", fits: { m, _ in hasWord("e5", in: m) && !m.contains("instruct") && !m.contains("mistral") },
                forms: EmbeddingForms(queryPrefix: "query: ", documentPrefix: "passage: "),
-               // multilingual-e5-small on datasets/journal (bench/grouping/README.md, languages): its
+               // multilingual-e5-small on datasets/journal (bench/grouping/README.md, "e5's similarity scale"): its
                // member precision and recall nearest MiniLM's at 0.73, the middle of 0.71–0.75
                // where both are within 0.05 of them; 1 gives recall 0.236 against MiniLM's 0.425.
                similarityScale: 0.73),
@@ -100,12 +100,11 @@ enum EmbeddingPresets {
     static func forms(_ settings: EmbedderSettings, model: String, provider: String) throws(ConfigError) -> EmbeddingForms {
         let choice = settings.preset
         var forms = EmbeddingForms.plain
-        let lower = model.lowercased()
         switch choice {
         case "none":
             break
         case "auto":
-            if let p = all.first(where: { $0.fits(lower, provider) }) {
+            if let p = preset(settings, model: model, provider: provider) {
                 forms = p.forms
                 if !settings.queryInputType.isEmpty || !settings.documentInputType.isEmpty {
                     forms.queryPrefix = ""
@@ -113,7 +112,7 @@ enum EmbeddingPresets {
                 }
             }
         default:
-            guard let p = all.first(where: { $0.name == choice }) else {
+            guard let p = preset(settings, model: model, provider: provider) else {
                 throw ConfigError(key: "embedder.preset", reason: "unknown preset '\(choice)' (expected \(names.joined(separator: ", ")))")
             }
             forms = p.forms
