@@ -1,4 +1,4 @@
-"""Pattern groups on the bundled journal in English and in German (datasets/journal-de, scored with
+"""Pattern groups on the bundled journal in English, German and Spanish (datasets/journal-de, -es, scored with
 the English key), through the real binary with the multilingual model in-process
 (`embedder.model=multilingual-e5-small`, its preset's similarity scale, no judge, one refresh after
 loading). English MiniLM does not read German (member precision 0.47, recall 0.06); with e5 the
@@ -19,8 +19,9 @@ E5_DIR = pathlib.Path(os.environ.get("XDG_DATA_HOME") or pathlib.Path.home() / "
 
 # Measured with int8 dense layers (the default on a CPU with AVX-512 VNNI), member precision, pair
 # precision, recall: English 0.756, 0.901, 0.455 (0.702, 0.831, 0.236 without the scale, 1);
-# German 0.631, 0.811, 0.471.
-FLOORS = {"journal": (0.72, 0.86, 0.42), "journal-de": (0.59, 0.77, 0.43)}
+# German 0.685, 0.877, 0.513 (0.631, 0.811, 0.471 with English stems in the shared-element rule);
+# Spanish 0.795, 0.964, 0.518.
+FLOORS = {"journal": (0.72, 0.86, 0.42), "journal-de": (0.64, 0.83, 0.47), "journal-es": (0.75, 0.92, 0.47)}
 
 
 @pytest.mark.skipif(not E5_DIR.is_dir(), reason="multilingual-e5-small is not installed (bash scripts/fetch-e5-model.sh)")
