@@ -84,7 +84,7 @@ public final class KindredService: Sendable {
         modelLanguages = try EmbeddingPresets.languages(Settings(config).embedder)
         self.config = config
         settings = Settings(config)
-        patternConfig = PatternConfig(settings.patterns)
+        patternConfig = PatternConfig(settings.patterns, modelScale: EmbeddingPresets.similarityScale(settings.embedder))
         self.databasePath = databasePath
         let store = try RecordStore(path: databasePath, progress: migrationProgress)
         // A database written at another precision keeps it while `embedder.precision` is auto.
