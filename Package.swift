@@ -41,9 +41,9 @@ let package = Package(
         // The one Swift owner of CKernels (`internal import`): typed kernels and the int8 row codes.
         .target(name: "Kernels", dependencies: ["CKernels"], exclude: ["README.md"]),
 
-        .target(name: "KindredCore"),
+        .target(name: "KindredCore", dependencies: ["CStemmer"]),
         .target(name: "LinearAlgebra", dependencies: ["CBLAS", "CLAPACKE"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "Storage", dependencies: ["KindredCore", "CSQLite", "CStemmer"], exclude: ["README.md"]),
+        .target(name: "Storage", dependencies: ["KindredCore", "CSQLite"], exclude: ["README.md"]),
         .target(name: "VectorIndex", dependencies: ["LinearAlgebra", "Kernels"]),
         .target(name: "KeywordIndex", dependencies: ["LinearAlgebra"]),
         .target(name: "Embedding", dependencies: ["LinearAlgebra", "Kernels"]),

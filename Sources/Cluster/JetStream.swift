@@ -1,4 +1,4 @@
-import CNATS
+internal import CNATS
 
 /// The JetStream calls the cluster makes: streams with replicas on file storage, appends fenced by
 /// the expected last sequence of their subject, and reading a subject back in order.

@@ -1,4 +1,4 @@
-import CNATS
+internal import CNATS
 
 /// A JetStream key-value bucket: values with revisions, and updates that only succeed against the
 /// revision they were read at (so two nodes cannot both take the same key).

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CNATS
+internal import CNATS
 import Foundation
 
 /// One connection to a NATS cluster (any of the servers listed; it reconnects to another when one

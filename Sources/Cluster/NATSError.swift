@@ -1,4 +1,4 @@
-import CNATS
+internal import CNATS
 
 /// A failure of the NATS client library or of a JetStream API call.
 public struct NATSError: Error, Sendable, CustomStringConvertible {

@@ -86,15 +86,35 @@ public final class Node: @unchecked Sendable {
         self.makeService = makeService
         self.say = say
         let replicas = min(3, connection.knownServers)
-        map = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: replicas))
-        beatMap = ShardMap(try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: nil, quick: true))
-        log = try WriteLog(connection, replicas: replicas)
-        snapshots = try SnapshotStore(connection, replicas: replicas)
+        // Servers started a moment ago may not have formed their JetStream cluster yet ("no
+        // suitable peers for placement"), and a bucket just created has no leader for a moment.
+        map = ShardMap(try Self.whileElecting(any: true) { try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: replicas) })
+        beatMap = ShardMap(try Self.whileElecting(any: true) { try KeyValue(connection, bucket: ClusterLayout.bucket, replicas: nil, quick: true) })
+        log = try Self.whileElecting(any: true) { try WriteLog(connection, replicas: replicas) }
+        snapshots = try Self.whileElecting(any: true) { try SnapshotStore(connection, replicas: replicas) }
         trimsLog = Self.mayTrim(connection.serverURLs, say: say)
-        shardCount = try map.shardCount(creating: options.shards)
-        try map.join(node: options.name)
-        try map.undrain(node: options.name)
+        // A bucket just created by another node, or one whose stream is electing a leader (a
+        // nats-server died), answers "no responders" for a few seconds: asked again meanwhile.
+        shardCount = try Self.whileElecting { [map, options] in try map.shardCount(creating: options.shards) }
+        try Self.whileElecting { [map, options] in try map.join(node: options.name) }
+        try Self.whileElecting { [map, options] in try map.undrain(node: options.name) }
     }
+
+    /// Runs `body` again while it fails with "no responders" or a timeout (with `any`, any failure of
+    /// NATS: a node's start), for up to `electionMs`.
+    static func whileElecting<T>(any: Bool = false, _ body: () throws -> T) throws -> T {
+        let start = ShardMap.nowMs()
+        while true {
+            do {
+                return try body()
+            } catch let e as NATSError where (any || e.isNoResponders || e.isTimeout) && ShardMap.nowMs() - start < Self.electionMs {
+                usleep(200_000)
+            }
+        }
+    }
+
+    /// Longer than a JetStream leader election (4-9 s).
+    static let electionMs: Int64 = 15_000
 
     /// Whether every server in `urls` announces a release that replays a one-subject purge as one
     /// (says why not when one does not).

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CNATS
+internal import CNATS
 import Foundation
 import Synchronization
 

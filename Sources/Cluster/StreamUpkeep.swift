@@ -1,4 +1,4 @@
-import CNATS
+internal import CNATS
 
 /// The JetStream calls behind snapshots and trimming: plain appends, purges of one subject and the
 /// subjects a stream holds.

@@ -31,7 +31,7 @@ extension Workspace {
         let sample = max(2, baseConfig.backgroundSample)
         var ids: [Int64]
         let newHere = newIDs.filter { occurrences.scopeOf($0) == scope }
-        if noneLeft, let kept = basesKept[scope],
+        if noneLeft, let kept = derived.backgrounds[scope],
            newHere.allSatisfy({ $0 > kept.ids.last ?? .min }) {
             // Nothing known left and every new id of the scope is above those measured: the first
             // ids stay first.

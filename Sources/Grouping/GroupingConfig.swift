@@ -72,6 +72,12 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     /// A background at most this far below `calibratedBackground` counts as the calibrated one (two
     /// samples of one set differ by about 0.01).
     public var backgroundTolerance: Float
+    /// How far above the background a model's related texts sit, against the model the thresholds
+    /// were calibrated on (all-MiniLM-L6-v2: 1): `adapted(toBackground:)` places every similarity
+    /// threshold this share as far above the background, in that background's units. The embedding
+    /// model's preset gives it (`patterns.similarityScale`; multilingual-e5's cosines crowd closer to
+    /// its background than MiniLM's do to theirs).
+    public var similarityScale: Float
     /// A category's background is measured on its first this many occurrences (by id), once it
     /// has `backgroundMinimum` of them; so it stops moving once a category is that large.
     public var backgroundSample: Int
@@ -111,7 +117,7 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         linkRows: Int = 256, linkPool: Int = 64, linkScopeLimit: Int = 5000, tauCombine: Float = 0.50, candidateK: Int = 10, exemplars: Int = 3, scoreScale: Int = 10_000,
         recurringThreshold: Int = 3, relatedThreshold: Int = 2, minComparisonDenominator: Int = 5,
         maxPasses: Int = 16, blockSize: Int = 256, keywordCount: Int = 3,
-        calibratedBackground: Float? = 0.22, backgroundTolerance: Float = 0.02, backgroundSample: Int = 2000,
+        calibratedBackground: Float? = 0.22, backgroundTolerance: Float = 0.02, similarityScale: Float = 1, backgroundSample: Int = 2000,
         backgroundMinimum: Int = 20, backgroundMargin: Float = 0.02, evidenceMaxShare: Float = 0.05, evidenceMinimum: Int = 100, evidenceExamples: Int = 2, evidenceAbove: Float = 0.65,
         evidenceMinTerms: Int = 10, judgeCandidates: Int = 5, judgeFloor: Float = 0.10, dismissedMargin: Float = 0.15
     ) {
@@ -141,6 +147,7 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         self.keywordCount = keywordCount
         self.calibratedBackground = calibratedBackground
         self.backgroundTolerance = backgroundTolerance
+        self.similarityScale = similarityScale
         self.backgroundSample = backgroundSample
         self.backgroundMinimum = backgroundMinimum
         self.backgroundMargin = backgroundMargin
@@ -165,15 +172,19 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     /// occurrence could join a pair it is orthogonal to one member of), and τ_seed and τ_looseSeed
     /// are not lowered (calibrated so on BANKING77 and HWU64). Above b₀ all of them rise.
     /// `evidenceAbove` moves with them.
+    /// With a `similarityScale` s other than 1 the distance above the background is also multiplied
+    /// by s: τ' = b + s(τ − b₀)(1 − b)/(1 − b₀), within the tolerance too (b = b₀ there), and all of
+    /// them move as above b₀ (the floors below b₀ are MiniLM's calibration).
     public func adapted(toBackground level: Int?) -> GroupingConfig {
         guard let b0 = calibratedBackground, let level, b0 < 1 else { return self }
         let hundredths = { (x: Float) in Int((Double(x) * 100).rounded()) }
-        guard abs(hundredths(b0) - level) > hundredths(backgroundTolerance) else { return self }
-        let b = min(Float(level) / 100, 0.99)
-        let f = (1 - b) / (1 - b0)
+        let outside = abs(hundredths(b0) - level) > hundredths(backgroundTolerance)
+        guard outside || similarityScale != 1 else { return self }
+        let b = outside ? min(Float(level) / 100, 0.99) : b0
+        let f = similarityScale * (1 - b) / (1 - b0)
         let map = { (t: Float) in b + (t - b0) * f }
         var c = self
-        if b > b0 {
+        if b > b0 || similarityScale != 1 {
             c.tauRep = map(tauRep)
             c.tauSup = map(tauSup)
             if tauCombine <= 1 { c.tauCombine = map(tauCombine) }

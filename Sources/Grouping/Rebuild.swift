@@ -68,7 +68,7 @@ extension Workspace {
             usedOld.insert(o)
             usedNew.insert(n)
             var g = state.groups.removeValue(forKey: n)!
-            snapshots = [:]
+            derived.snapshots = [:]
             let previous = state.groups[o]!
             g.id = o
             g.members = g.members.map { Membership(occurrenceID: $0.occurrenceID, groupID: o, source: $0.source) }

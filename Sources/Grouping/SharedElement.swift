@@ -1,4 +1,5 @@
 import LinearAlgebra
+import KindredCore
 /// Evidence of a shared specific element, without a language model: DreamLog's rule for its judge,
 /// "name a specific shared element; no match on a broad mood or a common noun alone", as a check
 /// on words.
@@ -34,20 +35,36 @@ public struct SharedElementRule: Sendable {
     }
 
     /// The terms of one text.
-    public static func terms(_ text: String) -> Set<String> {
+    public static func terms(_ text: String) -> Set<String> { terms(text, stemmer(for: text)) }
+
+    /// The terms of one text, each word cut to its stem by `stemmer` (the crude English stem when nil).
+    static func terms(_ text: String, _ stemmer: Snowball?) -> Set<String> {
         var out = Set<String>()
         for clause in Labels.clauses(text) {
             for w in clause where w.lower.unicodeScalars.count >= 3 && !Stopwords.contains(w.lower) {
-                out.insert(stem(w.lower))
+                out.insert(stem(w.lower, stemmer))
             }
         }
         return out
     }
 
-    /// The terms of an occurrence: its description's and its excerpt's.
+    /// The terms of an occurrence: its description's and its excerpt's, in the language they are written in.
     public static func terms(of o: Occurrence) -> Set<String> {
-        o.description == o.excerpt ? terms(o.description) : terms(o.description).union(terms(o.excerpt))
+        if o.description == o.excerpt { return terms(o.description) }
+        let stemmer = stemmer(for: o.description + " . " + o.excerpt)
+        return terms(o.description, stemmer).union(terms(o.excerpt, stemmer))
     }
+
+    /// The Snowball stemmer of the language `text` is written in, when keyword search stems that
+    /// language (`TextLanguage.isStemmed`: German, French, Spanish, …); nil for English and for a text
+    /// whose language is not known, which take the crude English stem.
+    static func stemmer(for text: String) -> Snowball? {
+        guard let language = TextLanguage.detect(text), language.isStemmed else { return nil }
+        return Snowball.stemmer(for: language)
+    }
+
+    /// `w`'s stem by `stemmer`, or the crude English one.
+    static func stem(_ w: String, _ stemmer: Snowball?) -> String { stemmer?.stem(w) ?? stem(w) }
 
     /// A crude English stem: the longest of a few inflectional endings is cut while at least three
     /// letters remain ("trains" → "train", "missing" → "miss", "hurried" → "hurri").
@@ -202,8 +219,10 @@ extension SharedElementJudge {
         var forms: [String: Int] = [:]
         for id in group.memberIDs {
             guard let o = occurrences[id] else { continue }
-            for clause in Labels.clauses(o.description + " . " + o.excerpt) {
-                for w in clause where SharedElementRule.stem(w.lower) == best { forms[w.lower, default: 0] += 1 }
+            let text = o.description + " . " + o.excerpt
+            let stemmer = SharedElementRule.stemmer(for: text)
+            for clause in Labels.clauses(text) {
+                for w in clause where SharedElementRule.stem(w.lower, stemmer) == best { forms[w.lower, default: 0] += 1 }
             }
         }
         return forms.min { ($0.value > $1.value) || ($0.value == $1.value && $0.key < $1.key) }?.key ?? best

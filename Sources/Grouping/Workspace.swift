@@ -22,12 +22,12 @@ struct Workspace {
     /// Every occurrence id by scope, when a background had to be measured from the occurrences.
     var occurrenceIDsByScope: [Scope: [Int64]]?
     var lastStay: (scope: Scope, stay: Int)?
-    /// occurrence → group, built on first use (a placement that only touches its candidate
-    /// groups never needs it).
-    private var groupIndex: [Int64: Int64]?
+    /// What this call keeps derived from the state, adopted from and handed back to `EngineCache` whole.
+    var derived = Derived()
+    /// occurrence → group (`derived.groupIndex`, built on first use).
     var groupOf: [Int64: Int64] {
-        mutating get { buildGroupIndex(); return groupIndex! }
-        _modify { buildGroupIndex(); yield &groupIndex! }
+        mutating get { buildGroupIndex(); return derived.groupIndex! }
+        _modify { buildGroupIndex(); yield &derived.groupIndex! }
     }
     var changedGroups: Set<Int64> = []
     var createdGroups: Set<Int64> = []
@@ -38,28 +38,17 @@ struct Workspace {
     var recentlyEvicted: Set<Int64> = []
     /// (groupsVersion, group) of every membership change made by this call, in order.
     var touchLog: [(at: Int, gid: Int64)] = []
-    /// Profiles computed in this call, dropped when their group changes.
-    var profileCache: [Int64: GroupProfile] = [:]
     /// For each group this call changed: the version since which its medoid has been the one it
     /// has now (its `changedAt` before the call's first change of it, or the version of the
     /// call's last change that gave it another medoid). See `medoidSince(_:)`.
     var medoidKept: [Int64: Int] = [:]
     /// A scope ran out of passes while still changing (the state cannot be marked settled).
     var unsettled = false
-    /// Per scope, its groups as of `touchLog` index `at` (see `scopeGroups(_:)`).
-    var snapshots: [Scope: (at: Int, groups: ScopeGroups)] = [:]
     /// Occurrences whose pending mark this call set, changed or removed (what a store that keeps
     /// marks one by one writes; see `RefreshOutcome.changedPending`).
     var pendingChanged = ChangedMarks()
     /// Every pending mark was replaced (a rebuild): write them all.
     var pendingReplaced = false
-    /// Per scope, its pending marks as columns (see `takeIndex(_:)`).
-    var indexes: [Scope: PendingIndex] = [:]
-    /// Per scope, its tag groups as the last assignment call left them (see `TagIndex`).
-    var tagIndexes: [Scope: TagIndex] = [:]
-    /// Per scope, the basis of the background level the previous refresh of this state measured
-    /// (from its `EngineCache`; see `backgroundLevel(_:)`).
-    var basesKept: [Scope: BackgroundBasis] = [:]
     /// The vector dimension (of any occurrence; a refresh checks that all agree).
     let dimension: Int
     /// The evidence judge every automatic membership needs, when one is configured (`Judge.swift`).
@@ -90,22 +79,17 @@ struct Workspace {
     /// (as snapshots at the start of the call), pending and tag indexes, profiles, occurrence index
     /// and background bases.
     mutating func adopt(_ cache: consuming EngineCache) {
-        for (scope, groups) in cache.scopes { snapshots[scope] = (0, groups) }
-        indexes = cache.pendingIndexes
-        tagIndexes = cache.tagIndexes
-        profileCache = cache.profiles
-        groupIndex = cache.groupIndex
-        basesKept = cache.backgrounds
+        derived = cache.derived
     }
 
     private mutating func buildGroupIndex() {
-        guard groupIndex == nil else { return }
+        guard derived.groupIndex == nil else { return }
         var index: [Int64: Int64] = [:]
         index.reserveCapacity(state.groups.values.reduce(0) { $0 + $1.members.count })
         for (gid, g) in state.groups {
             for m in g.members { index[m.occurrenceID] = gid }
         }
-        groupIndex = index
+        derived.groupIndex = index
     }
 
     /// Records a membership change of group `id`.
@@ -117,7 +101,7 @@ struct Workspace {
         state.groups[id]!.centroid = nil
         changedGroups.insert(id)
         touchLog.append((state.groupsVersion, id))
-        profileCache[id] = nil
+        derived.profiles[id] = nil
     }
 
     /// Removes `occurrence` from its group (label cleared). Does not settle.
@@ -130,7 +114,7 @@ struct Workspace {
 
     /// Removes `occurrence` from group `gid`, which holds it (label cleared). Does not settle.
     mutating func detach(_ occurrence: Int64, from gid: Int64) {
-        groupIndex?[occurrence] = nil
+        derived.groupIndex?[occurrence] = nil
         state.groups[gid]!.members.removeAll { $0.occurrenceID == occurrence }
         state.groups[gid]!.label = nil
         state.groups[gid]!.labelVersion = nil
@@ -139,10 +123,10 @@ struct Workspace {
 
     /// Adds `occurrence` to group `gid` in canonical position. Does not settle.
     mutating func attach(_ occurrence: Int64, to gid: Int64, source: MembershipSource) {
-        if let index = groupIndex { precondition(index[occurrence] == nil, "occurrence already has a group") }
+        if let index = derived.groupIndex { precondition(index[occurrence] == nil, "occurrence already has a group") }
         state.pending[occurrence] = nil
         pendingChanged.insert(occurrence)
-        groupIndex?[occurrence] = gid
+        derived.groupIndex?[occurrence] = gid
         let m = Membership(occurrenceID: occurrence, groupID: gid, source: source)
         let at = state.groups[gid]!.members.firstIndex { $0.occurrenceID > occurrence } ?? state.groups[gid]!.members.count
         state.groups[gid]!.members.insert(m, at: at)
@@ -261,21 +245,21 @@ struct Workspace {
         let now = touchLog.count
         var base: ScopeGroups
         var from: Int
-        if let s = snapshots[scope] {
+        if let s = derived.snapshots[scope] {
             if s.at == now { return s.groups }
             (from, base) = s
         } else {
             let built = ScopeGroups(scope, state, occurrences, d: dimension)
-            snapshots[scope] = (now, built)
+            derived.snapshots[scope] = (now, built)
             return built
         }
-        snapshots[scope] = nil
+        derived.snapshots[scope] = nil
         var changed: [Int64] = []
         for e in touchLog[from...] where state.groups[e.gid].map({ $0.category == scope.category && $0.owner == scope.owner }) == true {
             changed.append(e.gid)
         }
         base.apply(changed, state, occurrences, d: dimension)
-        snapshots[scope] = (now, base)
+        derived.snapshots[scope] = (now, base)
         return base
     }
 
@@ -284,7 +268,7 @@ struct Workspace {
     /// neither this call nor the previous refresh (`adopt`) made one.
     mutating func takeIndex(_ scope: Scope) -> PendingIndex {
         let k = config.candidateK
-        var index = indexes.removeValue(forKey: scope)
+        var index = derived.pendingIndexes.removeValue(forKey: scope)
         if index?.k != k || index?.d != dimension { index = nil }
         if index == nil {
             index = PendingIndex(scope, state, occurrences, k: k, d: dimension)
@@ -295,7 +279,7 @@ struct Workspace {
         return index!
     }
 
-    mutating func keepIndex(_ index: PendingIndex) { indexes[index.scope] = index }
+    mutating func keepIndex(_ index: PendingIndex) { derived.pendingIndexes[index.scope] = index }
 
     /// A build starts with every occurrence pending and ends with a fraction of them: the map keeps
     /// its capacity, and every later look-up pays for the spread. Re-packed when mostly empty.
@@ -314,30 +298,32 @@ struct Workspace {
         var touched = Set<Scope>()
         for e in touchLog { if let g = state.groups[e.gid] { touched.insert(g.scope) } }
         // (A scope no membership change of this call touched keeps its snapshot as it is.)
-        for scope in Array(snapshots.keys) { out.scopes[scope] = touched.contains(scope) ? scopeGroups(scope) : snapshots[scope]!.groups }
-        snapshots = [:]
+        for scope in Array(derived.snapshots.keys) {
+            out.derived.snapshots[scope] = (0, touched.contains(scope) ? scopeGroups(scope) : derived.snapshots[scope]!.groups)
+        }
+        // (Moved out, not copied: a shared copy would make the syncs below copy their vectors.)
+        var kept = Derived()
+        swap(&kept, &derived)
         // Every index, the ones this call did not use too, in line with the state returned.
-        // (Moved out, not copied: a shared copy would make the sync copy its vectors.)
-        for scope in Array(indexes.keys) {
-            var index = indexes.removeValue(forKey: scope)!
+        for scope in Array(kept.pendingIndexes.keys) {
+            var index = kept.pendingIndexes.removeValue(forKey: scope)!
             guard index.d == dimension else { continue }
             index.sync(pendingChanged.log, state, occurrences)
             index.cursor = 0
-            out.pendingIndexes[scope] = index
+            out.derived.pendingIndexes[scope] = index
         }
-        for scope in Array(tagIndexes.keys) {
-            var t = tagIndexes.removeValue(forKey: scope)!
+        for scope in Array(kept.tagIndexes.keys) {
+            var t = kept.tagIndexes.removeValue(forKey: scope)!
             t.update(touchLog, state, occurrences)
             t.at = 0
-            out.tagIndexes[scope] = t
+            out.derived.tagIndexes[scope] = t
         }
         // (Every profile left is current: a membership change drops its group's.)
-        out.profiles = profileCache
-        profileCache = [:]
-        out.groupIndex = groupIndex
+        out.derived.profiles = kept.profiles
+        out.derived.groupIndex = kept.groupIndex
         // A basis is still right for the next refresh when no known occurrence left in this one.
-        if noneLeft { out.backgrounds = basesKept }
-        for (scope, b) in backgrounds { out.backgrounds[scope] = b }
+        if noneLeft { out.derived.backgrounds = kept.backgrounds }
+        for (scope, b) in backgrounds { out.derived.backgrounds[scope] = b }
         out.filledFor = EngineCache.Counters(state)
         cache = out
     }

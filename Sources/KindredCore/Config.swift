@@ -9,7 +9,7 @@ public struct Config: Sendable, Equatable {
         ("search.defaultLimit", 10, "Results returned when a search names no limit."),
         ("search.maxLimit", 1000, "Largest limit a search may ask for."),
         ("search.scanThreads", 2, "Threads that share the first pass of one semantic search over an owner of 32 768 records or more, while no other search is scanning (concurrent searches each take one core; results are the same for any value); 1 keeps every search on one core."),
-        ("search.batchGemmThreshold", 8, "Query-block size from which batched search runs the queries together over each block of int8 codes instead of one scan per query."),
+        ("search.sharedScanQueries", 8, "From this many queries on, a batched search reads each block of int8 codes once for all of them instead of scanning once per query."),
         ("search.fusion", "score", "How hybrid search fuses its lists: score (cosine plus a keyword bonus weighed by what the keyword list matched) or rrf (reciprocal rank)."),
         ("search.keywordWeight", 0.15, "Largest keyword bonus in score fusion, reached when the best keyword hit holds every informative query term (for an owner whose cosines spread at least search.keywordSpread; less in proportion below it)."),
         ("search.keywordSpread", 0.10, "The spread of cosines (standard deviation between an owner's record vectors, measured per owner and index version) search.keywordWeight is calibrated for: an owner whose vectors spread less, as a model whose cosines all sit in 0.7–0.9 (e5: about 0.02–0.03), gets a keyword bonus smaller in the same proportion; 0 never scales it."),
@@ -67,6 +67,7 @@ public struct Config: Sendable, Equatable {
         ("patterns.linkScopeLimit", 5000, "A category with more grouped occurrences than this combines groups by similarity (tauCombine) instead of by neighbours (combineLink): counting neighbours costs too much there."),
         ("patterns.tauCombine", 0.50, "Above linkScopeLimit: two groups whose representatives and examples accept each other's examples are combined when the mean similarity of all their member pairs is at least this (the older id survives); above 1 never."),
         ("patterns.calibratedBackground", 0.22, "Background similarity (mean cosine over a category's pairs) the thresholds were calibrated at; in a category whose background is more than 0.02 lower, tauRep, tauSup, tauCombine and tauStay are lowered in proportion (the first three never below tauStay); above 1 never."),
+        ("patterns.similarityScale", 0.0, "How far above a category's background its similarity thresholds sit, against the model they were calibrated on (all-MiniLM-L6-v2): each one's distance above the background is multiplied by this. 0 means the embedding model's preset's: 0.73 for e5 (calibrated on the bundled journal with multilingual-e5-small), 1 for any other model."),
         ("patterns.evidenceMaxShare", 0.05, "An automatic membership needs a specific word shared with the group's representative and an example: a word held by at most this share of the category's occurrences (names, objects, places; not the words of every entry); 0 means similarity alone."),
         ("patterns.evidenceExamples", 2, "Supporting examples that must hold that shared word besides the representative (all of them when fewer are shown)."),
         ("patterns.backgroundMargin", 0.02, "A category's background level in force moves only when a new measure is more than this far from it (the refresh result's backgroundLevels tells each move), so its thresholds do not move with every few entries and groups do not flap."),
@@ -103,7 +104,14 @@ public struct Config: Sendable, Equatable {
         values = v
     }
 
-    public static func isKnown(_ key: String) -> Bool { defaults.contains { $0.key == key } }
+    public static func isKnown(_ key: String) -> Bool { defaults.contains { $0.key == canonical(key) } }
+
+    /// Former names of keys, still accepted in every layer (file, environment, flags) and read as the
+    /// current key; the current name wins when both are given.
+    public static let keyAliases: [(old: String, key: String)] = [("search.batchGemmThreshold", "search.sharedScanQueries")]
+
+    /// The current name of `key` (itself unless it is a former name).
+    public static func canonical(_ key: String) -> String { keyAliases.first { $0.old == key }?.key ?? key }
 
     /// Applies a JSON config document (nested objects are flattened into dotted keys).
     public mutating func apply(json: JSONValue) throws(ConfigError) {
@@ -112,7 +120,9 @@ public struct Config: Sendable, Equatable {
     }
 
     private mutating func flatten(_ o: JSONObject, prefix: String) throws(ConfigError) {
-        for (k, v) in o {
+        // Former names first, so that a current name given beside its former one wins.
+        let former = { (k: String) in Config.keyAliases.contains { $0.old == (prefix.isEmpty ? k : prefix + "." + k) } }
+        for (k, v) in o.sorted(by: { former($0.key) && !former($1.key) }) {
             let key = prefix.isEmpty ? k : prefix + "." + k
             if case .object(let inner) = v, !Config.isKnown(key) {
                 try flatten(inner, prefix: key)
@@ -124,6 +134,7 @@ public struct Config: Sendable, Equatable {
 
     /// Sets one key, checking that it is known and that the type matches the default's.
     public mutating func set(_ key: String, _ value: JSONValue) throws(ConfigError) {
+        let key = Config.canonical(key)
         guard let d = Config.defaults.first(where: { $0.key == key }) else {
             throw ConfigError(key: key, reason: "unknown configuration key")
         }
@@ -135,6 +146,7 @@ public struct Config: Sendable, Equatable {
 
     /// Sets one key from text (environment variables and flags).
     public mutating func set(_ key: String, text: String) throws(ConfigError) {
+        let key = Config.canonical(key)
         guard let d = Config.defaults.first(where: { $0.key == key }) else {
             throw ConfigError(key: key, reason: "unknown configuration key")
         }
@@ -159,6 +171,9 @@ public struct Config: Sendable, Equatable {
     public mutating func apply(environment: [String: String]) throws(ConfigError) {
         for alias in Config.environmentAliases {
             if let text = environment[alias.name] { try set(alias.key, text: text) }
+        }
+        for alias in Config.keyAliases {
+            if let text = environment[Config.environmentName(alias.old)] { try set(alias.key, text: text) }
         }
         for d in Config.defaults {
             if let text = environment[Config.environmentName(d.key)] { try set(d.key, text: text) }

@@ -18,6 +18,10 @@ enum EmbeddingPresets {
         /// Which models it fits, from the lowercased model id and the provider.
         let fits: @Sendable (_ model: String, _ provider: String) -> Bool
         let forms: EmbeddingForms
+        /// The pattern engine's `GroupingConfig.similarityScale` for these models' vectors
+        /// (`patterns.similarityScale` 0): how far above a category's background their related
+        /// texts sit against all-MiniLM-L6-v2's, on which the thresholds were calibrated.
+        var similarityScale: Double = 1
     }
 
     /// bge's and mxbai's instruction for English queries (documents get none).
@@ -26,7 +30,11 @@ enum EmbeddingPresets {
     static let all: [Preset] = [
         // intfloat's e5 family (e5-small-v2, multilingual-e5-large, …); not e5-mistral, which takes an instruction.
         Preset(name: "e5", fits: { m, _ in hasWord("e5", in: m) && !m.contains("instruct") && !m.contains("mistral") },
-               forms: EmbeddingForms(queryPrefix: "query: ", documentPrefix: "passage: ")),
+               forms: EmbeddingForms(queryPrefix: "query: ", documentPrefix: "passage: "),
+               // multilingual-e5-small on datasets/journal (bench/grouping/README.md, "e5's similarity scale"): its
+               // member precision and recall nearest MiniLM's at 0.73, the middle of 0.71–0.75
+               // where both are within 0.05 of them; 1 gives recall 0.236 against MiniLM's 0.425.
+               similarityScale: 0.73),
         Preset(name: "nomic", fits: { m, _ in m.contains("nomic-embed-text") },
                forms: EmbeddingForms(queryPrefix: "search_query: ", documentPrefix: "search_document: ")),
         // BAAI's English bge models (bge-small-en-v1.5, …); bge-m3 needs no instruction.
@@ -42,6 +50,22 @@ enum EmbeddingPresets {
     ]
 
     static var names: [String] { ["auto", "none"] + all.map(\.name) }
+
+    /// The preset `embedder.preset` chooses for `model` at `provider` (auto: the first that fits;
+    /// none or an unknown name: none).
+    static func preset(_ settings: EmbedderSettings, model: String, provider: String) -> Preset? {
+        switch settings.preset {
+        case "none": return nil
+        case "auto": return all.first { $0.fits(model.lowercased(), provider) }
+        case let name: return all.first { $0.name == name }
+        }
+    }
+
+    /// The similarity scale of the configured model's vectors (`Preset.similarityScale`; 1 without a
+    /// preset): the model `embedder.model` names (the default model when empty) at `embedder.provider`.
+    static func similarityScale(_ settings: EmbedderSettings) -> Double {
+        preset(settings, model: settings.model, provider: settings.provider)?.similarityScale ?? 1
+    }
 
     /// The languages `embedder.languages` declares (nil: every language), `auto` read from the model
     /// name: English-only models known by name serve `en`, any other every language.
@@ -76,12 +100,11 @@ enum EmbeddingPresets {
     static func forms(_ settings: EmbedderSettings, model: String, provider: String) throws(ConfigError) -> EmbeddingForms {
         let choice = settings.preset
         var forms = EmbeddingForms.plain
-        let lower = model.lowercased()
         switch choice {
         case "none":
             break
         case "auto":
-            if let p = all.first(where: { $0.fits(lower, provider) }) {
+            if let p = preset(settings, model: model, provider: provider) {
                 forms = p.forms
                 if !settings.queryInputType.isEmpty || !settings.documentInputType.isEmpty {
                     forms.queryPrefix = ""
@@ -89,7 +112,7 @@ enum EmbeddingPresets {
                 }
             }
         default:
-            guard let p = all.first(where: { $0.name == choice }) else {
+            guard let p = preset(settings, model: model, provider: provider) else {
                 throw ConfigError(key: "embedder.preset", reason: "unknown preset '\(choice)' (expected \(names.joined(separator: ", ")))")
             }
             forms = p.forms

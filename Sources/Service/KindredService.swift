@@ -84,7 +84,7 @@ public final class KindredService: Sendable {
         modelLanguages = try EmbeddingPresets.languages(Settings(config).embedder)
         self.config = config
         settings = Settings(config)
-        patternConfig = PatternConfig(settings.patterns)
+        patternConfig = PatternConfig(settings.patterns, modelScale: EmbeddingPresets.similarityScale(settings.embedder))
         self.databasePath = databasePath
         let store = try RecordStore(path: databasePath, progress: migrationProgress)
         // A database written at another precision keeps it while `embedder.precision` is auto.
@@ -115,7 +115,7 @@ public final class KindredService: Sendable {
         }
         readers = ReaderPool(path: databasePath)
         let vi = VectorIndex(dimension: dimension, rows: StoredRows(readers: readers, version: versionCell),
-                             batchGemmThreshold: settings.search.batchGemmThreshold, scanThreads: settings.search.scanThreads)
+                             sharedScanQueries: settings.search.sharedScanQueries, scanThreads: settings.search.scanThreads)
         codesFilePath = settings.index.codesFile && !databasePath.isEmpty && databasePath != ":memory:" ? databasePath + "-codes" : nil
         dataVersionAtOpen = try store.dataVersion()
         var restored = false
@@ -129,7 +129,7 @@ public final class KindredService: Sendable {
         indexFromCodesFile = restored
         index = ReadWriteGuarded(vi)
         if let previousEmbedder, embedder?.remoteProvider != nil {
-            previous = try PreviousVersion.load(store: store, readers: readers, current: version, batchGemmThreshold: settings.search.batchGemmThreshold,
+            previous = try PreviousVersion.load(store: store, readers: readers, current: version, sharedScanQueries: settings.search.sharedScanQueries,
                                                 make: previousEmbedder)
         } else {
             previous = nil

@@ -39,7 +39,9 @@ enum PatternCodec {
 }
 
 extension PatternConfig {
-    init(_ p: PatternSettings) {
+    /// - Parameter modelScale: the embedding model's similarity scale (`EmbeddingPresets.similarityScale`),
+    ///   used where `patterns.similarityScale` is 0.
+    init(_ p: PatternSettings, modelScale: Double = 1) {
         var g = GroupingConfig()
         g.tauRep = Float(p.tauRep)
         g.tauSup = Float(p.tauSup)
@@ -55,6 +57,7 @@ extension PatternConfig {
         g.tauCombine = Float(p.tauCombine)
         let background = Float(p.calibratedBackground)
         g.calibratedBackground = background > 1 ? nil : background
+        g.similarityScale = Float(p.similarityScale > 0 ? p.similarityScale : modelScale)
         g.backgroundMargin = Float(p.backgroundMargin)
         g.evidenceMaxShare = Float(p.evidenceMaxShare)
         g.evidenceMinimum = p.evidenceMinimum

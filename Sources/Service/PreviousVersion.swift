@@ -25,7 +25,7 @@ final class PreviousVersion: Sendable {
 
     /// Loads the previous version's searchable vectors, when the store holds model vectors of it
     /// and the current version is not complete; nil otherwise (`make` is only called then).
-    static func load(store: RecordStore, readers: ReaderPool, current: IndexVersion, batchGemmThreshold: Int,
+    static func load(store: RecordStore, readers: ReaderPool, current: IndexVersion, sharedScanQueries: Int,
                      make: () -> (any TextEmbedder)?) throws -> PreviousVersion? {
         let versions = try store.vectorVersions(owner: nil)
         guard versions.contains(where: { $0.source == "model" && $0.version != current.description }),
@@ -36,7 +36,7 @@ final class PreviousVersion: Sendable {
         }
         let version = embedder.indexVersion
         guard version != current, versions.contains(where: { $0.version == version.description && $0.source == "model" }) else { return nil }
-        let index = VectorIndex(dimension: version.dimension, rows: StoredRows(readers: readers, version: version), batchGemmThreshold: batchGemmThreshold)
+        let index = VectorIndex(dimension: version.dimension, rows: StoredRows(readers: readers, version: version), sharedScanQueries: sharedScanQueries)
         try KindredService.loadVectors(store, version: version, into: index)
         return PreviousVersion(embedder: embedder, version: version, index: index)
     }

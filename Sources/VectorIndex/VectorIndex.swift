@@ -17,7 +17,7 @@ public final class VectorIndex {
     public let rows: any ExactRows
     /// Query blocks of at least this many queries share each pass over the codes (the many-query
     /// kernel); smaller ones are scanned query by query.
-    public var batchGemmThreshold: Int
+    public var sharedScanQueries: Int
     /// Threads that share the first pass of one query over a large block, when no other first pass
     /// runs at the time (the float32 re-scoring of the few candidates stays on the calling thread).
     /// Concurrent searches each scan on their own thread instead: the cores are busy already, and
@@ -43,11 +43,11 @@ public final class VectorIndex {
     /// result is ranked by (≤ d · 2⁻²⁴ for unit vectors; 2.3 · 10⁻⁵ at d = 384), with room to spare.
     static func roundingSlack(dimension: Int) -> Float { 1e-4 + Float(dimension) * 1.2e-7 }
 
-    public init(dimension: Int, rows: any ExactRows = MemoryRows(), batchGemmThreshold: Int = 8, scanThreads: Int = 1,
+    public init(dimension: Int, rows: any ExactRows = MemoryRows(), sharedScanQueries: Int = 8, scanThreads: Int = 1,
                 parallelScanRows: Int = 32_768) {
         self.dimension = dimension
         self.rows = rows
-        self.batchGemmThreshold = batchGemmThreshold
+        self.sharedScanQueries = sharedScanQueries
         self.scanThreads = max(1, scanThreads)
         self.parallelScanRows = parallelScanRows
     }
@@ -147,31 +147,26 @@ public final class VectorIndex {
         precondition(query.count == dimension, "dimension mismatch")
         guard let block = blocks[owner], block.count > 0, k > 0 else { return [] }
         let q = coded(query)
-        let mask = allowed.map { block.mask(allowing: $0) }
-        var dots = [Int32](repeating: 0, count: block.groups * 16)
-        var dots2 = dots
-        firstPass(block: block, query: q, into: &dots, &dots2)
-        var missing: Set<Int64> = []
-        let scratch = Scratch()
-        var rounds = 0
-        while true {
-            var pick = Candidates(k: k)
-            dots.withUnsafeBufferPointer { dp in
-                dots2.withUnsafeBufferPointer { dp2 in
-                    mask.withOptionalPointer { mp in
-                        block.withView { view in
-                            Self.collect(dots: dp.baseAddress!, .computed(dp2.baseAddress!), rows: 0..<block.count, block: view, query: q,
-                                         mask: mp, exclude: exclude, missing: missing, scratch: scratch, into: &pick)
-                        }
-                    }
+        var arrays = ScanArrays(query: q.codes, dots: [Int32](repeating: 0, count: block.groups * 16),
+                                dots2: [Int32](repeating: 0, count: block.groups * 16), mask: allowed.map { block.mask(allowing: $0) })
+        return arrays.withPointers { p in
+            firstPass(block: block, query: p.query, into: p.dots, p.dots2!)
+            var missing: Set<Int64> = []
+            let scratch = Scratch()
+            var rounds = 0
+            while true {
+                var pick = Candidates(k: k)
+                block.withView { view in
+                    Self.collect(dots: p.dots, .computed(p.dots2!), rows: 0..<block.count, block: view, query: q,
+                                 mask: p.mask, exclude: exclude, missing: missing, scratch: scratch, into: &pick)
                 }
+                let (top, gone) = rescore([pick.final()], block: block, queries: [q.unit], k: k)
+                // A row deleted from the source meanwhile: its bound counted, so look again without it
+                // (a few times at most: a source that cannot be read gives what it could).
+                rounds += 1
+                if gone.isEmpty || rounds == 4 { return top[0] }
+                missing.formUnion(gone)
             }
-            let (top, gone) = rescore([pick.final()], block: block, queries: [q.unit], k: k)
-            // A row deleted from the source meanwhile: its bound counted, so look again without it
-            // (a few times at most: a source that cannot be read gives what it could).
-            rounds += 1
-            if gone.isEmpty || rounds == 4 { return top[0] }
-            missing.formUnion(gone)
         }
     }
 
@@ -195,29 +190,23 @@ public final class VectorIndex {
     }
 
     /// Integer dot products of the coded query with every slot, shared by `scanThreads` threads on large blocks.
-    private func firstPass(block: OwnerBlock, query q: CodedQuery, into dots: inout [Int32], _ dots2: inout [Int32]) {
+    /// `query` holds both levels' codes back to back.
+    private func firstPass(block: OwnerBlock, query: UnsafePointer<UInt8>, into dots: UnsafeMutablePointer<Int32>, _ dots2: UnsafeMutablePointer<Int32>) {
         let groups = block.groups, dp = block.padded
         let others = scanning.add(1, ordering: .relaxed).oldValue
         defer { scanning.subtract(1, ordering: .relaxed) }
         let parts = block.count >= parallelScanRows && others == 0 ? min(scanThreads, groups) : 1
-        q.codes.withUnsafeBufferPointer { qp in
-            block.codes.codes.withUnsafeBufferPointer { cp in
-                dots.withUnsafeMutableBufferPointer { op in
-                    dots2.withUnsafeMutableBufferPointer { op2 in
-                        if parts <= 1 {
-                            Int8Scan.dots2(qp.baseAddress!, qp.baseAddress! + dp, codes: cp.baseAddress!, groups: groups, padded: dp,
-                                           into: op.baseAddress!, op2.baseAddress!)
-                        } else {
-                            // Contiguous group ranges, one per thread; each writes only its own figures.
-                            let per = (groups + parts - 1) / parts
-                            nonisolated(unsafe) let (qb, cb, ob, ob2) = (qp.baseAddress!, cp.baseAddress!, op.baseAddress!, op2.baseAddress!)
-                            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                                let start = part * per, count = min(per, groups - start)
-                                if count > 0 {
-                                    Int8Scan.dots2(qb, qb + dp, codes: cb + start * 16 * dp, groups: count, padded: dp, into: ob + start * 16, ob2 + start * 16)
-                                }
-                            }
-                        }
+        block.codes.codes.withUnsafeBufferPointer { cp in
+            if parts <= 1 {
+                Int8Scan.dots2(query, query + dp, codes: cp.baseAddress!, groups: groups, padded: dp, into: dots, dots2)
+            } else {
+                // Contiguous group ranges, one per thread; each writes only its own figures.
+                let per = (groups + parts - 1) / parts
+                nonisolated(unsafe) let (qb, cb, ob, ob2) = (query, cp.baseAddress!, dots, dots2)
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    let start = part * per, count = min(per, groups - start)
+                    if count > 0 {
+                        Int8Scan.dots2(qb, qb + dp, codes: cb + start * 16 * dp, groups: count, padded: dp, into: ob + start * 16, ob2 + start * 16)
                     }
                 }
             }
@@ -361,11 +350,11 @@ public final class VectorIndex {
         return (tops.map { $0.sorted() }, gone)
     }
 
-    /// Top-k for many queries. From `batchGemmThreshold` queries on, blocks of queries share each
+    /// Top-k for many queries. From `sharedScanQueries` queries on, blocks of queries share each
     /// pass over the codes (`Int8Scan.dotsMany`); below it, each query is scanned on its own.
     public func searchBatch(owner: String, queries: [[Float]], k: Int, allowed: Set<Int64>? = nil) -> [[ScoredRow]] {
         guard let block = blocks[owner], block.count > 0, k > 0, !queries.isEmpty else { return queries.map { _ in [] } }
-        if queries.count < batchGemmThreshold {
+        if queries.count < sharedScanQueries {
             return queries.map { search(owner: owner, query: $0, k: k, allowed: allowed) }
         }
         let coded = queries.map { self.coded($0) }
@@ -380,36 +369,29 @@ public final class VectorIndex {
             level1.append(contentsOf: q.codes[0..<dp])
             level2.append(contentsOf: q.codes[dp..<(2 * dp)])
         }
-        let mask = allowed.map { block.mask(allowing: $0) }
         var picks = (0..<nq).map { _ in Candidates(k: k) }
         let rowsPer = Self.batchRows
-        var dots = [Int32](repeating: 0, count: perCall * rowsPer)
         let scratch = Scratch()
-        level1.withUnsafeBufferPointer { qp in
-            level2.withUnsafeBufferPointer { qp2 in
-                dots.withUnsafeMutableBufferPointer { op in
-                    mask.withOptionalPointer { mp in
-                        block.withView { view in
-                            var start = 0
-                            while start < block.count {
-                                let n = min(rowsPer, block.count - start)
-                                let groups = (n + 15) / 16
-                                var q0 = 0
-                                while q0 < nq {
-                                    let m = min(perCall, nq - q0)
-                                    Int8Scan.dotsMany(qp.baseAddress! + q0 * dp, queries: m, codes: view.rows.codes + start * dp, groups: groups, padded: dp,
-                                                      into: op.baseAddress!)
-                                    for i in 0..<m {
-                                        Self.collect(dots: op.baseAddress! + i * groups * 16, .onDemand(qp2.baseAddress! + (q0 + i) * dp),
-                                                     rows: start..<(start + n), block: view, query: coded[q0 + i],
-                                                     mask: mp, exclude: nil, missing: [], scratch: scratch, into: &picks[q0 + i])
-                                    }
-                                    q0 += m
-                                }
-                                start += n
-                            }
+        var arrays = ScanArrays(query: level1, second: level2, dots: [Int32](repeating: 0, count: perCall * rowsPer),
+                                mask: allowed.map { block.mask(allowing: $0) })
+        arrays.withPointers { p in
+            block.withView { view in
+                var start = 0
+                while start < block.count {
+                    let n = min(rowsPer, block.count - start)
+                    let groups = (n + 15) / 16
+                    var q0 = 0
+                    while q0 < nq {
+                        let m = min(perCall, nq - q0)
+                        Int8Scan.dotsMany(p.query + q0 * dp, queries: m, codes: view.rows.codes + start * dp, groups: groups, padded: dp, into: p.dots)
+                        for i in 0..<m {
+                            Self.collect(dots: p.dots + i * groups * 16, .onDemand(p.second! + (q0 + i) * dp),
+                                         rows: start..<(start + n), block: view, query: coded[q0 + i],
+                                         mask: p.mask, exclude: nil, missing: [], scratch: scratch, into: &picks[q0 + i])
                         }
+                        q0 += m
                     }
+                    start += n
                 }
             }
         }
@@ -450,14 +432,4 @@ struct LowerBounds {
     var kth: Float { heap.isFull ? heap.worst?.value ?? .infinity : -.infinity }
 
     mutating func offer(_ v: Float) { heap.offer(Bound(value: v)) }
-}
-
-extension Optional where Wrapped == [Bool] {
-    /// Calls `body` with a pointer to the array's elements, or nil when there is no array.
-    func withOptionalPointer<R>(_ body: (UnsafePointer<Bool>?) -> R) -> R {
-        switch self {
-        case .none: return body(nil)
-        case .some(let a): return a.withUnsafeBufferPointer { body($0.baseAddress) }
-        }
-    }
 }

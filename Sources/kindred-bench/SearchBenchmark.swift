@@ -44,7 +44,7 @@ enum SearchBenchmark {
         let queries = try readFloats(o.queries, dimension: o.dimension)
         var config = Config()
         try config.set("index.dimension", .int(Int64(o.dimension)))
-        try config.set("search.batchGemmThreshold", .int(Int64(o.batchThreshold)))
+        try config.set("search.sharedScanQueries", .int(Int64(o.batchThreshold)))
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: o.database + suffix) }
 
         // Ingest: the real write path (SQLite transaction per batch + in-memory index).
@@ -110,12 +110,12 @@ enum SearchBenchmark {
         // Where one sgemm per row block beats per-query scans: per-query cost for small blocks.
         var sweep: [JSONValue] = []
         service.withVectorIndex { index in
-            let saved = index.batchGemmThreshold
+            let saved = index.sharedScanQueries
             for nq in [1, 2, 4, 8, 16, 32, 64] where nq <= queries.count {
                 let block = Array(queries.prefix(nq))
                 var perQuery: [String: Double] = [:]
                 for (name, threshold) in [("gemm", 1), ("scan", Int.max)] {
-                    index.batchGemmThreshold = threshold
+                    index.sharedScanQueries = threshold
                     let reps = max(1, 64 / nq)
                     let t = clock.now
                     for _ in 0..<reps { _ = index.searchBatch(owner: "bench", queries: block, k: o.k) }
@@ -123,7 +123,7 @@ enum SearchBenchmark {
                 }
                 sweep.append(["queries": .from(nq), "gemm_ms_per_query": .double(perQuery["gemm"]!), "scan_ms_per_query": .double(perQuery["scan"]!)])
             }
-            index.batchGemmThreshold = saved
+            index.sharedScanQueries = saved
         }
         let sorted = latencies.sorted()
         func pct(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }

@@ -75,6 +75,25 @@ import Testing
         #expect(fixed.adapted(toBackground: 0) == fixed)
     }
 
+    /// A model's similarity scale s multiplies each threshold's distance above the background:
+    /// e5's (0.73) at its background of 0.84 puts τ_rep at 0.84 + 0.73 · 0.18 · 0.16 / 0.78.
+    @Test func theSimilarityScaleShrinksTheDistanceAboveTheBackground() {
+        var c = GroupingConfig()
+        c.similarityScale = 0.73
+        let high = c.adapted(toBackground: 84)
+        let f: Float = 0.73 * 0.16 / 0.78
+        #expect(abs(high.tauRep - (0.84 + 0.18 * f)) < 1e-4 && abs(high.tauSup - high.tauRep) < 1e-6)
+        #expect(abs(high.tauSeed - (0.84 + 0.46 * f)) < 1e-4 && abs(high.tauStay - (0.84 + 0.08 * f)) < 1e-4)
+        #expect(abs(high.evidenceAbove - (0.84 + 0.43 * f)) < 1e-4 && abs(high.tauCombine - (0.84 + 0.28 * f)) < 1e-4)
+        #expect(high.tauRep < GroupingConfig().adapted(toBackground: 84).tauRep)
+        // At the calibrated background too (and within its tolerance): 0.22 + 0.73 · 0.18.
+        let atCalibrated = c.adapted(toBackground: 23)
+        #expect(abs(atCalibrated.tauRep - (0.22 + 0.73 * 0.18)) < 1e-4 && abs(atCalibrated.tauSeed - (0.22 + 0.73 * 0.46)) < 1e-4)
+        // Scale 1 is exactly the thresholds without one.
+        c.similarityScale = 1
+        #expect(c.adapted(toBackground: 84) == GroupingConfig().adapted(toBackground: 84) && c.adapted(toBackground: 23) == c)
+    }
+
     @Test func levelIsTheMeanCosineOverPairs() {
         let a = Fixture.vec(1), b = Fixture.vec(0, 1), ab = Fixture.vec(1, 1)
         // Pairs: a·b = 0, a·ab = b·ab = 0.7071 → mean 0.4714.

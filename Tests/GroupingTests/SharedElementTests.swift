@@ -10,6 +10,20 @@ import Testing
         #expect(SharedElementRule.stem("glass") == "glass" && SharedElementRule.stem("dresses") == "dress" && SharedElementRule.stem("its") == "its")
     }
 
+    @Test func termsOfAnotherLanguageAreItsSnowballStems() {
+        // German: "Zug" and "Zuges", "Bahnsteig" and "Bahnsteigen" are one term each, as its stemmer says.
+        let a = SharedElementRule.terms("Ich habe den Zug verpasst, der Bahnsteig war leer und ich war wieder zu spät.")
+        let b = SharedElementRule.terms("Die Türen des Zuges schlossen sich, und ich stand allein auf den Bahnsteigen.")
+        #expect(a.contains("zug") && b.contains("zug"))
+        #expect(a.contains("bahnsteig") && b.contains("bahnsteig"))
+        // Spanish likewise ("trenes" and "tren").
+        let c = SharedElementRule.terms("Soñé que perdía el tren y que el andén estaba vacío, como siempre en mis sueños.")
+        let d = SharedElementRule.terms("Los trenes se iban sin mí y yo corría por la estación con el abrigo a medio poner.")
+        #expect(c.contains("tren") && d.contains("tren"))
+        // English keeps the crude stem: its terms are as before.
+        #expect(SharedElementRule.terms("The trains left; I was missing them, hurrying.") == ["train", "left", "miss", "hurry"])
+    }
+
     @Test func theElementIsSpecificAndSharedWithTheRepresentativeAndAnExample() {
         // 40 basis texts: "dream" in all of them, "lantern" in 2, "ferry" in 3.
         let basis: [Set<String>] = (0..<40).map { i in

@@ -15,6 +15,28 @@ import Testing
         #expect(throws: ConfigError.self) { try c.apply(environment: ["KINDRED_SEARCH_MAX_LIMIT": "many"]) }
     }
 
+    @Test func aFormerKeyNameIsReadAsTheCurrentOneInEveryLayer() throws {
+        var c = Config()
+        try c.apply(json: ["search": ["batchGemmThreshold": 3]])
+        #expect(c.int("search.sharedScanQueries") == 3)
+        #expect(c.values["search.batchGemmThreshold"] == nil)
+        try c.apply(environment: ["KINDRED_SEARCH_BATCH_GEMM_THRESHOLD": "5"])
+        #expect(c.int("search.sharedScanQueries") == 5)
+        try c.set("search.batchGemmThreshold", text: "7")
+        #expect(c.int("search.sharedScanQueries") == 7)
+        #expect(Config.isKnown("search.batchGemmThreshold"))
+        // The current name wins when both are given, in a file and in the environment.
+        var both = Config()
+        try both.apply(json: ["search": ["sharedScanQueries": 4, "batchGemmThreshold": 9]])
+        #expect(both.int("search.sharedScanQueries") == 4)
+        try both.apply(environment: ["KINDRED_SEARCH_SHARED_SCAN_QUERIES": "6", "KINDRED_SEARCH_BATCH_GEMM_THRESHOLD": "2"])
+        #expect(both.int("search.sharedScanQueries") == 6)
+        // A wrong type under the former name is refused under the current one.
+        #expect(throws: ConfigError(key: "search.sharedScanQueries", reason: "expected a number, got string")) {
+            try both.apply(json: ["search": ["batchGemmThreshold": "many"]])
+        }
+    }
+
     @Test func unknownKeysAndWrongTypesAreRefusedByName() throws {
         var c = Config()
         do {

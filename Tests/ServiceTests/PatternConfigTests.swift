@@ -22,6 +22,24 @@ import Testing
         #expect(grouping != GroupingConfig())
     }
 
+    /// The similarity scale comes from the embedding model's preset (e5: 0.73, MiniLM and models
+    /// without a preset: 1) unless `patterns.similarityScale` is set.
+    @Test func theSimilarityScaleIsTheModelsUnlessSet() throws {
+        func scale(_ sets: [(String, String)]) throws -> Float {
+            var config = Config()
+            for (k, v) in sets { try config.set(k, text: v) }
+            let settings = Settings(config)
+            return PatternConfig(settings.patterns, modelScale: EmbeddingPresets.similarityScale(settings.embedder)).grouping.similarityScale
+        }
+        #expect(try scale([]) == 1)
+        #expect(try scale([("embedder.model", "multilingual-e5-small")]) == 0.73)
+        #expect(try scale([("embedder.provider", "openai"), ("embedder.model", "intfloat/multilingual-e5-small")]) == 0.73)
+        #expect(try scale([("embedder.model", "multilingual-e5-small"), ("embedder.preset", "none")]) == 1)
+        #expect(try scale([("embedder.model", "nomic-embed-text")]) == 1)
+        #expect(try scale([("embedder.model", "multilingual-e5-small"), ("patterns.similarityScale", "0.9")]) == 0.9)
+        #expect(try scale([("patterns.similarityScale", "0.8")]) == 0.8)
+    }
+
     /// The settings with the numeric key `d` moved off its default.
     static func moved(_ d: (key: String, value: JSONValue, doc: String)) throws -> Settings {
         var config = Config()

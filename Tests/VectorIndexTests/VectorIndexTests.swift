@@ -223,7 +223,7 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
         let d = 64
         let rows: [(Int64, [Float])] = crowdedRows ? crowded(&rng, count: 5001, d: d, spread: 1e-3).rows
             : (0..<5001).map { (Int64($0), rng.vector(d)) }
-        let index = VectorIndex(dimension: d, batchGemmThreshold: 2)
+        let index = VectorIndex(dimension: d, sharedScanQueries: 2)
         for (id, v) in rows { index.put(owner: "o", rowid: id, vector: v) }
         let queries = (0..<37).map { i in crowdedRows ? rows[i].1.map { $0 + rng.float() * 1e-3 } : rng.vector(d) }
         let batch = index.searchBatch(owner: "o", queries: queries, k: 10)
@@ -238,7 +238,7 @@ func crowded(_ rng: inout SplitMix, count: Int, d: Int, spread: Float) -> (base:
         var rng = SplitMix(state: 13)
         let d = 32
         let source = SeparateRows()
-        let index = VectorIndex(dimension: d, rows: source, batchGemmThreshold: 2)
+        let index = VectorIndex(dimension: d, rows: source, sharedScanQueries: 2)
         var rows: [(Int64, [Float])] = []
         for i in 0..<2000 {
             let v = rng.vector(d)

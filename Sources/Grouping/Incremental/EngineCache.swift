@@ -13,16 +13,8 @@
 /// change bumps `groupsVersion`, so an older copy of the state or one a correction changed is
 /// caught. Using it never changes a decision (`EngineCacheTests`).
 public struct EngineCache {
-    var scopes: [Scope: ScopeGroups] = [:]
-    var pendingIndexes: [Scope: PendingIndex] = [:]
-    var tagIndexes: [Scope: TagIndex] = [:]
-    /// occurrence → group of every member of the state, when the refresh had built it.
-    var groupIndex: [Int64: Int64]?
-    /// The profiles of groups as the state holds them (representative, examples, records, unit
-    /// centroid), so that a placement does not rebuild the profile of every candidate it looks at.
-    var profiles: [Int64: GroupProfile] = [:]
-    /// Per scope, the occurrences its background level was measured on (see `Background.swift`).
-    var backgrounds: [Scope: BackgroundBasis] = [:]
+    /// The derived parts (their snapshots all taken at the start of a call: `at` 0).
+    var derived = Derived()
     /// The vector dimension of the occurrences it was derived from.
     var dimension = 0
     /// The counters of the state it was filled for (nil: empty).

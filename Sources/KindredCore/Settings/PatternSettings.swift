@@ -21,6 +21,8 @@ public struct PatternSettings: Sendable, Equatable, Decodable {
     public var tauCombine: Double
     /// Above 1: thresholds never follow the background.
     public var calibratedBackground: Double
+    /// 0: the embedding model's preset's (`EmbeddingPresets`), 1 without one.
+    public var similarityScale: Double
     public var backgroundMargin: Double
     public var evidenceMaxShare: Double
     public var evidenceExamples: Int

@@ -3,7 +3,7 @@ public struct SearchSettings: Sendable, Equatable, Decodable {
     public var defaultLimit: Int
     public var maxLimit: Int
     public var scanThreads: Int
-    public var batchGemmThreshold: Int
+    public var sharedScanQueries: Int
     /// `score` or `rrf`.
     public var fusion: String
     public var keywordWeight: Double
