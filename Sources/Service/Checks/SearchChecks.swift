@@ -5,7 +5,6 @@ import KindredProtocol
 /// `search/query`: `owner`, `text` and/or `vector`, `limit?`, `mode?`, `filters?`.
 extension SearchQuery: ServedRequest {
     func check(_ rules: ParamRules) throws(ResponseError) {
-        try FieldRules.name(owner, field: "owner")
         guard text != nil || vector != nil else { throw .invalidParams(field: "text", reason: "text or vector is required") }
         guard let mode = searchMode else { throw .invalidParams(field: "mode", reason: "must be one of hybrid, semantic, keyword") }
         if mode == .keyword, text == nil { throw .invalidParams(field: "text", reason: "is required in keyword mode") }
@@ -19,9 +18,9 @@ extension SearchQuery: ServedRequest {
 
 /// `search/similar`: `owner`, `id`, `limit?`, `filters?`.
 extension SearchSimilar: ServedRequest {
+    static var names: Set<String> { ["owner", "id"] }
+
     func check(_ rules: ParamRules) throws(ResponseError) {
-        try FieldRules.name(owner, field: "owner")
-        try FieldRules.name(id, field: "id")
         try SearchLimit.check(limit, rules)
         try filters?.check()
     }

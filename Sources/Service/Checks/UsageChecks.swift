@@ -4,7 +4,6 @@ import KindredProtocol
 /// `usage/daily`: `owner`, `from?`, `to?` (UTC days, YYYY-MM-DD, inclusive).
 extension UsageDaily: ServedRequest {
     func check(_ rules: ParamRules) throws(ResponseError) {
-        try FieldRules.name(owner, field: "owner")
         if let from { try Self.day(from, field: "from") }
         if let to { try Self.day(to, field: "to") }
     }

@@ -25,6 +25,10 @@ struct ParamsDecoder: Decoder, SingleValueDecodingContainer {
     let field: String
     let rules: ParamRules
     var keys: Keys = .checked
+    /// The keys of this object whose string values are names (`FieldRules.name`), checked as each is
+    /// read, so that a bad name is named before a later field's type error, in the order the fields are
+    /// read (the request's own: `ServedRequest.names`; only the params object itself has them).
+    var names: Set<String> = []
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -38,7 +42,8 @@ struct ParamsDecoder: Decoder, SingleValueDecodingContainer {
         default: throw .invalidParams(field: "params", reason: "must be an object")
         }
         try FieldRules.refuseUnknown(object, keys: R.spec.keys + Params.everywhere, prefix: "", what: "a parameter of \(R.method)")
-        let decoder = ParamsDecoder(value: .object(object), field: "", rules: rules)
+        var decoder = ParamsDecoder(value: .object(object), field: "", rules: rules)
+        decoder.names = R.names
         let request: R
         do { request = try R(from: decoder) } catch { throw Self.responseError(error) }
         try request.check(rules)

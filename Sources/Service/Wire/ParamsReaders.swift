@@ -18,7 +18,11 @@ struct ParamsObjectReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_: Bool.Type, forKey key: Key) throws -> Bool { try at(key).decode(Bool.self) }
-    func decode(_: String.Type, forKey key: Key) throws -> String { try at(key).decode(String.self) }
+    func decode(_: String.Type, forKey key: Key) throws -> String {
+        let s = try at(key).decode(String.self)
+        if decoder.names.contains(key.stringValue) { try FieldRules.name(s, field: key.stringValue) }
+        return s
+    }
     func decode(_: Double.Type, forKey key: Key) throws -> Double { try at(key).decode(Double.self) }
     func decode(_: Float.Type, forKey key: Key) throws -> Float { try at(key).decode(Float.self) }
     func decode(_: Int.Type, forKey key: Key) throws -> Int { try at(key).decode(Int.self) }

@@ -5,7 +5,14 @@ import KindredProtocol
 /// A protocol request type the service answers as it is: `ParamsDecoder` decodes its params, then
 /// `check` applies the rules its types cannot state (a name, a date, a range), naming the field.
 protocol ServedRequest: KindredRequest {
+    /// Its params' keys whose values are names (`FieldRules.name`), checked as they are read.
+    static var names: Set<String> { get }
     func check(_ rules: ParamRules) throws(ResponseError)
+}
+
+extension ServedRequest {
+    /// Every method's `owner` is a name.
+    static var names: Set<String> { ["owner"] }
 }
 
 /// A protocol request type the service still reads through `Params` into `Checked`, the values its
