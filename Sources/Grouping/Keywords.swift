@@ -1,9 +1,11 @@
+import KindredCore
 /// c-TF-IDF over group descriptions within one category: a term scores high for a group when it
 /// is frequent in that group and rare across the category's groups.
 enum Keywords {
-    /// The words of `text` that can be keywords: lower-case, no stopwords, at least two characters.
+    /// The words of `text` that can be keywords: lower-case, no stopwords of its language, at least two characters.
     static func tokens(_ text: String) -> [String] {
-        Labels.clauses(text).flatMap { $0.map(\.lower) }.filter { $0.count > 1 && !Stopwords.contains($0) }
+        let stopwords = Stopwords.list(for: TextLanguage.detect(text))
+        return Labels.clauses(text).flatMap { $0.map(\.lower) }.filter { $0.count > 1 && !stopwords.contains($0) }
     }
 
     /// Top `count` keywords for each group of `documents` (group id → member descriptions),

@@ -1,9 +1,10 @@
+import KindredCore
 /// Deterministic group labels of at most `maxLength` characters: a short key phrase naming what
 /// the members share, then a few keywords, e.g. "missed the train (platform, late)".
 ///
 /// The key phrase is the best n-gram of the members' descriptions against the rest of the
 /// category — shared by at least two members, rare elsewhere, 1 to `maxN` words, never starting or
-/// ending with a stopword — as the medoid writes it. When the group has a shared element (the
+/// ending with a stopword of its language — as the medoid writes it. When the group has a shared element (the
 /// specific word its members share, `SharedElement.swift`), the phrase is the best such n-gram
 /// holding that word, else the word itself. An n-gram in more than a fifth of the descriptions of
 /// the category's other groups ("dreamt") names nothing. Only a group whose members share no word at all is
@@ -64,24 +65,24 @@ enum Labels {
 
     /// The n-grams of one clause (1…`maxN` words) that neither start nor end with a stopword:
     /// lower-case key → text as written.
-    static func ngrams(_ words: [Word], into out: inout [String: String]) {
-        forEachNgram(words) { key, text in if out[key] == nil { out[key] = text } }
+    static func ngrams(_ words: [Word], _ stopwords: Set<String> = Stopwords.english, into out: inout [String: String]) {
+        forEachNgram(words, stopwords) { key, text in if out[key] == nil { out[key] = text } }
     }
 
     /// Calls `body(key, text)` for each such n-gram, in reading order (by first word, then length).
-    static func forEachNgram(_ words: [Word], _ body: (String, String) -> Void) {
-        for i in words.indices where !Stopwords.contains(words[i].lower) && words[i].lower.count > 1 {
+    static func forEachNgram(_ words: [Word], _ stopwords: Set<String> = Stopwords.english, _ body: (String, String) -> Void) {
+        for i in words.indices where !stopwords.contains(words[i].lower) && words[i].lower.count > 1 {
             var key = "", text = ""
             for j in i..<min(words.count, i + maxN) {
                 key += (j == i ? "" : " ") + words[j].lower
                 text += (j == i ? "" : " ") + words[j].text
-                if !Stopwords.contains(words[j].lower) && words[j].lower.count > 1 { body(key, text) }
+                if !stopwords.contains(words[j].lower) && words[j].lower.count > 1 { body(key, text) }
             }
         }
     }
 
     /// `words` joined, cut at a word boundary to `limit` characters (with "…", trailing stopwords dropped).
-    static func fit(_ words: [Word], limit: Int) -> String {
+    static func fit(_ words: [Word], _ stopwords: Set<String> = Stopwords.english, limit: Int) -> String {
         let whole = words.map(\.text).joined(separator: " ")
         if whole.count <= limit { return whole }
         var kept: [Word] = [], length = 0
@@ -91,7 +92,7 @@ enum Labels {
             kept.append(w)
             length = next
         }
-        while let last = kept.last, kept.count > 1, Stopwords.contains(last.lower) { kept.removeLast() }
+        while let last = kept.last, kept.count > 1, stopwords.contains(last.lower) { kept.removeLast() }
         if kept.isEmpty { return String(whole.prefix(limit - 1)) + "…" }
         return kept.map(\.text).joined(separator: " ") + "…"
     }
@@ -107,16 +108,16 @@ enum Labels {
     /// specific word its members share (`SharedElement.swift`), if any, which the key phrase then holds.
     static func labels(_ groups: [(id: Int64, descriptions: [String], element: String?)], keywordCount: Int) -> [Int64: GeneratedLabel] {
         var grams: [Int64: [[String: String]]] = [:]
-        var clausesOf: [Int64: [[Word]]] = [:]
+        var clausesOf: [Int64: [[Word]]] = [:], stopwordsOf: [Int64: Set<String>] = [:]
         var df: [String: Int] = [:]
         var total = 0
         for g in groups {
             var perMember: [[String: String]] = []
             for (i, d) in g.descriptions.enumerated() {
-                let cs = clauses(d)
-                if i == 0 { clausesOf[g.id] = cs }
+                let cs = clauses(d), stopwords = Stopwords.list(for: TextLanguage.detect(d))
+                if i == 0 { (clausesOf[g.id], stopwordsOf[g.id]) = (cs, stopwords) }
                 var set: [String: String] = [:]
-                for c in cs { ngrams(c, into: &set) }
+                for c in cs { ngrams(c, stopwords, into: &set) }
                 for key in set.keys { df[key, default: 0] += 1 }
                 perMember.append(set)
                 total += 1
@@ -126,7 +127,8 @@ enum Labels {
         var documents: [Int64: [String]] = [:], exclude: [Int64: Set<String>] = [:], phrases: [Int64: String] = [:]
         for g in groups {
             let members = grams[g.id]!, medoidClauses = clausesOf[g.id] ?? []
-            phrases[g.id] = phrase(members, medoidClauses, df: df, total: total, element: g.element)
+            phrases[g.id] = phrase(members, medoidClauses, df: df, total: total, element: g.element,
+                                   stopwords: stopwordsOf[g.id] ?? Stopwords.english)
             exclude[g.id] = Set(clauses(phrases[g.id]!).flatMap { $0.map(\.lower) })
             documents[g.id] = g.descriptions
         }
@@ -143,7 +145,7 @@ enum Labels {
     /// written): the best n-gram shared by two or more members (holding `element` when given), as
     /// the medoid writes it; else `element` as first written; else the medoid's most central clause.
     static func phrase(_ members: [[String: String]], _ medoidClauses: [[Word]], df: [String: Int], total: Int,
-                       element: String? = nil) -> String {
+                       element: String? = nil, stopwords: Set<String> = Stopwords.english) -> String {
         var cover: [String: Int] = [:]
         for m in members { for key in m.keys { cover[key, default: 0] += 1 } }
         // A word the category's other groups write too ("dreamt", "today") names no group, not even
@@ -160,7 +162,7 @@ enum Labels {
         // Where each n-gram first appears in the medoid (ties go to the earliest).
         var position: [String: Int] = [:]
         for c in medoidClauses {
-            forEachNgram(c) { key, _ in if position[key] == nil { position[key] = position.count } }
+            forEachNgram(c, stopwords) { key, _ in if position[key] == nil { position[key] = position.count } }
         }
         var best: (key: String, score: Int, n: Int, at: Int)?
         for (key, c) in cover where c >= 2 && holdsElement(key) && !generic(key) {
@@ -172,7 +174,7 @@ enum Labels {
             best = (key, score, n, at)
         }
         if let best, let written = members.lazy.compactMap({ $0[best.key] }).first {
-            return fit(clauses(written).first ?? [], limit: maxPhrase)
+            return fit(clauses(written).first ?? [], stopwords, limit: maxPhrase)
         }
         if let stem {
             // The element as a member first writes it (its forms differ, so no n-gram covers two).
@@ -185,10 +187,10 @@ enum Labels {
         // The medoid's clause whose words the other members share most (ties: the first).
         var central: (clause: [Word], score: Int)?
         for c in medoidClauses {
-            let words = Set(c.map(\.lower).filter { !Stopwords.contains($0) })
+            let words = Set(c.map(\.lower).filter { !stopwords.contains($0) })
             let score = words.reduce(0) { $0 + max(0, (cover[$1] ?? 0) - 1) }
             if central == nil || score > central!.score { central = (c, score) }
         }
-        return central.map { fit($0.clause, limit: maxPhrase) } ?? ""
+        return central.map { fit($0.clause, stopwords, limit: maxPhrase) } ?? ""
     }
 }

@@ -4,9 +4,10 @@ import KindredCore
 /// "name a specific shared element; no match on a broad mood or a common noun alone", as a check
 /// on words.
 ///
-/// An occurrence's *terms* are the words of its description and excerpt, lower-case, without
-/// stopwords, of at least three letters, each cut to a crude stem (`stem`), so "trains" and
-/// "train" are one term. A term is *specific* in a category when at most `evidenceMaxShare` of the
+/// An occurrence's *terms* are the words of its description and excerpt, lower-case, without the
+/// stopwords of the language they are written in, of at least three letters, each cut to its stem
+/// (Snowball's for a language keyword search stems, else a crude English one, `stem`), so "trains"
+/// and "train" are one term. A term is *specific* in a category when at most `evidenceMaxShare` of the
 /// category's basis occurrences hold it (and at least two, so that it can be shared at all): a name,
 /// an object, a place the person writes about now and then, not "dream" or "today" in a dream
 /// journal. The basis is the category's first `backgroundSample` occurrences by id, as for the
@@ -34,14 +35,15 @@ public struct SharedElementRule: Sendable {
         self.minExamples = minExamples
     }
 
-    /// The terms of one text.
-    public static func terms(_ text: String) -> Set<String> { terms(text, stemmer(for: text)) }
+    /// The terms of one text, in the language it is written in.
+    public static func terms(_ text: String) -> Set<String> { terms(text, TextLanguage.detect(text)) }
 
-    /// The terms of one text, each word cut to its stem by `stemmer` (the crude English stem when nil).
-    static func terms(_ text: String, _ stemmer: Snowball?) -> Set<String> {
+    /// The terms of one text written in `language` (nil: not known, read as English).
+    static func terms(_ text: String, _ language: TextLanguage?) -> Set<String> {
+        let stemmer = stemmer(for: language), stopwords = Stopwords.list(for: language)
         var out = Set<String>()
         for clause in Labels.clauses(text) {
-            for w in clause where w.lower.unicodeScalars.count >= 3 && !Stopwords.contains(w.lower) {
+            for w in clause where w.lower.unicodeScalars.count >= 3 && !stopwords.contains(w.lower) {
                 out.insert(stem(w.lower, stemmer))
             }
         }
@@ -51,15 +53,15 @@ public struct SharedElementRule: Sendable {
     /// The terms of an occurrence: its description's and its excerpt's, in the language they are written in.
     public static func terms(of o: Occurrence) -> Set<String> {
         if o.description == o.excerpt { return terms(o.description) }
-        let stemmer = stemmer(for: o.description + " . " + o.excerpt)
-        return terms(o.description, stemmer).union(terms(o.excerpt, stemmer))
+        let language = TextLanguage.detect(o.description + " . " + o.excerpt)
+        return terms(o.description, language).union(terms(o.excerpt, language))
     }
 
-    /// The Snowball stemmer of the language `text` is written in, when keyword search stems that
-    /// language (`TextLanguage.isStemmed`: German, French, Spanish, …); nil for English and for a text
-    /// whose language is not known, which take the crude English stem.
-    static func stemmer(for text: String) -> Snowball? {
-        guard let language = TextLanguage.detect(text), language.isStemmed else { return nil }
+    /// The Snowball stemmer of `language` when keyword search stems it (`TextLanguage.isStemmed`:
+    /// German, French, Spanish, …); nil for English and for a language not known, which take the
+    /// crude English stem.
+    static func stemmer(for language: TextLanguage?) -> Snowball? {
+        guard let language, language.isStemmed else { return nil }
         return Snowball.stemmer(for: language)
     }
 
@@ -220,7 +222,7 @@ extension SharedElementJudge {
         for id in group.memberIDs {
             guard let o = occurrences[id] else { continue }
             let text = o.description + " . " + o.excerpt
-            let stemmer = SharedElementRule.stemmer(for: text)
+            let stemmer = SharedElementRule.stemmer(for: TextLanguage.detect(text))
             for clause in Labels.clauses(text) {
                 for w in clause where SharedElementRule.stem(w.lower, stemmer) == best { forms[w.lower, default: 0] += 1 }
             }

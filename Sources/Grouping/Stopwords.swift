@@ -38,4 +38,13 @@ enum Stopwords {
     ]
 
     static func contains(_ word: String) -> Bool { english.contains(word) }
+
+    /// The words that name nothing in a text written in `language`: the English list above for
+    /// English, and for a text whose language is not known (or has no list, as a script without
+    /// spaces); otherwise that language's own stop list (`KindredCore.Stopwords.list(for:)`) alone,
+    /// since an English stopword can be a word of its own there (German "See", the lake).
+    static func list(for language: TextLanguage?) -> Set<String> {
+        guard let language, language != .english, let own = KindredCore.Stopwords.list(for: language) else { return english }
+        return own
+    }
 }

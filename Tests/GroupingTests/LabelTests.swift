@@ -42,6 +42,30 @@ import Testing
         #expect(label(of: 6).contains("train"))
     }
 
+    /// German passages are labelled without German stopwords ("ich", "hatte", "meine"), which the
+    /// English list does not hold.
+    @Test func labelsOfAnotherLanguageHaveNoStopwordsOfThatLanguage() throws {
+        let texts: [(String, [Float])] = [
+            ("Ich hatte den Zug verpasst, und meine Tasche lag noch auf dem Bahnsteig. Ich war wieder zu spät.", [1, 0.10]),
+            ("Wieder der Zug: ich rannte über den Bahnsteig, aber die Türen schlossen sich vor mir, und ich war zu spät.", [1, 0.12]),
+            ("Ich kam zu spät zum Bahnsteig, der Zug fuhr ohne mich ab, und ich hatte meine Fahrkarte in der Hand.", [1, 0.14]),
+            ("Ich konnte fliegen! Ich hatte keine Angst, und meine Arme trugen mich über die Dächer der Stadt.", [0.1, 1]),
+            ("Wieder fliegen, ganz tief über den Feldern, und ich konnte mit den Armen lenken, als hätte ich es immer gekonnt.", [0.12, 1]),
+        ]
+        let occ = Fixture.index(texts.enumerated().map { i, t in
+            Fixture.occ(Int64(i + 1), record: "g\(i)", Fixture.vec(t.1[0], t.1[1]), category: "passage", description: t.0)
+        })
+        let state = try Fixture.refresh(PatternState(), occ).state
+        let labels = PatternEngine.generatedLabels(state: state, occurrences: occ)
+        #expect(labels.count == 2)
+        let stop: Set<String> = ["ich", "hatte", "meine", "und", "den", "der", "die", "mich", "mir", "wieder", "aber", "keine", "als"]
+        for (gid, label) in labels {
+            for k in label.keywords { #expect(!stop.contains(k), "group \(gid): stopword keyword \(k) in \(label.text)") }
+            let words = label.description.lowercased().split(separator: " ").map(String.init)
+            #expect(!stop.contains(words.first ?? "") && !stop.contains(words.last ?? ""), "group \(gid): \(label.text)")
+        }
+    }
+
     /// A group's label names the specific word its members share (the shared element), even where
     /// a longer phrase shared by fewer of them would score higher as an n-gram.
     @Test func theLabelNamesTheSharedElement() throws {

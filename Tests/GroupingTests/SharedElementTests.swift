@@ -20,6 +20,11 @@ import Testing
         let c = SharedElementRule.terms("Soñé que perdía el tren y que el andén estaba vacío, como siempre en mis sueños.")
         let d = SharedElementRule.terms("Los trenes se iban sin mí y yo corría por la estación con el abrigo a medio poner.")
         #expect(c.contains("tren") && d.contains("tren"))
+        // Each language drops its own stopwords, and only its own: "ich" and "hatte" are no German
+        // terms, while "See" (the lake) is one, though "see" is on the English list.
+        let e = SharedElementRule.terms("Ich hatte am See gesessen, und meine Mutter war auch da.")
+        #expect(!e.contains("ich") && !e.contains("hatt") && !e.contains("hatte") && !e.contains("mein"))
+        #expect(e.contains("see"), "\(e)")
         // English keeps the crude stem: its terms are as before.
         #expect(SharedElementRule.terms("The trains left; I was missing them, hurrying.") == ["train", "left", "miss", "hurry"])
     }
