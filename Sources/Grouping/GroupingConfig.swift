@@ -176,12 +176,8 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
     /// by s: τ' = b + s(τ − b₀)(1 − b)/(1 − b₀), within the tolerance too (b = b₀ there), and all of
     /// them move as above b₀ (the floors below b₀ are MiniLM's calibration).
     public func adapted(toBackground level: Int?) -> GroupingConfig {
-        guard let b0 = calibratedBackground, let level, b0 < 1 else { return self }
-        let hundredths = { (x: Float) in Int((Double(x) * 100).rounded()) }
-        let outside = abs(hundredths(b0) - level) > hundredths(backgroundTolerance)
-        guard outside || similarityScale != 1 else { return self }
-        let b = outside ? min(Float(level) / 100, 0.99) : b0
-        let f = similarityScale * (1 - b) / (1 - b0)
+        guard let b0 = calibratedBackground, let stretched = stretch(toBackground: level) else { return self }
+        let (b, f) = stretched
         let map = { (t: Float) in b + (t - b0) * f }
         var c = self
         if b > b0 || similarityScale != 1 {
@@ -200,6 +196,28 @@ public struct GroupingConfig: Sendable, Hashable, Codable {
         if tauCombine <= 1 { c.tauCombine = max(tauStay, map(tauCombine)) }
         c.tauStay = min(tauStay, map(tauStay))
         return c
+    }
+
+    /// The background `b` in force at `level` and the factor `f` by which a distance above it moves
+    /// (`adapted(toBackground:)`), or nil where the thresholds stay as configured.
+    func stretch(toBackground level: Int?) -> (b: Float, f: Float)? {
+        guard let b0 = calibratedBackground, let level, b0 < 1 else { return nil }
+        let hundredths = { (x: Float) in Int((Double(x) * 100).rounded()) }
+        let outside = abs(hundredths(b0) - level) > hundredths(backgroundTolerance)
+        guard outside || similarityScale != 1 else { return nil }
+        let b = outside ? min(Float(level) / 100, 0.99) : b0
+        return (b, similarityScale * (1 - b) / (1 - b0))
+    }
+
+    /// The judge's floor at background `level`: `judgeFloor` above the background, a distance that
+    /// moves as every threshold's does above b₀ and with a similarity scale (so e5's crowded cosines
+    /// get a floor in their own units, not 0.10 above a background of 0.84), and as configured below b₀.
+    public func judgeFloor(atBackground level: Int?) -> Float {
+        let b = Float(level ?? Int(((calibratedBackground ?? 0.22) * 100).rounded())) / 100
+        guard let b0 = calibratedBackground, let stretched = stretch(toBackground: level), b > b0 || similarityScale != 1 else {
+            return b + judgeFloor
+        }
+        return b + judgeFloor * stretched.f
     }
 
     /// The background level of `vectors` (ascending id order) in hundredths: the mean cosine over

@@ -204,8 +204,7 @@ struct JudgedBoard {
         var ids = Array(groupOf.keys)
         for (id, mark) in ws.state.pending where (mark.scope ?? ws.occurrences.scopeOf(id)) == scope { ids.append(id) }
         self.ids = ids.sorted()
-        let background = Float(level ?? Int(((ws.baseConfig.calibratedBackground ?? 0.22) * 100).rounded())) / 100
-        floor = ws.config.quantise(background + ws.baseConfig.judgeFloor)
+        floor = ws.config.quantise(ws.baseConfig.judgeFloor(atBackground: level))
         candidates = max(1, ws.baseConfig.judgeCandidates)
     }
 

@@ -94,6 +94,19 @@ import Testing
         #expect(c.adapted(toBackground: 84) == GroupingConfig().adapted(toBackground: 84) && c.adapted(toBackground: 23) == c)
     }
 
+    /// The judge's floor is a distance above the background that moves as the thresholds do: as
+    /// configured at MiniLM's background (and below it), in e5's units at e5's (0.84, scale 0.73):
+    /// 0.84 + 0.10 · 0.73 · 0.16 / 0.78, not 0.94, which no pair of e5 vectors of a journal reaches.
+    @Test func theJudgesFloorMovesWithTheBackgroundAndTheScale() {
+        var c = GroupingConfig()
+        #expect(abs(c.judgeFloor(atBackground: 22) - 0.32) < 1e-6 && abs(c.judgeFloor(atBackground: 12) - 0.22) < 1e-6)
+        #expect(abs(c.judgeFloor(atBackground: nil) - 0.32) < 1e-6)
+        #expect(abs(c.judgeFloor(atBackground: 40) - (0.40 + 0.10 * 0.60 / 0.78)) < 1e-5)
+        c.similarityScale = 0.73
+        #expect(abs(c.judgeFloor(atBackground: 84) - (0.84 + 0.10 * 0.73 * 0.16 / 0.78)) < 1e-5)
+        #expect(abs(c.judgeFloor(atBackground: 22) - (0.22 + 0.073)) < 1e-5)
+    }
+
     @Test func levelIsTheMeanCosineOverPairs() {
         let a = Fixture.vec(1), b = Fixture.vec(0, 1), ab = Fixture.vec(1, 1)
         // Pairs: a·b = 0, a·ab = b·ab = 0.7071 → mean 0.4714.

@@ -1,4 +1,5 @@
 import Grouping
+import LinearAlgebra
 import Testing
 
 /// Placement under an outside judge (`JudgedPlacement.swift`): similarity proposes, the judge
@@ -58,6 +59,31 @@ import Testing
         let again = Recorder { _ in .yes(label: nil) }
         let second = try Self.refresh(out.state, occ, again.judge)
         #expect(again.questions.isEmpty && second.changedGroups.isEmpty && second.state == out.state)
+    }
+
+    /// Vectors that all crowd near one direction, as e5's do (background 0.89 here; a situation's
+    /// pairs at 0.92): the judge is still asked, and groups the situations, with the floor in the
+    /// background's own units (0.10 above it would be 0.99, which no pair reaches).
+    @Test func aCrowdedBackgroundStillProposesPairsToTheJudge() throws {
+        let (spread, situation) = Self.journal
+        var crowded: [Occurrence] = []
+        for (id, o) in spread.sorted(by: { $0.key < $1.key }) {
+            // Each entry: 0.71 of its situation's direction and 0.7 of its own, then 0.4 of that
+            // beside 0.92 of an axis every entry shares.
+            var v = o.vector.map { $0 * 0.714 * 0.4 }
+            v[3 + Int(id)] = 0.7 * 0.4
+            v[3] = 0.917
+            crowded.append(Fixture.occ(id, record: o.recordID, Vectors.normalized(v)))
+        }
+        let occ = Fixture.index(crowded)
+        var config = GroupingConfig()
+        config.similarityScale = 0.73
+        config.backgroundMinimum = 2
+        let judge = Self.oracle(situation)
+        let out = try Self.refresh(PatternState(), occ, config: config, judge.judge)
+        #expect(out.stats.levelChanges.map(\.to) == [89])
+        #expect(!judge.questions.isEmpty)
+        #expect(Set(Fixture.memberSets(out.state).values.filter { $0.count >= 2 }) == [[1, 2, 3, 4], [6, 7, 8]])
     }
 
     @Test func withoutAYesNothingIsGroupedAndASecondRefreshAsksNothing() throws {

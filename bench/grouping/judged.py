@@ -25,8 +25,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
 
 
 def load(journal):
+    """A journal's records and key; a translated journal (no situations.json) keeps the English ids and key."""
     recs = [json.loads(l) for l in open(f"datasets/{journal}/records.jsonl")]
-    key = json.load(open(f"datasets/{journal}/situations.json"))
+    own = f"datasets/{journal}/situations.json"
+    key = json.load(open(own if os.path.exists(own) else "datasets/journal/situations.json"))
     return recs, key
 
 
