@@ -5,10 +5,12 @@
     python3 scripts/make-schema-fixture.py --compact FILE.sqlite...   (only the last step)
 
 A fixture is written by the code that released its schema version (check out the commit, build it,
-run this); the folder holds versions 1 to 5 and 16. Each holds records of two owners (edited,
+run this); the folder holds versions 1 to 5, 16 and 21. Each holds records of two owners (edited,
 deleted, hidden from search, with tags, metadata and client vectors), and with --patterns (schema 3 and later) a client occurrence,
 a refresh that groups the passages of three similar records (one-passage records use their own
 vector, so no embedder is needed) and a dismiss correction. The migration tests upgrade each fixture.
+From version 21 on, run it with KINDRED_CONFIG naming a file that sets `embedder.precision` to
+`float32`, so that the index version is the one the earlier fixtures hold.
 """
 
 import json

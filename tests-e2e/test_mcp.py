@@ -66,6 +66,8 @@ def test_every_tool_answers_with_structured_content(journal_db, tmp_path, mode, 
             structured(await client.call_tool("refresh_patterns", {}))
             again = structured(await client.call_tool("refresh_patterns", {}))
             assert again["groupsCreated"] == 0 and again["groupsChanged"] == 0
+            themes = structured(await client.call_tool("themes", {"limit": 2}))
+            assert len(themes["themes"]) == min(2, themes["total"]) and themes["eligibleRecords"] > 0
             status = structured(await client.call_tool("index_status"))
             assert status["records"] == 336 and status["pendingEmbeddings"] == 0
 

@@ -78,6 +78,20 @@ public struct PatternsCorrect: KindredRequest {
     public init(owner: String, correction: Correction) { self.owner = owner; self.correction = correction }
 }
 
+extension PatternsCorrect.Correction: FieldNotes {
+    public static let fieldNotes: [String: FieldNote] = [
+        "kind": FieldNote(oneOf: ["dismiss", "split", "merge", "pin", "exclude",
+                                  "themeRemove", "themeSplit", "themeMerge", "themePin", "themeDismiss"]),
+        "groupId": "Group kinds: the group corrected (for merge, the one kept). themeRemove and themePin: the group.",
+        "occurrenceId": "dismiss, pin and exclude: the occurrence (from the group tool).",
+        "moveOut": "split: the occurrences that leave; themeSplit: the groups that leave.",
+        "fromGroupId": "merge: the group merged into groupId.",
+        "themeId": "Theme kinds: the theme corrected (for themeMerge, the one kept).",
+        "fromThemeId": "themeMerge: the theme merged into themeId.",
+        "note": "The person's reason, at most 1000 bytes.",
+    ]
+}
+
 /// `patterns/corrections`.
 public struct PatternsCorrections: KindredRequest {
     public static let spec = MethodSpec("patterns/corrections", [.required("owner")],

@@ -119,6 +119,28 @@ public struct PatternsFindings: KindredRequest {
     }
 }
 
+extension PatternsFindings: FieldNotes {
+    public static let fieldNotes: [String: FieldNote] = [
+        "from": "Start of the period, ISO-8601 date (inclusive); all records when absent.",
+        "to": "End of the period, ISO-8601 date (inclusive).",
+        "compareFrom": "Start of a period to compare with (usually an earlier one).",
+        "compareTo": "End of the period to compare with.",
+        "category": "Only this category (person, place, object, action, emotion, theme, passage, ...).",
+        "includeRelated": "Also list groups of exactly 2 records (default true).",
+        "kinds": FieldNote("Count only records of these kinds (e.g. [\"dream\"]), in the denominators too.", minItems: 1),
+        "limit": FieldNote("Findings per answer (all when absent).", range: 1...1000),
+        "cursor": "nextCursor of the previous answer, for the next findings.",
+        "evidenceLimit": FieldNote("Evidence items per finding (all when absent); moreEvidence says how many were left out.", range: 1...1000),
+    ]
+}
+
+extension PatternsFindings.Result: FieldNotes {
+    public static let fieldNotes: [String: FieldNote] = [
+        "eligibleRecords": "Records in the period that count (the denominator).",
+        "total": "Findings in all (this answer may hold fewer: see nextCursor).",
+    ]
+}
+
 /// `patterns/group`: one group with its members and the corrections that name it.
 public struct PatternsGroup: KindredRequest {
     public static let spec = MethodSpec("patterns/group", [.required("owner"), .required("groupId")],
@@ -160,4 +182,8 @@ public struct PatternsGroup: KindredRequest {
     public var owner: String
     public var groupId: Int
     public init(owner: String, groupId: Int) { self.owner = owner; self.groupId = groupId }
+}
+
+extension PatternsGroup: FieldNotes {
+    public static let fieldNotes: [String: FieldNote] = ["groupId": "The group id (from findings)."]
 }

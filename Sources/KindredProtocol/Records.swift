@@ -173,6 +173,10 @@ public struct RecordsGet: KindredRequest {
     public init(owner: String, id: String, passages: Bool? = nil) { self.owner = owner; self.id = id; self.passages = passages }
 }
 
+extension RecordsGet: FieldNotes {
+    public static let fieldNotes: [String: FieldNote] = ["id": "The record id."]
+}
+
 /// `records/setPermissions`.
 public struct RecordsSetPermissions: KindredRequest {
     public static let spec = MethodSpec("records/setPermissions", [.required("owner"), .required("id"), .required("permissions")],

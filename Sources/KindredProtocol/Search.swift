@@ -16,6 +16,23 @@ public struct SearchFilters: Codable, Sendable, Hashable {
     }
 }
 
+extension SearchFilters: FieldNotes {
+    public static let typeNote: String? = "Optional filters, combined with AND."
+    public static let fieldNotes: [String: FieldNote] = [
+        "kinds": "Only records of these kinds (e.g. dream, note).",
+        "tags": "Only records with these tags (see tagsMode).",
+        "tagsMode": FieldNote("Records with any (default) or all of the tags.", oneOf: ["any", "all"]),
+        "from": "Only records dated on or after this ISO-8601 date (YYYY-MM-DD).",
+        "to": "Only records dated on or before this ISO-8601 date.",
+        "metadata": "Only records whose metadata has these exact key/value pairs.",
+    ]
+}
+
+extension FieldNote {
+    /// The `limit` of both searches (`search.maxLimit` is 1000 unless configured).
+    static let searchLimit = FieldNote("How many records at most (default 10).", range: 1...1000)
+}
+
 /// The answer of `search/query` and `search/similar`.
 public struct SearchResults: Codable, Sendable, Hashable {
     public struct Span: Codable, Sendable, Hashable {
@@ -72,6 +89,15 @@ public struct SearchQuery: KindredRequest {
     }
 }
 
+extension SearchQuery: FieldNotes {
+    public static let fieldNotes: [String: FieldNote] = [
+        "text": "What to look for, in natural language or keywords.",
+        "mode": FieldNote("hybrid (default): meaning and words; semantic: meaning only; keyword: words only.",
+                          oneOf: ["hybrid", "semantic", "keyword"]),
+        "limit": .searchLimit,
+    ]
+}
+
 /// `search/similar`: the records nearest to one of the owner's records.
 public struct SearchSimilar: KindredRequest {
     public static let spec = MethodSpec("search/similar", [.required("owner"), .required("id"), .optional("limit"), .optional("filters")],
@@ -84,4 +110,11 @@ public struct SearchSimilar: KindredRequest {
     public init(owner: String, id: String, limit: Int? = nil, filters: SearchFilters? = nil) {
         self.owner = owner; self.id = id; self.limit = limit; self.filters = filters
     }
+}
+
+extension SearchSimilar: FieldNotes {
+    public static let fieldNotes: [String: FieldNote] = [
+        "id": "The record to start from.",
+        "limit": .searchLimit,
+    ]
 }

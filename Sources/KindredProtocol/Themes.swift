@@ -56,6 +56,17 @@ public struct PatternsThemes: KindredRequest {
     }
 }
 
+extension PatternsThemes: FieldNotes {
+    public static let fieldNotes: [String: FieldNote] = [
+        "category": "Only themes of this occurrence category.",
+        "kinds": "Only records of these kinds count (e.g. dream).",
+        "from": "Count records dated on or after this ISO-8601 date.",
+        "to": "Count records dated on or before this ISO-8601 date.",
+        "limit": FieldNote("Themes per page.", range: 1...1000),
+        "cursor": "nextCursor of the previous page.",
+    ]
+}
+
 /// The theme a group is in, as `patterns/group` gives it (`PatternsGroup.Result.theme`).
 public struct GroupTheme: Codable, Sendable, Hashable {
     public var themeId: Int

@@ -4,8 +4,9 @@ import KindredCore
 import JSONRPC
 import Storage
 
-/// Converts between the grouping engine's values and the store's rows. Groups, pending marks and
-/// corrections are stored as the engine's own JSON (sorted keys, so equal states give equal rows).
+/// Converts between the grouping engine's values and the store's rows. Groups and corrections are
+/// stored as the engine's own JSON (sorted keys, so equal states give equal rows); pending marks
+/// as columns (`PendingMarkColumns.swift`).
 enum PatternCodec {
     static func encode<T: Encodable>(_ value: T) throws -> String {
         let e = JSONEncoder()
@@ -145,13 +146,11 @@ extension KindredService {
             state.nextGroupID = row.nextGroupID
             state.groupsVersion = Int(row.groupsVersion)
             state.settledAt = row.settledAt.map { Int($0) }
-            if let checked = row.pendingChecked { state.checked = try PendingJSON.decodeChecked(checked) }
-            if let levels = row.backgroundLevels { state.levels = try PendingJSON.decodeLevels(levels) }
+            if let checked = row.pendingChecked { state.checked = try PatternStateJSON.decodeChecked(checked) }
+            if let levels = row.backgroundLevels { state.levels = try PatternStateJSON.decodeLevels(levels) }
             let marks = try store.pendingMarkRows(owner: owner)
             var pending = [Int64: PendingMark](minimumCapacity: marks.count)
-            let decoder = JSONDecoder()
-            var reader = PendingMarkReader()
-            for m in marks { pending[m.occurrence] = try reader.mark(m.mark) ?? decoder.decode(PendingMark.self, from: Data(m.mark.utf8)) }
+            for m in marks { pending[m.occurrence] = PatternCodec.mark(m, owner: owner) }
             state.pending = pending
         }
         for row in try store.groupRows(owner: owner) {
@@ -233,14 +232,14 @@ extension KindredService {
             try store.saveGroupRow(try PatternCodec.groupRow(g))
         }
         let pending = outcome.state.pending
-        let marks: [(occurrence: Int64, mark: String?)] = outcome.pendingReplaced
-            ? pending.keys.sorted().map { ($0, PendingJSON.mark(pending[$0]!)) }
-            : outcome.changedPending.map { id in (id, pending[id].map(PendingJSON.mark)) }
+        let marks: [(occurrence: Int64, mark: PendingMarkRow?)] = outcome.pendingReplaced
+            ? pending.keys.sorted().map { ($0, PatternCodec.markRow($0, pending[$0]!, owner: owner)) }
+            : outcome.changedPending.map { id in (id, pending[id].map { PatternCodec.markRow(id, $0, owner: owner) }) }
         try store.savePendingMarks(owner: owner, marks, replacingAll: outcome.pendingReplaced)
         try store.savePatternStateRow(PatternStateRow(
             owner: owner, nextGroupID: outcome.state.nextGroupID, groupsVersion: Int64(outcome.state.groupsVersion),
-            pendingChecked: PendingJSON.checked(outcome.state.checked), settledAt: outcome.state.settledAt.map { Int64($0) },
-            indexVersion: refreshedWith?.description, backgroundLevels: PendingJSON.levels(outcome.state.levels)))
+            pendingChecked: PatternStateJSON.checked(outcome.state.checked), settledAt: outcome.state.settledAt.map { Int64($0) },
+            indexVersion: refreshedWith?.description, backgroundLevels: PatternStateJSON.levels(outcome.state.levels)))
     }
 }
 

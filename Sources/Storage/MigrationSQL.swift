@@ -16,8 +16,11 @@
 ///   optional description written with the label (cleared with it).
 /// - `pattern_state`: per owner, the engine's counters; before migration 14 also its pending map
 ///   (JSON; since then `'[]'`), since then `pending_checked`, the engine's pending watermarks (JSON).
-/// - `pattern_pending` (migration 14): one row per pending occurrence of an owner, `mark` the
-///   engine's JSON of its pending mark, so that a refresh writes only the marks it changed.
+/// - `pattern_pending` (migration 14): one row per pending occurrence of an owner, so that a
+///   refresh writes only the marks it changed; `mark` the engine's JSON of the mark until migration
+///   22, since then the mark's fields as columns (`PendingMarkRow`): `evaluated_at` (NULL: fresh),
+///   `category` of its scope, and its certificate (`checked_at` NULL: none; `candidates` the group
+///   ids as little-endian int64).
 /// - `pattern_corrections`: user corrections (engine JSON); undone ones are kept, flagged.
 /// - `pattern_revisions` (migration 5): per owner, a counter that triggers bump on every insert,
 ///   update and delete of the owner's rows in `pattern_groups`, `pattern_state` and
@@ -591,5 +594,22 @@ enum MigrationSQL {
             INSERT INTO records_fts(records_fts, rowid, text) SELECT 'delete', old.rowid, coalesce(old.keyword_text, old.text) WHERE old.text != '';
             INSERT INTO records_fts(rowid, text) SELECT new.rowid, coalesce(new.keyword_text, new.text) WHERE new.text != '';
         END;
+        """
+
+    /// Migration 22: pending marks as typed columns instead of the engine's JSON. Between this text
+    /// and `v22After`, `PendingMarkMigration.move` reads each mark's JSON into the new columns.
+    static let v22 = """
+        ALTER TABLE pattern_pending ADD COLUMN evaluated_at INTEGER;
+        ALTER TABLE pattern_pending ADD COLUMN category TEXT;
+        ALTER TABLE pattern_pending ADD COLUMN checked_at INTEGER;
+        ALTER TABLE pattern_pending ADD COLUMN candidates BLOB;
+        ALTER TABLE pattern_pending ADD COLUMN kth_score INTEGER;
+        ALTER TABLE pattern_pending ADD COLUMN kth_group INTEGER;
+        ALTER TABLE pattern_pending ADD COLUMN stamp INTEGER;
+        """
+
+    /// Migration 22, after the move: the JSON goes.
+    static let v22After = """
+        ALTER TABLE pattern_pending DROP COLUMN mark;
         """
 }

@@ -24,6 +24,7 @@ enum Migrations {
         Migration(20, "themes above groups, their members and corrections", MigrationSQL.v20),
         Migration(21, "keyword index for every script: record language, Snowball stems, character pairs", MigrationSQL.v21,
                   then: KeywordMigration.reindex, MigrationSQL.v21After),
+        Migration(22, "pending marks as typed columns", MigrationSQL.v22, then: PendingMarkMigration.move, MigrationSQL.v22After),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

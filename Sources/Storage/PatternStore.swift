@@ -244,26 +244,28 @@ extension RecordStore {
                   row.backgroundLevels.map { .text($0) } ?? .null])
     }
 
-    /// The owner's pending marks (occurrence id, the engine's JSON of the mark), ids ascending.
-    public func pendingMarkRows(owner: String) throws -> [(occurrence: Int64, mark: String)] {
-        try database.query("SELECT occurrence, mark FROM pattern_pending WHERE owner = ? ORDER BY occurrence", [.text(owner)]) {
-            ($0.int(0), $0.text(1) ?? "{}")
+    /// The owner's pending marks, occurrence ids ascending.
+    public func pendingMarkRows(owner: String) throws -> [PendingMarkRow] {
+        try database.query("SELECT \(PendingMarkRow.columns) FROM pattern_pending WHERE owner = ? ORDER BY occurrence", [.text(owner)]) {
+            PendingMarkRow($0, from: 0)
         }
     }
 
     /// Writes the given pending marks of the owner (nil: the occurrence is no longer pending).
     /// `replacingAll`: every other mark of the owner goes first.
-    public func savePendingMarks(owner: String, _ marks: [(occurrence: Int64, mark: String?)], replacingAll: Bool = false) throws {
+    public func savePendingMarks(owner: String, _ marks: [(occurrence: Int64, mark: PendingMarkRow?)], replacingAll: Bool = false) throws {
         if replacingAll { try database.run("DELETE FROM pattern_pending WHERE owner = ?", [.text(owner)]) }
         guard !marks.isEmpty else { return }
         let upsert = try database.prepare("""
-            INSERT INTO pattern_pending(owner, occurrence, mark) VALUES (?, ?, ?)
-            ON CONFLICT(owner, occurrence) DO UPDATE SET mark = excluded.mark
+            INSERT INTO pattern_pending(owner, \(PendingMarkRow.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(owner, occurrence) DO UPDATE SET evaluated_at = excluded.evaluated_at, category = excluded.category,
+                checked_at = excluded.checked_at, candidates = excluded.candidates, kth_score = excluded.kth_score,
+                kth_group = excluded.kth_group, stamp = excluded.stamp
             """)
         let delete = try database.prepare("DELETE FROM pattern_pending WHERE owner = ? AND occurrence = ?")
         for m in marks {
             if let mark = m.mark {
-                try upsert.bind([.text(owner), .int(m.occurrence), .text(mark)])
+                try upsert.bind([.text(owner)] + mark.values)
                 try upsert.step()
             } else if !replacingAll {
                 try delete.bind([.text(owner), .int(m.occurrence)])

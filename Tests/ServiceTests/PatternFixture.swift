@@ -146,8 +146,8 @@ final class PatternFixture {
         }
         let states = try db.query("SELECT owner, next_group_id, groups_version, pending_checked FROM pattern_state ORDER BY owner") {
             "\($0.text(0) ?? "")|\($0.int(1))|\($0.int(2))|\($0.text(3) ?? "-")"
-        } + (try db.query("SELECT owner, occurrence, mark FROM pattern_pending ORDER BY owner, occurrence") {
-            "\($0.text(0) ?? "")|p\($0.int(1))|\($0.text(2) ?? "")"
+        } + (try db.query("SELECT owner FROM pattern_state ORDER BY owner") { $0.text(0) ?? "" }.flatMap { owner in
+            try RecordStore(readerFor: path).pendingMarkRows(owner: owner).map { "\(owner)|p\($0)" }
         })
         let occurrences = try db.query("SELECT id, record_id, record_revision, category, excerpt, index_version FROM occurrences ORDER BY id") {
             "\($0.int(0))|\($0.text(1) ?? "")|\($0.int(2))|\($0.text(3) ?? "")|\($0.text(4) ?? "")|\($0.text(5) ?? "-")"

@@ -77,22 +77,41 @@ import KindredCore
         #expect(try store.patternStateRow(owner: "o")?.indexVersion == "m@2")
     }
 
+    static func mark(_ occurrence: Int64, _ evaluatedAt: Int64? = nil) -> PendingMarkRow {
+        PendingMarkRow(occurrence: occurrence, evaluatedAt: evaluatedAt, category: nil, certificate: nil)
+    }
+
     @Test func pendingMarksAreWrittenOneByOneAndBumpTheRevision() throws {
         let dir = TempDirectory()
         let store = try RecordStore(path: dir.path("k.sqlite"))
-        try store.savePendingMarks(owner: "o", [(3, #"{"evaluatedAt":1}"#), (1, "{}"), (2, "{}")])
-        try store.savePendingMarks(owner: "p", [(1, "{}")])
+        try store.savePendingMarks(owner: "o", [(3, Self.mark(3, 1)), (1, Self.mark(1)), (2, Self.mark(2))])
+        try store.savePendingMarks(owner: "p", [(1, Self.mark(1))])
         #expect(try store.pendingMarkRows(owner: "o").map(\.occurrence) == [1, 2, 3])
         let revision = try store.patternRevision(owner: "o")
         // Changed, removed, added; the others stay.
-        try store.savePendingMarks(owner: "o", [(1, #"{"evaluatedAt":4}"#), (2, nil), (5, "{}")])
-        #expect(try store.pendingMarkRows(owner: "o").map { "\($0.occurrence) \($0.mark)" }
-                == [#"1 {"evaluatedAt":4}"#, #"3 {"evaluatedAt":1}"#, "5 {}"])
+        try store.savePendingMarks(owner: "o", [(1, Self.mark(1, 4)), (2, nil), (5, Self.mark(5))])
+        #expect(try store.pendingMarkRows(owner: "o") == [Self.mark(1, 4), Self.mark(3, 1), Self.mark(5)])
         #expect(try store.patternRevision(owner: "o") > revision)
         // Replacing all: only the given marks are left, and other owners keep theirs.
-        try store.savePendingMarks(owner: "o", [(7, "{}")], replacingAll: true)
+        try store.savePendingMarks(owner: "o", [(7, Self.mark(7))], replacingAll: true)
         #expect(try store.pendingMarkRows(owner: "o").map(\.occurrence) == [7])
         #expect(try store.pendingMarkRows(owner: "p").map(\.occurrence) == [1])
+    }
+
+    /// Every column reads back as written: certificates with and without a K-th candidate, no
+    /// candidates, numbers at the ends of their range, a category with any character.
+    @Test func pendingMarkColumnsReadBackAsWritten() throws {
+        let dir = TempDirectory()
+        let store = try RecordStore(path: dir.path("k.sqlite"))
+        let marks = [
+            PendingMarkRow(occurrence: 1, evaluatedAt: 9, category: "caf\u{e9}/\"\n", certificate: .init(
+                at: 8, candidates: [3, 5, .max], kthScore: -120, kthGroup: 5, stamp: .min)),
+            PendingMarkRow(occurrence: 2, evaluatedAt: .max, category: "passage", certificate: .init(
+                at: 0, candidates: [], kthScore: nil, kthGroup: nil, stamp: 0)),
+            PendingMarkRow(occurrence: .max, evaluatedAt: nil, category: nil, certificate: nil),
+        ]
+        try store.savePendingMarks(owner: "o", marks.map { ($0.occurrence, $0) })
+        #expect(try store.pendingMarkRows(owner: "o") == marks)
     }
 
     @Test func nestedTransactionsRollBackTogether() throws {

@@ -3,7 +3,7 @@ import Testing
 import KindredCore
 @testable import Storage
 
-/// Files written by the released code of schema versions 2 to 5 and 16 (`Fixtures/schema-v*.sqlite`,
+/// Files written by the released code of schema versions 2 to 5, 16 and 21 (`Fixtures/schema-v*.sqlite`,
 /// made with `scripts/make-schema-fixture.py` from the commit that released the version; version 1's
 /// is `RecordStoreTests.migratesTheVersion1Fixture`'s) upgrade to the
 /// current schema whole, and the frozen migrations give a new file exactly the schema they gave.
@@ -19,6 +19,7 @@ import KindredCore
         ("schema-v5-ad51044", 5, true),  // migration 5 with the first trigger names
         ("schema-v5", 5, true),
         ("schema-v16", 16, true),  // vectors in blocks; the last schema with insert triggers (migration 17)
+        ("schema-v21", 21, true),  // the last schema with pending marks as the engine's JSON (migration 22)
     ]
 
     static func copy(_ name: String, to dir: TempDirectory) throws -> String {
@@ -58,13 +59,14 @@ import KindredCore
         let marksBefore = !fixture.patterns ? 0 : fixture.version >= 14
             ? try before.scalarInt("SELECT count(*) FROM pattern_pending") ?? 0
             : try before.scalarInt("SELECT sum(json_array_length(pending)) / 2 FROM pattern_state") ?? 0
-        let firstMark = !fixture.patterns ? nil : fixture.version >= 14
-            ? try before.query("SELECT occurrence, mark FROM pattern_pending WHERE owner = 'alice' ORDER BY occurrence LIMIT 1") {
+        // Alice's marks (the first only, before migration 14).
+        let marks = !fixture.patterns ? [] : fixture.version >= 14
+            ? try before.query("SELECT occurrence, mark FROM pattern_pending WHERE owner = 'alice' ORDER BY occurrence") {
                 ($0.int(0), $0.text(1) ?? "")
-            }.first
+            }
             : try before.query("SELECT json_extract(pending, '$[0]'), json_extract(pending, '$[1]') FROM pattern_state WHERE owner = 'alice'") {
                 ($0.int(0), $0.text(1) ?? "")
-            }.first
+            }
         let pageSizeBefore = try before.scalarInt("PRAGMA page_size")
         before.close()
 
@@ -122,9 +124,20 @@ import KindredCore
             #expect(marksBefore > 0)
             #expect(try store.database.scalarInt("SELECT count(*) FROM pattern_pending") == marksBefore)
             #expect(try store.database.scalarInt("SELECT count(*) FROM pattern_state WHERE pending != '[]'") == 0)
-            let first = try #require(firstMark)
-            let row = try #require(try store.pendingMarkRows(owner: "alice").first { $0.occurrence == first.0 })
-            #expect(try JSONParser.parse(row.mark) == JSONParser.parse(first.1))
+            // And from its JSON to columns (migration 22), field by field.
+            #expect(!marks.isEmpty)
+            let rows = try store.pendingMarkRows(owner: "alice")
+            for (occurrence, text) in marks {
+                let row = try #require(rows.first { $0.occurrence == occurrence })
+                let json = try JSONParser.parse(text)
+                #expect(row.evaluatedAt == json["evaluatedAt"]?.intValue)
+                #expect(row.category == json["scope"]?["category"]?.stringValue)
+                #expect(row.certificate?.at == json["certificate"]?["at"]?.intValue)
+                #expect(row.certificate?.candidates == json["certificate"]?["candidates"]?.arrayValue?.compactMap(\.intValue))
+                #expect(row.certificate?.kthScore == json["certificate"]?["kthScore"]?.intValue)
+                #expect(row.certificate?.stamp == json["certificate"]?["stamp"]?.intValue)
+            }
+            if fixture.version >= 21 { #expect(rows.contains { $0.certificate != nil }) }
             let passages = try store.eligibleOccurrences(owner: "alice", indexVersion: Self.version, includePassages: true, withVectors: true)
             #expect(passages.filter { $0.source == "passage" }.allSatisfy { $0.vector?.count == 384 })
             #expect(try store.patternRevision(owner: "alice") > 0)
