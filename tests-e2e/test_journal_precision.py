@@ -1,18 +1,19 @@
 """Pattern groups a person can trust, on both bundled journals (default configuration, no judge,
 one refresh after loading, through the real binary): each group claims one specific recurring
-situation, so co-membership must mostly be right. Scored against each journal's key as
-../shared/tools/journal_precision.py scores it: pair precision and recall over the entries of exactly
-one situation, look-alike distractors grouped with what they resemble, and the worst purity of a
-group holding four or more keyed entries. The floors are the figures the shipped configuration
-reaches (bench/grouping/README.md, "Precision"), so a change that costs precision fails here."""
+situation, so co-membership must mostly be right. Scored against each journal's key by
+journal_score.py, as ../shared/tools/journal_precision.py and the benches score it: pair precision
+and recall over the entries of exactly one situation, look-alike distractors grouped with what they
+resemble, and member precision (every pair of members of one group). The floors are the figures the
+shipped configuration reaches (bench/grouping/README.md, "Precision"), so a change that costs
+precision fails here."""
 
 import collections
-import itertools
 import json
 
 import pytest
 
 from conftest import REPO, Server, run_cli
+from journal_score import score
 from test_judge import answered_until
 
 # (dataset, precision floor, recall floor, most distractors grouped with their look-alike, member precision floor)
@@ -32,39 +33,14 @@ def groups_of(spawn_server, records):
     return [{e["recordId"] for e in g["evidence"]} for g in f["findings"]]
 
 
-def score(key, groups):
-    sits = {s["id"]: s["entries"] for s in key["situations"]}
-    count = collections.Counter(i for ids in sits.values() for i in ids)
-    one = {i: s for s, ids in sits.items() for i in ids if count[i] == 1}
-    tp = fp = fn = 0
-    for a, b in itertools.combinations(sorted(one), 2):
-        same, together = one[a] == one[b], any(a in g and b in g for g in groups)
-        tp += same and together
-        fp += (not same) and together
-        fn += same and not together
-    leaks = sum(1 for d in key["distractors"] if any(d["entry"] in g and g & set(sits.get(d["resembles"], ())) for g in groups))
-    return tp / max(tp + fp, 1), tp / max(tp + fn, 1), leaks / len(key["distractors"])
-
-
-def member_precision(key, groups):
-    """As a person reads a group: over every pair of members of one group, look-alikes and one-off
-    entries included, the share that share a situation of the key."""
-    of = collections.defaultdict(set)
-    for s in key["situations"]:
-        for i in s["entries"]:
-            of[i].add(s["id"])
-    pairs = [bool(of[a] & of[b]) for g in groups for a, b in itertools.combinations(sorted(g), 2)]
-    return sum(pairs) / max(len(pairs), 1)
-
-
 @pytest.mark.parametrize("name,precision,recall,leaks,members", JOURNALS)
 def test_groups_of_a_bundled_journal_keep_their_precision(tmp_path, name, precision, recall, leaks, members):
     folder = REPO / "datasets" / name
     records = [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines() if line.strip()]
     key = json.loads((folder / "situations.json").read_text())
     groups = groups_of(lambda: Server(tmp_path / f"{name}.sqlite", tmp_path), records)
-    p, r, leaked = score(key, groups)
-    mp = member_precision(key, groups)
+    m = score(groups, key)
+    p, r, leaked, mp = m["pair_precision"], m["recall"], m["leaks"] / m["lookalikes_of"], m["member_precision"]
     assert p >= precision and r >= recall and leaked <= leaks and mp >= members, (
         f"{name}: pair precision {p:.3f} (floor {precision}), recall {r:.3f} (floor {recall}), "
         f"distractors grouped with their look-alike {leaked:.0%} (at most {leaks:.0%}), member precision {mp:.3f} (floor {members})")
@@ -101,8 +77,8 @@ def test_a_judge_answering_from_the_key_finds_whole_situations_with_few_question
     assert len(questions) <= 4 * len(records), f"{len(questions)} questions for {len(records)} entries"
     f = s.result("patterns/findings", {"owner": "me", "includeRelated": True, "limit": 1000, "evidenceLimit": 1000})
     groups = [{e["recordId"] for e in g["evidence"]} for g in f["findings"]]
-    _, recall, _ = score(key, groups)
-    mp = member_precision(key, groups)
+    m = score(groups, key)
+    mp, recall = m["member_precision"], m["recall"]
     assert mp >= 0.95 and recall >= 0.85, f"{name}: member precision {mp:.3f}, pair recall {recall:.3f}"
     again, more = answered_until(s, s.request_async("patterns/refresh", {"owner": "me"}), key_judge(key))
     a = again["result"]

@@ -19,7 +19,6 @@ engine sees the vectors a user of that provider stores.
 import argparse
 import collections
 import datetime
-import itertools
 import json
 import os
 import platform
@@ -37,6 +36,8 @@ import numpy as np
 # so name it `bench` too, or they would get a second copy that never sees `--provider`.
 sys.modules.setdefault("bench", sys.modules[__name__])
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.append(str(ROOT / "tests-e2e"))
+from journal_score import score  # noqa: E402  (tests-e2e/journal_score.py: one scorer for the journal tests and benches)
 RESULTS = ROOT / "bench" / "results"
 DATA = RESULTS / "grouping-data"
 KINDRED_BENCH = os.environ.get("KINDRED_BENCH_BIN", "/tmp/kb-gb/release/kindred-bench")
@@ -1088,26 +1089,15 @@ PRECISION_JOURNALS = [("journal", "calibrated on"), ("journal2", "held out")]
 
 def journal_key_scores(ids, key, labels):
     """Pair precision and recall over the entries of exactly one situation, distractors grouped with
-    the situation they resemble, worst purity of a group holding >= 4 keyed entries (as
-    ../shared/tools/journal_precision.py and tests-e2e/test_journal_precision.py score them)."""
-    sits = {s["id"]: s["entries"] for s in key["situations"]}
-    count = collections.Counter(i for v in sits.values() for i in v)
-    one = {i: s for s, v in sits.items() for i in v if count[i] == 1}
-    gid = {ids[r]: g for r, g in enumerate(labels) if g >= 0}
+    the situation they resemble, worst purity of a group holding >= 4 keyed entries
+    (tests-e2e/journal_score.py) of the groups that `labels` (a group per entry, -1 for none) make."""
     groups = collections.defaultdict(set)
-    for i, g in gid.items():
-        groups[g].add(i)
-    tp = fp = fn = 0
-    for a, b in itertools.combinations(sorted(one), 2):
-        same, together = one[a] == one[b], a in gid and gid.get(a) == gid.get(b)
-        tp += same and together
-        fp += (not same) and together
-        fn += same and not together
-    leaks = sum(1 for d in key["distractors"] if d["entry"] in gid and groups[gid[d["entry"]]] & set(sits.get(d["resembles"], ())))
-    pur = [c.most_common(1)[0][1] / sum(c.values()) for c in (collections.Counter(one[i] for i in g if i in one) for g in groups.values())
-           if sum(c.values()) >= 4]
-    return {"precision": tp / max(tp + fp, 1), "recall": tp / max(tp + fn, 1), "leaks": leaks, "distractors": len(key["distractors"]),
-            "purity": min(pur or [1.0]), "groups": len(groups)}
+    for i, g in zip(ids, labels):
+        if g >= 0:
+            groups[g].add(i)
+    m = score(list(groups.values()), key)
+    return {"precision": m["pair_precision"], "recall": m["recall"], "leaks": m["leaks"], "distractors": m["lookalikes_of"],
+            "purity": m["purity"], "groups": m["groups"]}
 
 
 def precision():

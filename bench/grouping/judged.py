@@ -19,9 +19,11 @@ to converge, and the refresh time of the first refresh.
 
   python3 bench/grouping/judged.py [--binary .build/release/kindred] [--judges none,perfect,flip5,flip10,cobras]
 """
-import argparse, collections, itertools, json, os, random, subprocess, sys, tempfile, time
+import argparse, collections, json, os, random, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests-e2e"))
+from journal_score import score  # noqa: E402  (tests-e2e/journal_score.py: one scorer for the journal tests and benches)
 
 
 def load(journal):
@@ -30,34 +32,6 @@ def load(journal):
     own = f"datasets/{journal}/situations.json"
     key = json.load(open(own if os.path.exists(own) else "datasets/journal/situations.json"))
     return recs, key
-
-
-def score(groups, key):
-    """Member precision, pair precision, pair recall, F1, look-alikes grouped (as ../shared/tools/journal_precision.py)."""
-    sits = {s["id"]: s["entries"] for s in key["situations"]}
-    count = collections.Counter(i for ids in sits.values() for i in ids)
-    one = {i: s for s, ids in sits.items() for i in ids if count[i] == 1}
-    tp = fp = fn = 0
-    for a, b in itertools.combinations(sorted(one), 2):
-        same, together = one[a] == one[b], any(a in g and b in g for g in groups)
-        tp += same and together
-        fp += (not same) and together
-        fn += same and not together
-    of = collections.defaultdict(set)
-    for s_, ids in sits.items():
-        for i in ids:
-            of[i].add(s_)
-    mt = mf = 0
-    for g in groups:
-        for a, b in itertools.combinations(sorted(g), 2):
-            if of[a] & of[b]:
-                mt += 1
-            else:
-                mf += 1
-    look = sum(1 for d in key["distractors"] if any(d["entry"] in g for g in groups))
-    p, r = tp / max(tp + fp, 1), tp / max(tp + fn, 1)
-    return {"member_precision": mt / max(mt + mf, 1), "pair_precision": p, "recall": r,
-            "f1": 2 * p * r / max(p + r, 1e-9), "lookalikes": look, "lookalikes_of": len(key["distractors"])}
 
 
 class KeyJudge:

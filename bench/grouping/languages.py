@@ -3,7 +3,7 @@
 
 Each journal folder (records.jsonl, and situations.json or the English key) is loaded into a new
 database by `kindred serve` with the given settings (the defaults otherwise, no judge), refreshed
-once, and its findings (related groups included) scored against the key with judged.py's `score`:
+once, and its findings (related groups included) scored against the key (tests-e2e/journal_score.py):
 member precision (every pair of members of one group, look-alikes and one-off entries included,
 that share a situation), pair precision and recall over the entries of exactly one situation, and
 look-alikes grouped. A translated journal keeps the English ids, so a folder without situations.json
@@ -24,10 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from judged import score  # noqa: E402  (one scoring function for every journal bench)
-
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.append(str(ROOT / "tests-e2e"))
+from journal_score import score  # noqa: E402  (tests-e2e/journal_score.py: one scorer for the journal tests and benches)
+
 ENGLISH_KEY = ROOT / "datasets" / "journal" / "situations.json"
 
 

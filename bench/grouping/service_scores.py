@@ -7,14 +7,12 @@ once, and its findings scored.
 
 - `datasets/journal`, `datasets/journal2`: member precision (every pair of members of one group,
   look-alikes and one-off entries included, that share a situation of the key), pair precision and
-  recall over the entries of exactly one situation, as ../shared/tools/journal_precision.py and
-  tests-e2e/test_journal_precision.py score them.
+  recall over the entries of exactly one situation, scored by tests-e2e/journal_score.py (as
+  ../shared/tools/journal_precision.py scores them).
 - `datasets/banking77`: AMI against the 77 intents (`metadata.intent`), every text outside a group
   its own cluster, as bench.py's `metrics` counts them.
 
 Used to compare `embedder.precision` int8 (the default on a CPU with AVX-512 VNNI) with float32."""
-import collections
-import itertools
 import json
 import os
 import subprocess
@@ -25,6 +23,8 @@ from pathlib import Path
 from sklearn.metrics import adjusted_mutual_info_score
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.append(str(ROOT / "tests-e2e"))
+from journal_score import score  # noqa: E402  (tests-e2e/journal_score.py: one scorer for the journal tests and benches)
 
 
 def groups_of(binary, sets, records):
@@ -46,30 +46,6 @@ def groups_of(binary, sets, records):
     return [{e["recordId"] for e in f["evidence"]} for f in answers[4]["result"]["findings"]], embedder
 
 
-def journal_scores(key, groups):
-    sits = {s["id"]: s["entries"] for s in key["situations"]}
-    count = collections.Counter(i for ids in sits.values() for i in ids)
-    one = {i: s for s, ids in sits.items() for i in ids if count[i] == 1}
-    tp = fp = fn = 0
-    for a, b in itertools.combinations(sorted(one), 2):
-        same, together = one[a] == one[b], any(a in g and b in g for g in groups)
-        tp += same and together
-        fp += (not same) and together
-        fn += same and not together
-    of = collections.defaultdict(set)
-    for s, ids in sits.items():
-        for i in ids:
-            of[i].add(s)
-    mt = mf = 0
-    for g in groups:
-        for a, b in itertools.combinations(sorted(g), 2):
-            if of[a] & of[b]:
-                mt += 1
-            else:
-                mf += 1
-    return {"member precision": mt / max(mt + mf, 1), "pair precision": tp / max(tp + fp, 1), "pair recall": tp / max(tp + fn, 1)}
-
-
 def main():
     args = sys.argv[1:]
     binary = args.pop(0) if args and not args[0].startswith("--") else str(ROOT / ".build" / "release" / "kindred")
@@ -87,7 +63,8 @@ def main():
             labels = [where.get(r["id"], len(groups) + k) for k, r in enumerate(records)]
             scores = {"AMI": adjusted_mutual_info_score(truth, labels)}
         else:
-            scores = journal_scores(json.loads((folder / "situations.json").read_text()), groups)
+            r = score(groups, json.loads((folder / "situations.json").read_text()))
+            scores = {"member precision": r["member_precision"], "pair precision": r["pair_precision"], "pair recall": r["recall"]}
         print(f"{name}: precision {embedder.get('precision')} ({embedder.get('precisionReason')}), {len(groups)} groups, "
               + ", ".join(f"{k} {v:.3f}" for k, v in scores.items()), flush=True)
 

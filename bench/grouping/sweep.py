@@ -2,7 +2,7 @@
 """Pattern settings on journals embedded once: each journal folder is loaded into a database by
 `kindred serve` (records/upsert, waiting for the index, no refresh) with the embedder settings, and
 kept; then, for each setting set, a copy of it gets one refresh and its findings (related groups
-included) are scored against the key with judged.py's `score`, as languages.py scores a fresh
+included) are scored against the key (tests-e2e/journal_score.py), as languages.py scores a fresh
 database. Only settings that leave the vectors alone may vary (patterns.*); the embedder settings
 are passed to every run so the copies serve the index they were built with.
 
@@ -23,8 +23,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from judged import score  # noqa: E402
-from languages import ROOT, load  # noqa: E402
+from languages import ROOT, load, score  # noqa: E402
 
 
 def serve(binary, db, sets, msgs):
