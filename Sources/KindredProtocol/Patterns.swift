@@ -126,36 +126,56 @@ public struct PatternsGroup: KindredRequest {
     public struct Result: Codable, Sendable, Hashable {
         public struct Member: Codable, Sendable, Hashable {
             public var occurrenceId: Int
-            /// `automatic`, `pinned` or `moved`.
+            /// `automatic`, `pinned`, `moved`, `combined` or `judged`.
             public var source: String
             public var score: Int?
+            /// The occurrence's record and text (left out when it is no longer stored).
             public var recordId: String?
             public var revision: Int?
             public var description: String?
             public var excerpt: String?
-            public var date: String?
+            @Nullable public var date: String?
             public var medoid: Bool
             public var exemplar: Bool
+            public init(occurrenceId: Int, source: String, score: Int? = nil, recordId: String? = nil, revision: Int? = nil,
+                        description: String? = nil, excerpt: String? = nil, date: String? = nil, medoid: Bool, exemplar: Bool) {
+                self.occurrenceId = occurrenceId; self.source = source; self.score = score; self.recordId = recordId
+                self.revision = revision; self.description = description; self.excerpt = excerpt; self.date = date
+                self.medoid = medoid; self.exemplar = exemplar
+            }
         }
         public struct Group: Codable, Sendable, Hashable {
             public var groupId: Int
             public var category: String
             public var state: String
             public var version: Int
-            public var label: String?
-            public var labelDescription: String?
-            public var description: String?
+            @Nullable public var label: String?
+            @Nullable public var description: String?
             public var keywords: [String]
             public var records: Int
-            public var medoid: Int?
+            @Nullable public var medoid: Int?
             public var exemplars: [Int]
-            public var mergedInto: Int?
             public var members: [Member]
+            public var labelDescription: String?
+            public var mergedInto: Int?
+            /// The specific word the members share: why they belong together (null when none).
+            @Nullable public var sharedElement: String?
+            public init(groupId: Int, category: String, state: String, version: Int, label: String?, description: String?,
+                        keywords: [String], records: Int, medoid: Int?, exemplars: [Int], members: [Member],
+                        labelDescription: String? = nil, mergedInto: Int? = nil, sharedElement: String? = nil) {
+                self.groupId = groupId; self.category = category; self.state = state; self.version = version; self.label = label
+                self.description = description; self.keywords = keywords; self.records = records; self.medoid = medoid
+                self.exemplars = exemplars; self.members = members; self.labelDescription = labelDescription
+                self.mergedInto = mergedInto; self.sharedElement = sharedElement
+            }
         }
         public var group: Group
         public var corrections: [CorrectionRecord]
-        /// The theme holding the group (nil when it is in no active theme).
-        public var theme: GroupTheme?
+        /// The theme holding the group (null when it is in no active theme).
+        @Nullable public var theme: GroupTheme?
+        public init(group: Group, corrections: [CorrectionRecord], theme: GroupTheme?) {
+            self.group = group; self.corrections = corrections; self.theme = theme
+        }
     }
     public var owner: String
     public var groupId: Int

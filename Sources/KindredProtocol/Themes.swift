@@ -60,8 +60,12 @@ public struct PatternsThemes: KindredRequest {
 public struct GroupTheme: Codable, Sendable, Hashable {
     public var themeId: Int
     public var version: Int
-    public var label: String?
+    @Nullable public var label: String?
     public var groups: [Int]
-    public var source: String?
+    @Nullable public var source: String?
     public var representative: Bool
+    public init(themeId: Int, version: Int, label: String?, groups: [Int], source: String?, representative: Bool) {
+        self.themeId = themeId; self.version = version; self.label = label; self.groups = groups; self.source = source
+        self.representative = representative
+    }
 }

@@ -74,18 +74,17 @@ extension KindredService {
     }
 
     /// The theme fields of `patterns/group`: the theme holding the group (null when none is active).
-    func themeOfGroup(_ store: RecordStore, owner: String, groupID: Int64, state: PatternState, occurrences: [Int64: Occurrence]) throws -> JSONValue {
+    func themeOfGroup(_ store: RecordStore, owner: String, groupID: Int64, state: PatternState, occurrences: [Int64: Occurrence]) throws -> GroupTheme? {
         let themes = try loadThemes(store, owner: owner)
-        guard let t = themes.state.theme(ofGroup: groupID), t.state == .active, !t.dismissed else { return .null }
+        guard let t = themes.state.theme(ofGroup: groupID), t.state == .active, !t.dismissed else { return nil }
         let label = ThemeEngine.labels(themes: ThemeState(themes: [t.id: t]), groups: state, occurrences: occurrences, config: themeConfig)[t.id]
-        return ["themeId": .int(t.id), "version": .from(t.version), "label": .from(label?.text),
-                "groups": .array(t.members.map { .int($0.groupID) }), "source": .from(t.member(groupID)?.source.rawValue),
-                "representative": .bool(t.representative == groupID)]
+        return GroupTheme(themeId: Int(t.id), version: t.version, label: label?.text, groups: t.members.map { Int($0.groupID) },
+                          source: t.member(groupID)?.source.rawValue, representative: t.representative == groupID)
     }
 
     /// A theme correction: resolved, stored apart from group corrections (ids from the same
     /// sequence), applied to the themes it names at once and honoured by every later refresh.
-    func correctTheme(owner: String, _ input: ThemeCorrectionInput) throws(ResponseError) -> JSONValue {
+    func correctTheme(owner: String, _ request: ThemeCorrectionRequest, note: String?, createdAt: String) throws(ResponseError) -> PatternsCorrect.Result {
         try withPatternWriter(owner: owner) { store in
             try store.database.transaction {
                 let data = try loadOwnerPatterns(store, owner: owner, withVectors: true)
@@ -94,29 +93,29 @@ extension KindredService {
                 let (correction, outcome): (ThemeCorrection, ThemeOutcome)
                 do {
                     (correction, outcome) = try ThemeEngine.correct(
-                        input.request, id: id, note: input.note, createdAt: input.createdAt, themes: themes.state, groups: data.state,
+                        request, id: id, note: note, createdAt: createdAt, themes: themes.state, groups: data.state,
                         occurrences: data.occurrences, existing: themes.corrections, config: themeConfig)
                 } catch let e as ThemeError {
                     throw ResponseError.theme(e, owner: owner)
                 }
                 try store.insertCorrection(into: .themes, id: id, owner: owner, body: try PatternCodec.encode(correction), createdAt: correction.createdAt)
                 try saveThemeOutcome(store, owner: owner, outcome)
-                return ["correctionId": .int(id), "affectedThemes": .array(outcome.changedThemes.map { .int($0) }), "affectedGroups": []]
+                return PatternsCorrect.Result(correctionId: Int(id), affectedGroups: [], affectedThemes: outcome.changedThemes.map { Int($0) })
             }
         }
     }
 
-    /// Theme corrections on the wire (`patterns/corrections` lists them under `themeCorrections`).
-    static func themeCorrectionJSON(_ c: ThemeCorrection, undone: Bool) -> JSONValue {
-        var o: JSONObject = ["correctionId": .int(c.id), "createdAt": .string(c.createdAt), "undone": .bool(undone), "note": .from(c.note)]
+    /// A theme correction on the wire (`patterns/corrections` lists them under `themeCorrections`).
+    static func themeCorrectionRecord(_ c: ThemeCorrection, undone: Bool) -> ThemeCorrectionRecord {
+        var o = ThemeCorrectionRecord(correctionId: Int(c.id), createdAt: c.createdAt, undone: undone, note: c.note, kind: "", themeId: 0)
         switch c.kind {
-        case let .remove(t, g): o["kind"] = "themeRemove"; o["themeId"] = .int(t); o["groupId"] = .int(g)
-        case let .pin(t, g): o["kind"] = "themePin"; o["themeId"] = .int(t); o["groupId"] = .int(g)
-        case let .split(t, out, n, _): o["kind"] = "themeSplit"; o["themeId"] = .int(t); o["moveOut"] = .array(out.map { .int($0) }); o["newThemeId"] = .int(n)
-        case let .merge(into, from, _): o["kind"] = "themeMerge"; o["themeId"] = .int(into); o["fromThemeId"] = .int(from)
-        case let .dismiss(t, groups): o["kind"] = "themeDismiss"; o["themeId"] = .int(t); o["groups"] = .array(groups.map { .int($0) })
+        case let .remove(t, g): o.kind = "themeRemove"; o.themeId = Int(t); o.groupId = Int(g)
+        case let .pin(t, g): o.kind = "themePin"; o.themeId = Int(t); o.groupId = Int(g)
+        case let .split(t, out, n, _): o.kind = "themeSplit"; o.themeId = Int(t); o.moveOut = out.map { Int($0) }; o.newThemeId = Int(n)
+        case let .merge(into, from, _): o.kind = "themeMerge"; o.themeId = Int(into); o.fromThemeId = Int(from)
+        case let .dismiss(t, groups): o.kind = "themeDismiss"; o.themeId = Int(t); o.groups = groups.map { Int($0) }
         }
-        return .object(o)
+        return o
     }
 }
 
@@ -133,7 +132,7 @@ extension ResponseError {
 extension KindredService {
     /// Undoes a theme correction when `id` is one (nil otherwise): it stops constraining, and a
     /// dismissed theme re-opens; the next refresh places groups again.
-    func undoThemeCorrection(_ store: RecordStore, owner: String, id: Int64) throws -> JSONValue? {
+    func undoThemeCorrection(_ store: RecordStore, owner: String, id: Int64) throws -> PatternsUndoCorrection.Result? {
         guard let row = try store.correctionRows(in: .themes, owner: owner).first(where: { $0.id == id && !$0.undone }),
               try store.undoCorrection(in: .themes, owner: owner, id: id) else { return nil }
         let correction = try PatternCodec.decode(ThemeCorrection.self, row.body)
@@ -144,6 +143,6 @@ extension KindredService {
         let outcome = ThemeEngine.undo(correction, themes: themes.state, groups: data.state, occurrences: data.occurrences,
                                        remaining: themes.corrections, config: themeConfig)
         try saveThemeOutcome(store, owner: owner, outcome)
-        return ["correctionId": .int(id), "undone": true, "affectedGroups": [], "affectedThemes": .array(outcome.changedThemes.map { .int($0) })]
+        return PatternsUndoCorrection.Result(correctionId: Int(id), undone: true, affectedGroups: [], affectedThemes: outcome.changedThemes.map { Int($0) })
     }
 }

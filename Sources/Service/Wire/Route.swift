@@ -5,14 +5,19 @@ import KindredProtocol
 /// A protocol request type the service answers as it is: `ParamsDecoder` decodes its params, then
 /// `check` applies the rules its types cannot state (a name, a date, a range), naming the field.
 protocol ServedRequest: KindredRequest {
-    /// Its params' keys whose values are names (`FieldRules.name`), checked as they are read.
-    static var names: Set<String> { get }
+    /// Its params' rules by key, checked as each field is read (`ReadRule`).
+    static var readRules: [String: ReadRule] { get }
     func check(_ rules: ParamRules) throws(ResponseError)
+    /// The request read from its params object; `ParamsDecoder` has already refused unknown keys.
+    /// By default the type's own `init(from:)`; a request whose fields are read in another order
+    /// (one decides what the others mean) reads them itself.
+    static func read(_ decoder: ParamsDecoder) throws -> Self
 }
 
 extension ServedRequest {
     /// Every method's `owner` is a name.
-    static var names: Set<String> { ["owner"] }
+    static var readRules: [String: ReadRule] { ["owner": .name()] }
+    static func read(_ decoder: ParamsDecoder) throws -> Self { try Self(from: decoder) }
 }
 
 /// A protocol request type the service still reads through `Params` into `Checked`, the values its
