@@ -48,15 +48,11 @@ public struct OccurrencesPut: KindredRequest {
             }
         }
         public struct Rejected: Codable, Sendable, Hashable {
-            public var index: Int
-            public var field: String
-            public var reason: String
+            public var index: Int, field: String, reason: String
             public init(index: Int, field: String, reason: String) { self.index = index; self.field = field; self.reason = reason }
         }
         public struct ItemError: Codable, Sendable, Hashable {
-            public var code: Int
-            public var message: String
-            public var data: KindredJSON?
+            public var code: Int, message: String, data: KindredJSON?
             public init(code: Int, message: String, data: KindredJSON? = nil) { self.code = code; self.message = message; self.data = data }
         }
         public struct Waiting: Codable, Sendable, Hashable {

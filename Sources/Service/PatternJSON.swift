@@ -3,36 +3,26 @@ import KindredCore
 import Storage
 import KindredProtocol
 
-/// Wire shapes of pattern results.
+/// Pattern results as the protocol gives them.
 enum PatternJSON {
-    static func fraction(_ f: Fraction) -> JSONValue {
-        ["records": .from(f.count), "eligible": .from(f.denominator)]
+    static func count(_ f: Fraction) -> PatternsFindings.Result.Count {
+        .init(records: f.count, eligible: f.denominator)
     }
 
     /// A finding; with `evidenceLimit`, the first that many evidence items and how many more there are.
-    static func finding(_ f: Finding, labelDescription: String?, evidenceLimit: Int? = nil) -> JSONValue {
+    static func finding(_ f: Finding, labelDescription: String?, evidenceLimit: Int? = nil) -> PatternsFindings.Result.Finding {
         let shown = evidenceLimit.map { Array(f.evidence.prefix($0)) } ?? f.evidence
-        var o: JSONObject = [
-            "groupId": .int(f.groupID), "version": .from(f.groupVersion), "kind": .string(f.kind.rawValue),
-            "category": .string(f.category), "description": .string(f.label.description), "keywords": .from(f.label.keywords),
-            "generatedLabel": .string(f.label.text), "records": .from(f.fraction.count), "eligible": .from(f.fraction.denominator),
-            "summary": .string(f.summary),
-            "moreEvidence": .from(f.evidence.count - shown.count),
-            "evidence": .array(shown.map { e in
-                ["recordId": .string(e.recordID), "revision": .from(e.recordRevision), "occurrenceId": .int(e.occurrenceID),
-                 "excerpt": .string(e.excerpt), "date": .from(e.date)]
-            }),
-        ]
-        if let label = f.clientLabel {
-            o["label"] = .string(label)
-            if let labelDescription { o["labelDescription"] = .string(labelDescription) }
-        }
-        if let c = f.comparison {
-            var cmp: JSONObject = ["current": fraction(c.current), "previous": fraction(c.previous), "suppressed": .bool(c.suppressed)]
-            if let t = c.trend { cmp["trend"] = .string(t.rawValue) }
-            o["comparison"] = .object(cmp)
-        }
-        return .object(o)
+        return PatternsFindings.Result.Finding(
+            groupId: Int(f.groupID), version: f.groupVersion, kind: f.kind.rawValue, category: f.category, description: f.label.description,
+            keywords: f.label.keywords, generatedLabel: f.label.text, records: f.fraction.count, eligible: f.fraction.denominator,
+            summary: f.summary, moreEvidence: f.evidence.count - shown.count,
+            evidence: shown.map { e in
+                .init(recordId: e.recordID, revision: Int(e.recordRevision), occurrenceId: Int(e.occurrenceID), excerpt: e.excerpt, date: e.date)
+            },
+            label: f.clientLabel, labelDescription: f.clientLabel == nil ? nil : labelDescription,
+            comparison: f.comparison.map { c in
+                .init(current: count(c.current), previous: count(c.previous), suppressed: c.suppressed, trend: c.trend?.rawValue)
+            })
     }
 
     static func source(_ s: MembershipSource) -> (String, Int?) {

@@ -9,8 +9,8 @@ import KindredProtocol
 extension KindredService {
     // MARK: findings
 
-    func findings(_ req: PatternsFindings.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let owner = req.owner, query = req.query
+    func findings(_ req: PatternsFindings, _ ctx: RequestContext) throws(ResponseError) -> PatternsFindings.Result {
+        let owner = req.owner, query = try req.query()
         let config = patternConfig
         let version = indexVersion
         let (data, eligible) = try withPatternReader(owner: owner) { store in
@@ -26,18 +26,14 @@ extension KindredService {
                                             query: query, config: config.grouping)
         let page = FindingsPage(report.findings, offset: req.offset, limit: req.limit)
         let what = req.kinds.map { "eligible \($0.joined(separator: " or ")) records" } ?? "eligible records"
-        var out: JSONObject = [
-            "eligibleRecords": .from(report.denominator),
-            "insufficientHistory": .bool(report.insufficientHistory),
-            "total": .from(report.findings.count),
-            "findings": .array(page.items.map { f in
+        return PatternsFindings.Result(
+            eligibleRecords: report.denominator, insufficientHistory: report.insufficientHistory, total: report.findings.count,
+            findings: page.items.map { f in
                 var f = f
                 f.summary = "\(f.fraction.count) of \(f.fraction.denominator) \(what) in this period"
                 return PatternJSON.finding(f, labelDescription: data.labelDescriptions[f.groupID], evidenceLimit: req.evidenceLimit)
-            }),
-        ]
-        if let next = page.nextOffset { out["nextCursor"] = .string(FindingsCursor.string(next)) }
-        return .object(out)
+            },
+            nextCursor: page.nextOffset.map(PageCursor.findings.string))
     }
 
     // MARK: groups

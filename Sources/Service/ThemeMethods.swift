@@ -8,8 +8,8 @@ import KindredProtocol
 /// `patterns/themes`, theme corrections (through `patterns/correct`) and the theme fields of
 /// `patterns/group`.
 extension KindredService {
-    func themes(_ req: PatternsThemes.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let owner = req.owner
+    func themes(_ req: PatternsThemes, _ ctx: RequestContext) throws(ResponseError) -> PatternsThemes.Result {
+        let owner = req.owner, period = req.period
         let config = patternConfig
         let version = indexVersion
         let (data, themes, eligible) = try withPatternReader(owner: owner) { store in
@@ -21,56 +21,47 @@ extension KindredService {
         let kinds = req.kinds.map(Set.init)
         var counted: [String: String?] = [:]
         for r in eligible where kinds.map({ r.kind.map($0.contains) ?? false }) ?? true {
-            if let p = req.period, !p.contains(r.date) { continue }
+            if let period, !period.contains(r.date) { continue }
             counted[r.id] = .some(r.date)
         }
         let labels = ThemeEngine.labels(themes: themes.state, groups: data.state, occurrences: data.occurrences, config: themeConfig)
-        var items: [(records: Int, json: JSONValue)] = []
+        var items: [PatternsThemes.Result.Theme] = []
         for t in themes.state.sortedThemes where t.state == .active && !t.dismissed {
             if let c = req.category, t.category != c { continue }
-            items.append(Self.themeJSON(t, state: data.state, occurrences: data.occurrences, counted: counted, label: labels[t.id],
-                                        what: req.kinds.map { "eligible \($0.joined(separator: " or ")) records" } ?? "eligible records"))
+            items.append(Self.theme(t, state: data.state, occurrences: data.occurrences, counted: counted, label: labels[t.id],
+                                    what: req.kinds.map { "eligible \($0.joined(separator: " or ")) records" } ?? "eligible records"))
         }
         items.sort { $0.records > $1.records }
         let start = min(req.offset, items.count)
         let end = req.limit.map { min(items.count, start + $0) } ?? items.count
-        var out: JSONObject = [
-            "eligibleRecords": .from(counted.count), "total": .from(items.count),
-            "themes": .array(items[start..<end].map(\.json)),
-        ]
-        if end < items.count { out["nextCursor"] = .string(ThemesCursor.string(end)) }
-        return .object(out)
+        return PatternsThemes.Result(eligibleRecords: counted.count, total: items.count, themes: Array(items[start..<end]),
+                                     nextCursor: end < items.count ? PageCursor.themes.string(end) : nil)
     }
 
-    /// One theme on the wire, with the distinct counted records its groups hold.
-    static func themeJSON(_ t: Theme, state: PatternState, occurrences: [Int64: Occurrence], counted: [String: String?],
-                          label: GeneratedLabel?, what: String) -> (records: Int, json: JSONValue) {
+    /// One theme as answered, with the distinct counted records its groups hold.
+    static func theme(_ t: Theme, state: PatternState, occurrences: [Int64: Occurrence], counted: [String: String?],
+                      label: GeneratedLabel?, what: String) -> PatternsThemes.Result.Theme {
         var records = Set<String>()
-        var perGroup: [JSONValue] = []
-        var evidence: [JSONValue] = []
+        var perGroup: [PatternsThemes.Result.GroupDetail] = []
+        var evidence: [PatternsThemes.Result.Evidence] = []
         for m in t.members {
             guard let g = state.groups[m.groupID] else { continue }
             var groupRecords = Set<String>()
             for o in g.members { if let occ = occurrences[o.occurrenceID], counted[occ.recordID] != nil { groupRecords.insert(occ.recordID) } }
             records.formUnion(groupRecords)
-            perGroup.append(["groupId": .int(g.id), "records": .from(groupRecords.count), "source": .string(m.source.rawValue),
-                             "representative": .bool(t.representative == g.id), "example": .bool(t.examples.contains(g.id))])
+            perGroup.append(.init(groupId: Int(g.id), records: groupRecords.count, source: m.source.rawValue,
+                                  representative: t.representative == g.id, example: t.examples.contains(g.id)))
             // Evidence: the representative occurrence of each example group.
             if t.examples.contains(g.id), let medoid = g.medoid, let occ = occurrences[medoid], counted[occ.recordID] != nil {
-                evidence.append(["groupId": .int(g.id), "recordId": .string(occ.recordID), "revision": .from(occ.recordRevision),
-                                 "occurrenceId": .int(medoid), "excerpt": .string(occ.excerpt), "date": .from(occ.recordDate)])
+                evidence.append(.init(groupId: Int(g.id), recordId: occ.recordID, revision: Int(occ.recordRevision), occurrenceId: Int(medoid),
+                                      excerpt: occ.excerpt, date: occ.recordDate))
             }
         }
-        let json: JSONValue = [
-            "themeId": .int(t.id), "version": .from(t.version), "category": .string(t.category),
-            "label": .string(label?.text ?? ""), "description": .string(label?.description ?? ""), "keywords": .from(label?.keywords ?? []),
-            "groups": .array(t.members.map { .int($0.groupID) }), "groupDetails": .array(perGroup),
-            "representativeGroupId": t.representative.map { .int($0) } ?? .null,
-            "records": .from(records.count), "eligible": .from(counted.count),
-            "summary": .string("\(records.count) of \(counted.count) \(what) in this period, across \(t.members.count) groups"),
-            "evidence": .array(evidence),
-        ]
-        return (records.count, json)
+        return PatternsThemes.Result.Theme(
+            themeId: Int(t.id), version: t.version, category: t.category, label: label?.text ?? "", description: label?.description ?? "",
+            keywords: label?.keywords ?? [], groups: t.members.map { Int($0.groupID) }, groupDetails: perGroup,
+            representativeGroupId: t.representative.map { Int($0) }, records: records.count, eligible: counted.count,
+            summary: "\(records.count) of \(counted.count) \(what) in this period, across \(t.members.count) groups", evidence: evidence)
     }
 
     /// The theme fields of `patterns/group`: the theme holding the group (null when none is active).

@@ -15,6 +15,12 @@ enum ReadRule: Sendable {
     case date
     /// An integer above zero.
     case positive
+    /// A count asked for: at least 1, at most `max` (above it: the limit error, -32005).
+    case count(max: Int)
+    /// An integer within `range`.
+    case range(ClosedRange<Int64>)
+    /// A page's cursor, as this method's `cursor` returned it.
+    case cursor(PageCursor)
     /// Must be sent, though null is allowed (and means something): absent fails with `reason`.
     case present(absent: String)
 
@@ -27,11 +33,20 @@ enum ReadRule: Sendable {
         case .nonEmpty(let maxLength): try FieldRules.nonEmpty(s, field: field, maxLength: maxLength)
         case .maxBytes(let n): guard s.utf8.count <= n else { throw .invalidParams(field: field, reason: "must be at most \(n) bytes") }
         case .date: try FieldRules.date(s, field: field)
-        case .positive, .present: break
+        case .cursor(let c): guard c.offset(s) != nil else { throw .invalidParams(field: field, reason: "is not a cursor this method returned") }
+        case .positive, .count, .range, .present: break
         }
     }
 
     func check(_ i: Int64, field: String) throws(ResponseError) {
-        if case .positive = self, i <= 0 { throw .invalidParams(field: field, reason: "must be a positive integer") }
+        switch self {
+        case .positive: if i <= 0 { throw .invalidParams(field: field, reason: "must be a positive integer") }
+        case .count(let max):
+            guard i >= 1 else { throw .invalidParams(field: field, reason: "must be at least 1") }
+            guard i <= Int64(max) else { throw .limitExceeded(field: field, limit: max) }
+        case .range(let r):
+            guard r.contains(i) else { throw .invalidParams(field: field, reason: "must be between \(r.lowerBound) and \(r.upperBound)") }
+        default: break
+        }
     }
 }

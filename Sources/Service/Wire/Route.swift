@@ -49,12 +49,19 @@ struct Route: Sendable {
     /// A method answered with its protocol types: the request decoded, the result encoded here.
     init<R: ServedRequest>(_ type: R.Type, _ kind: MethodKind,
                            _ handler: @escaping @Sendable (KindredService, R, RequestContext) throws(ResponseError) -> R.Result) {
+        self.init(type, kind, later: { service, request, ctx throws(ResponseError) in try handler(service, request, ctx) })
+    }
+
+    /// As above, for a handler that may answer later (`RequestContext.answerLater`): nil now
+    /// (answered null, never sent), its answer then.
+    init<R: ServedRequest>(_ type: R.Type, _ kind: MethodKind,
+                           later handler: @escaping @Sendable (KindredService, R, RequestContext) throws(ResponseError) -> R.Result?) {
         method = R.method
         self.kind = kind
         keys = R.spec.keys
         run = { service, params, ctx throws(ResponseError) in
             let request = try ParamsDecoder.request(R.self, params, rules: service.paramRules)
-            return try Self.tallied { () throws(ResponseError) in try ResultEncoder.json(handler(service, request, ctx)) }
+            return try Self.tallied { () throws(ResponseError) in try handler(service, request, ctx).map(ResultEncoder.json) ?? .null }
         }
     }
 
@@ -70,7 +77,7 @@ struct Route: Sendable {
     }
 
     /// Runs `answer`; work that called a remote provider says so in the answer's `usage`.
-    private static func tallied(_ answer: () throws(ResponseError) -> JSONValue) throws(ResponseError) -> JSONValue {
+    static func tallied(_ answer: () throws(ResponseError) -> JSONValue) throws(ResponseError) -> JSONValue {
         let tally = UsageTally()
         let result: JSONValue
         do {
