@@ -41,7 +41,7 @@ struct ParamsDecoder: Decoder, SingleValueDecodingContainer {
         case nil, .null?: object = [:]
         default: throw .invalidParams(field: "params", reason: "must be an object")
         }
-        try FieldRules.refuseUnknown(object, keys: R.spec.keys + Params.everywhere, prefix: "", what: "a parameter of \(R.method)")
+        try FieldRules.refuseUnknown(object, keys: R.spec.keys + ParamRules.everywhere, prefix: "", what: "a parameter of \(R.method)")
         var decoder = ParamsDecoder(value: .object(object), field: "", rules: rules)
         decoder.readRules = R.readRules
         let request: R
@@ -78,6 +78,24 @@ struct ParamsDecoder: Decoder, SingleValueDecodingContainer {
     /// (`ParamsReadable`); the member's rule (`readRules`) is its caller's to apply.
     func member(_ key: String) -> ParamsDecoder {
         child(MemberKey(stringValue: key), field: field.isEmpty ? key : "\(field).\(key)")
+    }
+
+    /// Member `key` decoded, nil when absent or null, its rule (if any) applied: for a type that
+    /// reads its fields itself, in its own order.
+    func optional<T: Decodable>(_ key: String, _ type: T.Type = T.self, rule: ReadRule? = nil) throws -> T? {
+        let m = member(key)
+        guard !m.value.isNull else { return nil }
+        let v = try m.decode(T.self)
+        if let rule, let s = v as? String { try rule.check(s, field: m.field) }
+        if let rule, let i = v as? Int { try rule.check(Int64(i), field: m.field) }
+        return v
+    }
+
+    /// Member `key` decoded, which must be present; its rule (if any) applied.
+    func required<T: Decodable>(_ key: String, _ type: T.Type = T.self, rule: ReadRule? = nil) throws -> T {
+        let m = member(key)
+        guard let v = try optional(key, T.self, rule: rule) else { throw m.fail("is required") }
+        return v
     }
 
     private struct MemberKey: CodingKey {

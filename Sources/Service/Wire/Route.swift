@@ -20,24 +20,6 @@ extension ServedRequest {
     static func read(_ decoder: ParamsDecoder) throws -> Self { try Self(from: decoder) }
 }
 
-/// A protocol request type the service still reads through `Params` into `Checked`, the values its
-/// handler takes. The method's name and the keys its params object may hold are the protocol's
-/// (`spec`), so a key the catalogue lacks is refused.
-protocol CheckedRequest: KindredRequest {
-    associatedtype Checked: MethodParams
-}
-
-/// One request's params as the service reads them, refusing anything its method does not take.
-protocol MethodParams: Sendable {
-    init(_ p: Params) throws(ResponseError)
-}
-
-extension CheckedRequest {
-    static func check(_ params: JSONValue?, rules: ParamRules) throws(ResponseError) -> Checked {
-        try Checked(Params(params, method: spec.method, keys: spec.keys, rules: rules))
-    }
-}
-
 /// A method as the service answers it: its params decoded, the handler run, its answer encoded.
 /// The one place a request is decoded and its result encoded.
 struct Route: Sendable {
@@ -62,17 +44,6 @@ struct Route: Sendable {
         run = { service, params, ctx throws(ResponseError) in
             let request = try ParamsDecoder.request(R.self, params, rules: service.paramRules)
             return try Self.tallied { () throws(ResponseError) in try handler(service, request, ctx).map(ResultEncoder.json) ?? .null }
-        }
-    }
-
-    init<R: CheckedRequest>(_ type: R.Type, _ kind: MethodKind,
-                            _ handler: @escaping @Sendable (KindredService, R.Checked, RequestContext) throws(ResponseError) -> JSONValue) {
-        method = R.method
-        self.kind = kind
-        keys = R.spec.keys
-        run = { service, params, ctx throws(ResponseError) in
-            let request = try R.check(params, rules: service.paramRules)
-            return try Self.tallied { () throws(ResponseError) in try handler(service, request, ctx) }
         }
     }
 
