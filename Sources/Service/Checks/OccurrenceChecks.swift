@@ -42,7 +42,8 @@ extension OccurrencesPut: ServedRequest {
 }
 
 extension OccurrencesPut.Item: ParamsObject {
-    static let fields = ["recordId", "revision", "occurrences"]
+    /// Its properties.
+    static let fields = Mirror(reflecting: OccurrencesPut.Item(recordId: "", revision: 0, occurrences: [])).children.compactMap(\.label)
     static let role = "an item field"
     static var readRules: [String: ReadRule] { ["recordId": .name(), "revision": .positive] }
 }
