@@ -1,16 +1,45 @@
 /// A correction as `patterns/corrections` and `patterns/group` list it.
 public struct CorrectionRecord: Codable, Sendable, Hashable {
     public var correctionId: Int
+    public var createdAt: String
+    public var undone: Bool
+    @Nullable public var note: String?
     public var kind: String
     public var groupId: Int
     public var occurrenceId: Int?
     public var moveOut: [Int]?
     public var fromGroupId: Int?
-    public var note: String?
+    public var separated: [[String]]
+    /// The records it says belong together (merge, pin).
+    public var joined: [String]
+    public init(correctionId: Int, createdAt: String, undone: Bool, note: String?, kind: String, groupId: Int, occurrenceId: Int? = nil,
+                moveOut: [Int]? = nil, fromGroupId: Int? = nil, separated: [[String]], joined: [String]) {
+        self.correctionId = correctionId; self.createdAt = createdAt; self.undone = undone; self.note = note; self.kind = kind
+        self.groupId = groupId; self.occurrenceId = occurrenceId; self.moveOut = moveOut; self.fromGroupId = fromGroupId
+        self.separated = separated; self.joined = joined
+    }
+}
+
+/// A theme correction as `patterns/corrections` lists it (docs/patterns.md): `newThemeId` for a
+/// split, `groups` (those it let go) for a dismiss.
+public struct ThemeCorrectionRecord: Codable, Sendable, Hashable {
+    public var correctionId: Int
     public var createdAt: String
     public var undone: Bool
-    public var separated: [[String]]
-    public var joined: [[String]]
+    @Nullable public var note: String?
+    public var kind: String
+    public var themeId: Int
+    public var groupId: Int?
+    public var moveOut: [Int]?
+    public var newThemeId: Int?
+    public var fromThemeId: Int?
+    public var groups: [Int]?
+    public init(correctionId: Int, createdAt: String, undone: Bool, note: String?, kind: String, themeId: Int, groupId: Int? = nil,
+                moveOut: [Int]? = nil, newThemeId: Int? = nil, fromThemeId: Int? = nil, groups: [Int]? = nil) {
+        self.correctionId = correctionId; self.createdAt = createdAt; self.undone = undone; self.note = note; self.kind = kind
+        self.themeId = themeId; self.groupId = groupId; self.moveOut = moveOut; self.newThemeId = newThemeId
+        self.fromThemeId = fromThemeId; self.groups = groups
+    }
 }
 
 /// `patterns/correct`: a group correction (dismiss, split, merge, pin) or a theme correction
@@ -72,6 +101,9 @@ public struct PatternsCorrect: KindredRequest {
         public var correctionId: Int
         public var affectedGroups: [Int]?
         public var affectedThemes: [Int]?
+        public init(correctionId: Int, affectedGroups: [Int]? = nil, affectedThemes: [Int]? = nil) {
+            self.correctionId = correctionId; self.affectedGroups = affectedGroups; self.affectedThemes = affectedThemes
+        }
     }
     public var owner: String
     public var correction: Correction
@@ -98,8 +130,10 @@ public struct PatternsCorrections: KindredRequest {
         result: ["corrections", "themeCorrections"])
     public struct Result: Codable, Sendable, Hashable {
         public var corrections: [CorrectionRecord]
-        /// The theme corrections, each as docs/patterns.md lists it.
-        public var themeCorrections: [KindredJSON]?
+        public var themeCorrections: [ThemeCorrectionRecord]?
+        public init(corrections: [CorrectionRecord], themeCorrections: [ThemeCorrectionRecord]?) {
+            self.corrections = corrections; self.themeCorrections = themeCorrections
+        }
     }
     public var owner: String
     public init(owner: String) { self.owner = owner }
@@ -108,8 +142,17 @@ public struct PatternsCorrections: KindredRequest {
 /// `patterns/undoCorrection`.
 public struct PatternsUndoCorrection: KindredRequest {
     public static let spec = MethodSpec("patterns/undoCorrection", [.required("owner"), .required("correctionId")],
-        result: ["correctionId", "undone", "affectedGroups"])
-    public struct Result: Codable, Sendable, Hashable { public var correctionId: Int; public var undone: Bool; public var affectedGroups: [Int] }
+        result: ["correctionId", "undone", "affectedGroups", "affectedThemes"])
+    /// `affectedThemes` when the correction undone was a theme correction.
+    public struct Result: Codable, Sendable, Hashable {
+        public var correctionId: Int
+        public var undone: Bool
+        public var affectedGroups: [Int]
+        public var affectedThemes: [Int]?
+        public init(correctionId: Int, undone: Bool, affectedGroups: [Int], affectedThemes: [Int]? = nil) {
+            self.correctionId = correctionId; self.undone = undone; self.affectedGroups = affectedGroups; self.affectedThemes = affectedThemes
+        }
+    }
     public var owner: String
     public var correctionId: Int
     public init(owner: String, correctionId: Int) { self.owner = owner; self.correctionId = correctionId }
@@ -119,7 +162,13 @@ public struct PatternsUndoCorrection: KindredRequest {
 public struct PatternsSetLabel: KindredRequest {
     public static let spec = MethodSpec("patterns/setLabel", [.required("owner"), .required("groupId"), .required("version"), .required("label"), .optional("description")],
         result: ["ok", "groupId", "version", "label"])
-    public struct Result: Codable, Sendable, Hashable { public var ok: Bool; public var groupId: Int; public var version: Int; public var label: String? }
+    public struct Result: Codable, Sendable, Hashable {
+        public var ok: Bool
+        public var groupId: Int
+        public var version: Int
+        @Nullable public var label: String?
+        public init(ok: Bool, groupId: Int, version: Int, label: String?) { self.ok = ok; self.groupId = groupId; self.version = version; self.label = label }
+    }
     public var owner: String
     public var groupId: Int
     public var version: Int

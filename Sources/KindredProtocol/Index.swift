@@ -1,41 +1,65 @@
 /// `index/status`: counts for one owner, or the whole database.
 public struct IndexStatus: KindredRequest {
     public static let spec = MethodSpec("index/status", [.optional("owner")],
-        result: ["owner", "records", "searchable", "vectors", "indexed", "pendingEmbeddings", "vectorsOtherVersions", "indexVersion", "model", "dimension", "embedder", "schemaVersion", "patterns",
-                 "vectorsByVersion", "rebuild"])
+        result: ["owner", "records", "searchable", "vectors", "indexed", "pendingEmbeddings", "vectorsOtherVersions", "indexVersion", "model", "dimension", "embedder",
+                 "vectorsByVersion", "rebuild", "schemaVersion", "patterns", "cosineScale"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Embedder: Codable, Sendable, Hashable {
             public var available: Bool
+            /// `embedder.provider` of the configuration (`local`, `openai`, …).
+            public var provider: String
             public var problem: String?
             /// The local model's arithmetic (`float32` or `int8`) and why it is the one in use.
             public var precision: String?
             public var precisionReason: String?
+            public init(available: Bool, provider: String, problem: String? = nil, precision: String? = nil, precisionReason: String? = nil) {
+                self.available = available; self.provider = provider; self.problem = problem; self.precision = precision
+                self.precisionReason = precisionReason
+            }
         }
         public struct Patterns: Codable, Sendable, Hashable {
-            public var occurrences: Int
-            public var occurrencesWaitingForVectors: Int
-            public var groups: Int
-            public var activeGroups: Int
+            public var occurrences: Int, occurrencesWaitingForVectors: Int
+            public var groups: Int, activeGroups: Int
+            public init(occurrences: Int, occurrencesWaitingForVectors: Int, groups: Int, activeGroups: Int) {
+                self.occurrences = occurrences; self.occurrencesWaitingForVectors = occurrencesWaitingForVectors
+                self.groups = groups; self.activeGroups = activeGroups
+            }
         }
-        public var owner: String?
-        public var records: Int
-        public var searchable: Int
-        public var vectors: Int
-        public var indexed: Int
-        public var pendingEmbeddings: Int
-        public var vectorsOtherVersions: Int
-        public var indexVersion: String
-        public var model: String
-        public var dimension: Int
-        public var embedder: Embedder
-        public var schemaVersion: Int
-        public var patterns: Patterns?
         /// The vector rows per index version and source (`model` or `client`).
-        public struct VersionCount: Codable, Sendable, Hashable { public var indexVersion: String; public var source: String; public var vectors: Int }
-        public var vectorsByVersion: [VersionCount]?
+        public struct VersionCount: Codable, Sendable, Hashable {
+            public var indexVersion: String, source: String, vectors: Int
+            public init(indexVersion: String, source: String, vectors: Int) { self.indexVersion = indexVersion; self.source = source; self.vectors = vectors }
+        }
         /// Vectors staged by an unfinished `index/rebuild`, and records still to embed for the current version.
-        public struct Rebuild: Codable, Sendable, Hashable { public var staged: Int; public var remaining: Int }
+        public struct Rebuild: Codable, Sendable, Hashable {
+            public var staged: Int, remaining: Int
+            public init(staged: Int, remaining: Int) { self.staged = staged; self.remaining = remaining }
+        }
+        /// With `owner`, once hybrid search has measured it: the mean and spread of the cosine between
+        /// the owner's record vectors, and how many vectors there were then.
+        public struct CosineScale: Codable, Sendable, Hashable {
+            public var mean: Double, spread: Double
+            public var records: Int
+            public init(mean: Double, spread: Double, records: Int) { self.mean = mean; self.spread = spread; self.records = records }
+        }
+        /// Null for the whole database.
+        @Nullable public var owner: String?
+        public var records = 0
+        public var searchable = 0
+        public var vectors = 0
+        public var indexed = 0
+        public var pendingEmbeddings = 0
+        public var vectorsOtherVersions = 0
+        public var indexVersion = ""
+        public var model = ""
+        public var dimension = 0
+        public var embedder = Embedder(available: false, provider: "")
+        public var vectorsByVersion: [VersionCount]?
         public var rebuild: Rebuild?
+        public var schemaVersion = 0
+        public var patterns: Patterns?
+        public var cosineScale: CosineScale?
+        public init(owner: String?) { self.owner = owner }
     }
     public var owner: String?
     public init(owner: String? = nil) { self.owner = owner }

@@ -21,7 +21,7 @@ public struct OccurrencesPut: KindredRequest {
     public static let spec = MethodSpec("occurrences/put", [
         .required("owner"), .optional("recordId"), .optional("revision"), .optional("occurrences"), .optional("items"),
     ],
-        result: ["recordId", "revision", "accepted", "occurrences", "rejected", "vectors", "written", "failed", "items"])
+        result: ["recordId", "revision", "accepted", "occurrences", "rejected", "vectors", "waiting", "written", "failed", "items"])
 
     /// One record's occurrences in the `items` form.
     public struct Item: Codable, Sendable, Hashable {
@@ -33,8 +33,9 @@ public struct OccurrencesPut: KindredRequest {
         }
     }
 
-    /// The answer: one record's fields in the single form; `written`, `failed` and `items` (one
-    /// result per item, in order) in the `items` form. `accepted` and `vectors` are in both.
+    /// The answer: one record's fields in the single form; `items` (one result per item, in order),
+    /// `written` and `failed` in the `items` form. `accepted` and `vectors` are in both, and `waiting`
+    /// (why no vectors were stored) when vectors wait.
     public struct Result: Codable, Sendable, Hashable {
         public struct Accepted: Codable, Sendable, Hashable {
             public var index: Int
@@ -42,9 +43,22 @@ public struct OccurrencesPut: KindredRequest {
             public var excerpt: String
             public var start: Int
             public var end: Int
+            public init(index: Int, occurrenceId: Int, excerpt: String, start: Int, end: Int) {
+                self.index = index; self.occurrenceId = occurrenceId; self.excerpt = excerpt; self.start = start; self.end = end
+            }
         }
-        public struct Rejected: Codable, Sendable, Hashable { public var index: Int; public var field: String; public var reason: String }
-        public struct ItemError: Codable, Sendable, Hashable { public var code: Int; public var message: String; public var data: KindredJSON? }
+        public struct Rejected: Codable, Sendable, Hashable {
+            public var index: Int, field: String, reason: String
+            public init(index: Int, field: String, reason: String) { self.index = index; self.field = field; self.reason = reason }
+        }
+        public struct ItemError: Codable, Sendable, Hashable {
+            public var code: Int, message: String, data: KindredJSON?
+            public init(code: Int, message: String, data: KindredJSON? = nil) { self.code = code; self.message = message; self.data = data }
+        }
+        public struct Waiting: Codable, Sendable, Hashable {
+            public var reason: String
+            public init(reason: String) { self.reason = reason }
+        }
         public struct ItemResult: Codable, Sendable, Hashable {
             public var recordId: String
             public var revision: Int?
@@ -52,9 +66,18 @@ public struct OccurrencesPut: KindredRequest {
             public var occurrences: [Accepted]?
             public var rejected: [Rejected]?
             public var vectors: String?
+            public var waiting: Waiting?
             /// Set when this item was not written.
             public var error: ItemError?
+            public init(recordId: String, revision: Int? = nil, accepted: Int? = nil, occurrences: [Accepted]? = nil, rejected: [Rejected]? = nil,
+                        vectors: String? = nil, waiting: Waiting? = nil, error: ItemError? = nil) {
+                self.recordId = recordId; self.revision = revision; self.accepted = accepted; self.occurrences = occurrences
+                self.rejected = rejected; self.vectors = vectors; self.waiting = waiting; self.error = error
+            }
         }
+        public var items: [ItemResult]?
+        public var written: Int?
+        public var failed: Int?
         public var recordId: String?
         public var revision: Int?
         public var accepted: Int
@@ -62,9 +85,12 @@ public struct OccurrencesPut: KindredRequest {
         public var rejected: [Rejected]?
         /// `stored`, or `waiting` (no embedder yet).
         public var vectors: String
-        public var written: Int?
-        public var failed: Int?
-        public var items: [ItemResult]?
+        public var waiting: Waiting?
+        public init(items: [ItemResult]? = nil, written: Int? = nil, failed: Int? = nil, recordId: String? = nil, revision: Int? = nil,
+                    accepted: Int, occurrences: [Accepted]? = nil, rejected: [Rejected]? = nil, vectors: String, waiting: Waiting? = nil) {
+            self.items = items; self.written = written; self.failed = failed; self.recordId = recordId; self.revision = revision
+            self.accepted = accepted; self.occurrences = occurrences; self.rejected = rejected; self.vectors = vectors; self.waiting = waiting
+        }
     }
 
     public var owner: String

@@ -1,38 +1,56 @@
 /// The answer of `patterns/refresh` and `patterns/rebuild`; `occurrences == occurrencesInGroups + pending`.
 public struct RefreshSummary: Codable, Sendable, Hashable {
-    public var recordsGrouped: Int
-    public var activeGroups: Int
-    public var groupsCreated: Int
-    public var groupsChanged: Int
-    public var groupsDormant: Int
+    public var recordsGrouped = 0
+    public var activeGroups = 0
+    public var groupsCreated = 0
+    public var groupsChanged = 0
+    public var groupsDormant = 0
     /// Groups combined into an older one by this refresh (the older id survives).
-    public var groupsCombined: Int
-    /// PatternsThemes the refresh created and changed, and active themes afterwards (`PatternsThemes`).
-    public var themesCreated: Int
-    public var themesChanged: Int
-    public var activeThemes: Int
-    public var occurrences: Int
-    public var occurrencesInGroups: Int
+    public var groupsCombined = 0
+    /// Themes the refresh created and changed, and active themes afterwards (`PatternsThemes`).
+    public var themesCreated = 0
+    public var themesChanged = 0
+    public var activeThemes = 0
+    public var occurrences = 0
+    public var occurrencesInGroups = 0
     /// Occurrences in a group now that were in none before this refresh; `seeded` of them in groups it created.
-    public var placed: Int
-    public var seeded: Int
+    public var placed = 0
+    public var seeded = 0
     /// The engine's placements into a group after it was created (groups created earlier in the same refresh included).
-    public var assigned: Int
-    public var evicted: Int
-    public var pending: Int
-    public var owners: Int
-    public var passageOccurrences: Int
-    public var vectorsComputed: Int
-    public var waitingForEmbedder: Int
-    public var durationMs: Int
-    /// A category whose background level in force moved in this refresh, in hundredths (`previous` nil: it had none).
-    public struct BackgroundLevel: Codable, Sendable, Hashable { public var owner: String; public var category: String; public var level: Int; public var previous: Int? }
-    public var backgroundLevels: [BackgroundLevel]?
+    public var assigned = 0
+    public var evicted = 0
+    public var pending = 0
+    public var owners = 0
+    public var passageOccurrences = 0
+    public var vectorsComputed = 0
+    public var waitingForEmbedder = 0
+    public var durationMs = 0
+    /// A category whose background level in force moved in this refresh, in hundredths (`previous` null: it had none).
+    public struct BackgroundLevel: Codable, Sendable, Hashable {
+        public var owner: String
+        public var category: String
+        public var level: Int
+        @Nullable public var previous: Int?
+        public init(owner: String, category: String, level: Int, previous: Int?) {
+            self.owner = owner; self.category = category; self.level = level; self.previous = previous
+        }
+    }
+    public var backgroundLevels: [BackgroundLevel]? = nil
+    /// With a judge (`patterns.judge`): its mode, the questions left for a later refresh, asked,
+    /// answered from stored verdicts and wanted, and what went wrong asking it.
+    public var judge: String? = nil
+    public var waitingForJudge: Int? = nil
+    public var judgeAsked: Int? = nil
+    public var judgeRemembered: Int? = nil
+    public var judgeWanted: Int? = nil
+    public var judgeProblem: String? = nil
+
+    public init() {}
 }
 
 extension RefreshSummary {
-    /// The answer's fields, as `patterns/refresh` and `patterns/rebuild` declare them.
-    static let fields = ["recordsGrouped", "activeGroups", "groupsCreated", "groupsChanged", "groupsDormant", "groupsCombined", "themesCreated", "themesChanged", "activeThemes", "occurrences", "occurrencesInGroups", "placed", "seeded", "assigned", "evicted", "pending", "owners", "passageOccurrences", "vectorsComputed", "waitingForEmbedder", "durationMs", "backgroundLevels"]
+    /// The answer's fields, as `patterns/refresh` and `patterns/rebuild` declare them: the properties.
+    static let fields = Mirror(reflecting: RefreshSummary()).children.compactMap(\.label)
 }
 
 /// `patterns/refresh`: places what changed (progress, cancellable; one transaction).
@@ -59,19 +77,28 @@ public struct PatternsFindings: KindredRequest {
     public static let spec = MethodSpec("patterns/findings", [.required("owner"), .optional("from"), .optional("to"), .optional("compareFrom"), .optional("compareTo"), .optional("category"), .optional("kinds"), .optional("includeRelated"), .optional("limit"), .optional("cursor"), .optional("evidenceLimit")],
         result: ["eligibleRecords", "insufficientHistory", "total", "findings", "nextCursor"])
     public struct Result: Codable, Sendable, Hashable {
-        public struct Count: Codable, Sendable, Hashable { public var records: Int; public var eligible: Int }
+        public struct Count: Codable, Sendable, Hashable {
+            public var records: Int
+            public var eligible: Int
+            public init(records: Int, eligible: Int) { self.records = records; self.eligible = eligible }
+        }
         public struct Comparison: Codable, Sendable, Hashable {
-            public var current: Count
-            public var previous: Count
+            public var current, previous: Count
             public var suppressed: Bool
             public var trend: String?
+            public init(current: Count, previous: Count, suppressed: Bool, trend: String? = nil) {
+                self.current = current; self.previous = previous; self.suppressed = suppressed; self.trend = trend
+            }
         }
         public struct Evidence: Codable, Sendable, Hashable {
             public var recordId: String
             public var revision: Int
             public var occurrenceId: Int
             public var excerpt: String
-            public var date: String?
+            @Nullable public var date: String?
+            public init(recordId: String, revision: Int, occurrenceId: Int, excerpt: String, date: String?) {
+                self.recordId = recordId; self.revision = revision; self.occurrenceId = occurrenceId; self.excerpt = excerpt; self.date = date
+            }
         }
         public struct Finding: Codable, Sendable, Hashable {
             public var groupId: Int
@@ -79,8 +106,6 @@ public struct PatternsFindings: KindredRequest {
             /// `recurring` or `related`.
             public var kind: String
             public var category: String
-            public var label: String?
-            public var labelDescription: String?
             public var description: String
             public var keywords: [String]
             public var generatedLabel: String
@@ -88,8 +113,18 @@ public struct PatternsFindings: KindredRequest {
             public var eligible: Int
             public var summary: String
             public var moreEvidence: Int
-            public var comparison: Comparison?
             public var evidence: [Evidence]
+            public var label: String?
+            public var labelDescription: String?
+            public var comparison: Comparison?
+            public init(groupId: Int, version: Int, kind: String, category: String, description: String, keywords: [String],
+                        generatedLabel: String, records: Int, eligible: Int, summary: String, moreEvidence: Int, evidence: [Evidence],
+                        label: String? = nil, labelDescription: String? = nil, comparison: Comparison? = nil) {
+                self.groupId = groupId; self.version = version; self.kind = kind; self.category = category; self.description = description
+                self.keywords = keywords; self.generatedLabel = generatedLabel; self.records = records; self.eligible = eligible
+                self.summary = summary; self.moreEvidence = moreEvidence; self.evidence = evidence; self.label = label
+                self.labelDescription = labelDescription; self.comparison = comparison
+            }
         }
         public var eligibleRecords: Int
         public var insufficientHistory: Bool
@@ -97,6 +132,10 @@ public struct PatternsFindings: KindredRequest {
         public var findings: [Finding]
         /// Pass it as `cursor` for the next page.
         public var nextCursor: String?
+        public init(eligibleRecords: Int, insufficientHistory: Bool, total: Int, findings: [Finding], nextCursor: String? = nil) {
+            self.eligibleRecords = eligibleRecords; self.insufficientHistory = insufficientHistory; self.total = total
+            self.findings = findings; self.nextCursor = nextCursor
+        }
     }
     public var owner: String
     public var from: String?
@@ -148,36 +187,56 @@ public struct PatternsGroup: KindredRequest {
     public struct Result: Codable, Sendable, Hashable {
         public struct Member: Codable, Sendable, Hashable {
             public var occurrenceId: Int
-            /// `automatic`, `pinned` or `moved`.
+            /// `automatic`, `pinned`, `moved`, `combined` or `judged`.
             public var source: String
             public var score: Int?
+            /// The occurrence's record and text (left out when it is no longer stored).
             public var recordId: String?
             public var revision: Int?
             public var description: String?
             public var excerpt: String?
-            public var date: String?
+            @Nullable public var date: String?
             public var medoid: Bool
             public var exemplar: Bool
+            public init(occurrenceId: Int, source: String, score: Int? = nil, recordId: String? = nil, revision: Int? = nil,
+                        description: String? = nil, excerpt: String? = nil, date: String? = nil, medoid: Bool, exemplar: Bool) {
+                self.occurrenceId = occurrenceId; self.source = source; self.score = score; self.recordId = recordId
+                self.revision = revision; self.description = description; self.excerpt = excerpt; self.date = date
+                self.medoid = medoid; self.exemplar = exemplar
+            }
         }
         public struct Group: Codable, Sendable, Hashable {
             public var groupId: Int
             public var category: String
             public var state: String
             public var version: Int
-            public var label: String?
-            public var labelDescription: String?
-            public var description: String?
+            @Nullable public var label: String?
+            @Nullable public var description: String?
             public var keywords: [String]
             public var records: Int
-            public var medoid: Int?
+            @Nullable public var medoid: Int?
             public var exemplars: [Int]
-            public var mergedInto: Int?
             public var members: [Member]
+            public var labelDescription: String?
+            public var mergedInto: Int?
+            /// The specific word the members share: why they belong together (null when none).
+            @Nullable public var sharedElement: String?
+            public init(groupId: Int, category: String, state: String, version: Int, label: String?, description: String?,
+                        keywords: [String], records: Int, medoid: Int?, exemplars: [Int], members: [Member],
+                        labelDescription: String? = nil, mergedInto: Int? = nil, sharedElement: String? = nil) {
+                self.groupId = groupId; self.category = category; self.state = state; self.version = version; self.label = label
+                self.description = description; self.keywords = keywords; self.records = records; self.medoid = medoid
+                self.exemplars = exemplars; self.members = members; self.labelDescription = labelDescription
+                self.mergedInto = mergedInto; self.sharedElement = sharedElement
+            }
         }
         public var group: Group
         public var corrections: [CorrectionRecord]
-        /// The theme holding the group (nil when it is in no active theme).
-        public var theme: GroupTheme?
+        /// The theme holding the group (null when it is in no active theme).
+        @Nullable public var theme: GroupTheme?
+        public init(group: Group, corrections: [CorrectionRecord], theme: GroupTheme?) {
+            self.group = group; self.corrections = corrections; self.theme = theme
+        }
     }
     public var owner: String
     public var groupId: Int

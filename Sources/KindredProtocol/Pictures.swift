@@ -14,17 +14,27 @@ public struct PatternsMap: KindredRequest {
             public var y: Double
             /// False: numbered in its circle and listed under the legend.
             public var labelBeside: Bool
-            /// The theme the group is in (with `patterns.themes` on).
-            public var themeId: Int?
+            /// The theme the group is in (with `patterns.themes` on; null when none).
+            @Nullable public var themeId: Int?
+            public init(groupId: Int, label: String, category: String, kind: String?, records: Int, x: Double, y: Double, labelBeside: Bool, themeId: Int?) {
+                self.groupId = groupId; self.label = label; self.category = category; self.kind = kind; self.records = records
+                self.x = x; self.y = y; self.labelBeside = labelBeside; self.themeId = themeId
+            }
         }
         /// With `patterns.themes` on: the themes drawn, each around its groups.
-        public struct Theme: Codable, Sendable, Hashable { public var themeId: Int; public var label: String; public var groups: [Int] }
+        public struct Theme: Codable, Sendable, Hashable {
+            public var themeId: Int, label: String, groups: [Int]
+            public init(themeId: Int, label: String, groups: [Int]) { self.themeId = themeId; self.label = label; self.groups = groups }
+        }
         /// Plain SVG 1.1.
         public var svg: String
         public var eligibleRecords: Int
         public var explainedVariance: [Double]
         public var groups: [Circle]
         public var themes: [Theme]?
+        public init(svg: String, eligibleRecords: Int, explainedVariance: [Double], groups: [Circle], themes: [Theme]?) {
+            self.svg = svg; self.eligibleRecords = eligibleRecords; self.explainedVariance = explainedVariance; self.groups = groups; self.themes = themes
+        }
     }
     public var owner: String
     public var category: String?
@@ -40,7 +50,19 @@ public struct PatternsTimeline: KindredRequest {
     public static let spec = MethodSpec("patterns/timeline", [.required("owner"), .optional("from"), .optional("to"), .optional("compareFrom"), .optional("compareTo"), .optional("category"), .optional("limit")],
         result: ["svg", "eligibleRecords", "binMonths", "undatedRecords", "findings"])
     public struct Result: Codable, Sendable, Hashable {
-        public struct Bin: Codable, Sendable, Hashable { public var start: String; public var records: Int; public var eligible: Int }
+        public struct Bin: Codable, Sendable, Hashable {
+            public var start: String, records: Int, eligible: Int
+            public init(start: String, records: Int, eligible: Int) { self.start = start; self.records = records; self.eligible = eligible }
+        }
+        /// As a finding's, with `trend` null when there is none.
+        public struct Comparison: Codable, Sendable, Hashable {
+            public var current, previous: PatternsFindings.Result.Count
+            public var suppressed: Bool
+            @Nullable public var trend: String?
+            public init(current: PatternsFindings.Result.Count, previous: PatternsFindings.Result.Count, suppressed: Bool, trend: String?) {
+                self.current = current; self.previous = previous; self.suppressed = suppressed; self.trend = trend
+            }
+        }
         public struct Panel: Codable, Sendable, Hashable {
             public var groupId: Int
             public var label: String
@@ -48,13 +70,20 @@ public struct PatternsTimeline: KindredRequest {
             public var records: Int
             public var eligible: Int
             public var bins: [Bin]
-            public var comparison: PatternsFindings.Result.Comparison?
+            public var comparison: Comparison?
+            public init(groupId: Int, label: String, category: String, records: Int, eligible: Int, bins: [Bin], comparison: Comparison? = nil) {
+                self.groupId = groupId; self.label = label; self.category = category; self.records = records; self.eligible = eligible
+                self.bins = bins; self.comparison = comparison
+            }
         }
         public var svg: String
         public var eligibleRecords: Int
         public var binMonths: Int
         public var undatedRecords: Int
         public var findings: [Panel]
+        public init(svg: String, eligibleRecords: Int, binMonths: Int, undatedRecords: Int, findings: [Panel]) {
+            self.svg = svg; self.eligibleRecords = eligibleRecords; self.binMonths = binMonths; self.undatedRecords = undatedRecords; self.findings = findings
+        }
     }
     public var owner: String
     public var from: String?

@@ -21,7 +21,7 @@ public struct RecordInput: Codable, Sendable, Hashable {
     public var date: String?
     public var tags: [String]?
     /// Flat: strings, numbers, booleans or null.
-    public var metadata: [String: KindredJSON]?
+    public var metadata: Metadata?
     public var permissions: Permissions?
     /// Bring your own embedding: exactly `dimension` numbers. Sent as base64 of little-endian float32
     /// (the server takes it as it takes a JSON array of the same numbers, without formatting and
@@ -29,7 +29,7 @@ public struct RecordInput: Codable, Sendable, Hashable {
     public var vector: [Float]?
 
     public init(id: String, revision: Int, text: String, kind: String? = nil, date: String? = nil, tags: [String]? = nil,
-                metadata: [String: KindredJSON]? = nil, permissions: Permissions? = nil, vector: [Float]? = nil) {
+                metadata: Metadata? = nil, permissions: Permissions? = nil, vector: [Float]? = nil) {
         self.id = id; self.revision = revision; self.text = text; self.kind = kind; self.date = date
         self.tags = tags; self.metadata = metadata; self.permissions = permissions; self.vector = vector
     }
@@ -58,7 +58,7 @@ public struct RecordInput: Codable, Sendable, Hashable {
         kind = try c.decodeIfPresent(String.self, forKey: .kind)
         date = try c.decodeIfPresent(String.self, forKey: .date)
         tags = try c.decodeIfPresent([String].self, forKey: .tags)
-        metadata = try c.decodeIfPresent([String: KindredJSON].self, forKey: .metadata)
+        metadata = try c.decodeIfPresent(Metadata.self, forKey: .metadata)
         permissions = try c.decodeIfPresent(Permissions.self, forKey: .permissions)
         if let s = try? c.decodeIfPresent(String.self, forKey: .vector) {
             guard let data = Data(base64Encoded: s), data.count % 4 == 0 else {
@@ -102,11 +102,16 @@ public struct RecordsUpsert: KindredRequest {
             public var revision: Int
             /// `created`, `updated`, `unchanged`, `stale` or `conflict`.
             public var status: String
+            /// True when the record replaced a deleted one (absent otherwise).
             public var deleted: Bool?
+            public init(id: String, revision: Int, status: String, deleted: Bool? = nil) {
+                self.id = id; self.revision = revision; self.status = status; self.deleted = deleted
+            }
         }
         public var results: [Item]
         /// With `waitForIndex`: whether every searchable record is in the semantic index.
         public var indexed: Bool?
+        public init(results: [Item], indexed: Bool? = nil) { self.results = results; self.indexed = indexed }
     }
 
     public var owner: String
@@ -137,29 +142,41 @@ public struct RecordState: Codable, Sendable, Hashable {
         public var id: String
         public var revision: Int
         public var text: String
-        public var kind: String?
-        public var date: String?
+        @Nullable public var kind: String?
+        @Nullable public var date: String?
         public var tags: [String]
-        public var metadata: [String: KindredJSON]
+        public var metadata: Metadata
         public var permissions: RecordInput.Permissions
+        public init(id: String, revision: Int, text: String, kind: String?, date: String?, tags: [String], metadata: Metadata,
+                    permissions: RecordInput.Permissions) {
+            self.id = id; self.revision = revision; self.text = text; self.kind = kind; self.date = date; self.tags = tags
+            self.metadata = metadata; self.permissions = permissions
+        }
     }
     public struct Passage: Codable, Sendable, Hashable {
         public var index: Int
         /// Offsets in Unicode scalars into the record's text.
-        public var start: Int
-        public var end: Int
+        public var start: Int, end: Int
         public var text: String
         /// Whether the passage has a vector of the current index version.
         public var vector: Bool
+        public init(index: Int, start: Int, end: Int, text: String, vector: Bool) {
+            self.index = index; self.start = start; self.end = end; self.text = text; self.vector = vector
+        }
     }
     public var record: Stored
     public var indexed: Bool
-    /// `client`, `model`, or nil (none yet for the current index version).
-    public var vector: String?
-    public var indexVersion: String?
+    /// `client`, `model`, or null (none yet for the current index version).
+    @Nullable public var vector: String?
+    /// The index version of the record's vector (null: none).
+    @Nullable public var indexVersion: String?
     public var passages: Int
     /// With `RecordsGet(passages: true)`.
     public var passageList: [Passage]?
+    public init(record: Stored, indexed: Bool, vector: String?, indexVersion: String?, passages: Int, passageList: [Passage]? = nil) {
+        self.record = record; self.indexed = indexed; self.vector = vector; self.indexVersion = indexVersion
+        self.passages = passages; self.passageList = passageList
+    }
 }
 
 /// `records/get`.

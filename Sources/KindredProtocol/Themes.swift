@@ -5,12 +5,13 @@ public struct PatternsThemes: KindredRequest {
         result: ["eligibleRecords", "total", "themes", "nextCursor"])
     public struct Result: Codable, Sendable, Hashable {
         public struct GroupDetail: Codable, Sendable, Hashable {
-            public var groupId: Int
-            public var records: Int
+            public var groupId: Int, records: Int
             /// `automatic`, `pinned` or `moved`.
             public var source: String
-            public var representative: Bool
-            public var example: Bool
+            public var representative: Bool, example: Bool
+            public init(groupId: Int, records: Int, source: String, representative: Bool, example: Bool) {
+                self.groupId = groupId; self.records = records; self.source = source; self.representative = representative; self.example = example
+            }
         }
         public struct Evidence: Codable, Sendable, Hashable {
             public var groupId: Int
@@ -18,7 +19,11 @@ public struct PatternsThemes: KindredRequest {
             public var revision: Int
             public var occurrenceId: Int
             public var excerpt: String
-            public var date: String?
+            @Nullable public var date: String?
+            public init(groupId: Int, recordId: String, revision: Int, occurrenceId: Int, excerpt: String, date: String?) {
+                self.groupId = groupId; self.recordId = recordId; self.revision = revision; self.occurrenceId = occurrenceId
+                self.excerpt = excerpt; self.date = date
+            }
         }
         public struct Theme: Codable, Sendable, Hashable {
             public var themeId: Int
@@ -30,17 +35,26 @@ public struct PatternsThemes: KindredRequest {
             public var keywords: [String]
             public var groups: [Int]
             public var groupDetails: [GroupDetail]
-            public var representativeGroupId: Int?
+            @Nullable public var representativeGroupId: Int?
             public var records: Int
             public var eligible: Int
             public var summary: String
             public var evidence: [Evidence]
+            public init(themeId: Int, version: Int, category: String, label: String, description: String, keywords: [String], groups: [Int],
+                        groupDetails: [GroupDetail], representativeGroupId: Int?, records: Int, eligible: Int, summary: String, evidence: [Evidence]) {
+                self.themeId = themeId; self.version = version; self.category = category; self.label = label; self.description = description
+                self.keywords = keywords; self.groups = groups; self.groupDetails = groupDetails; self.representativeGroupId = representativeGroupId
+                self.records = records; self.eligible = eligible; self.summary = summary; self.evidence = evidence
+            }
         }
         public var eligibleRecords: Int
         public var total: Int
         public var themes: [Theme]
         /// Pass it as `cursor` for the next page.
         public var nextCursor: String?
+        public init(eligibleRecords: Int, total: Int, themes: [Theme], nextCursor: String? = nil) {
+            self.eligibleRecords = eligibleRecords; self.total = total; self.themes = themes; self.nextCursor = nextCursor
+        }
     }
     public var owner: String
     public var category: String?
@@ -71,8 +85,12 @@ extension PatternsThemes: FieldNotes {
 public struct GroupTheme: Codable, Sendable, Hashable {
     public var themeId: Int
     public var version: Int
-    public var label: String?
+    @Nullable public var label: String?
     public var groups: [Int]
-    public var source: String?
+    @Nullable public var source: String?
     public var representative: Bool
+    public init(themeId: Int, version: Int, label: String?, groups: [Int], source: String?, representative: Bool) {
+        self.themeId = themeId; self.version = version; self.label = label; self.groups = groups; self.source = source
+        self.representative = representative
+    }
 }

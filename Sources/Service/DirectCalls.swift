@@ -44,11 +44,11 @@ extension KindredService {
 
     /// Checks one record object as `records/upsert` would; returns the problem, or nil when it is valid.
     public func validateRecord(_ record: JSONValue) -> ResponseError? {
-        do throws(ResponseError) {
-            _ = try RecordInput.parseOne(record, index: 0, rules: paramRules)
+        do {
+            _ = try ParamsDecoder(value: record, field: "records[0]", rules: paramRules).decode(RecordInput.self)
             return nil
         } catch {
-            return error
+            return ParamsDecoder.responseError(error)
         }
     }
 

@@ -8,8 +8,9 @@ import KindredProtocol
 /// `patterns/map`: the owner's groups (those reported as findings, related ones included) placed by
 /// PCA of their centroids, drawn as SVG.
 extension KindredService {
-    func patternMap(_ req: PatternsMap.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let data = try pictureData(owner: req.owner, query: req.query, withVectors: true, ctx)
+    func patternMap(_ req: PatternsMap, _ ctx: RequestContext) throws(ResponseError) -> PatternsMap.Result {
+        let query = try req.query()
+        let data = try pictureData(owner: req.owner, query: query, withVectors: true, ctx)
         let occurrences = data.patterns.occurrences
         // Centroid: the mean of the unit vectors of the group's eligible members.
         var findings: [Finding] = []
@@ -48,26 +49,18 @@ extension KindredService {
         // Without an extractor every group is of one category: colour then tells the kinds apart.
         let colouring: PatternMap.Colouring = Set(marks.map(\.category)).count <= 1 ? .kind : .category
         let subtitle = "\(marks.count) group\(marks.count == 1 ? "" : "s") over \(data.report.denominator) eligible records "
-            + "(\(PictureData.describe(req.query.period))), each circle the entries that tell one situation, placed by what they say: "
+            + "(\(PictureData.describe(query.period))), each circle the entries that tell one situation, placed by what they say: "
             + "closer circles are more alike; up, down, left and right mean nothing of their own."
         let (svg, drawn) = PatternMap.render(marks, title: "Pattern map", subtitle: subtitle, themes: themed, colouring: colouring)
         let byID = Dictionary(uniqueKeysWithValues: drawn.map { ($0.id, $0) })
-        return [
-            "svg": .string(svg),
-            "eligibleRecords": .from(data.report.denominator),
-            "explainedVariance": .array(share.map { .double(($0 * 1000).rounded() / 1000) }),
-            "groups": .array(marks.map { m in
-                let d = byID[m.id]
-                return [
-                    "groupId": .int(m.id), "label": .string(m.label), "category": .string(m.category), "kind": .string(m.kind), "records": .from(m.records),
-                    "x": .double((m.x * 10_000).rounded() / 10_000), "y": .double((m.y * 10_000).rounded() / 10_000),
-                    "labelBeside": .bool(d?.labelBeside ?? false),
-                    "themeId": themed.first { $0.groups.contains(m.id) }.map { .int($0.id) } ?? .null,
-                ]
-            }),
-            "themes": .array(themed.map { t -> JSONValue in
-                ["themeId": .int(t.id), "label": .string(t.label), "groups": .array(t.groups.map { .int($0) })]
-            }),
-        ]
+        return PatternsMap.Result(
+            svg: svg, eligibleRecords: data.report.denominator, explainedVariance: share.map { ($0 * 1000).rounded() / 1000 },
+            groups: marks.map { m in
+                PatternsMap.Result.Circle(
+                    groupId: Int(m.id), label: m.label, category: m.category, kind: m.kind, records: m.records,
+                    x: (m.x * 10_000).rounded() / 10_000, y: (m.y * 10_000).rounded() / 10_000, labelBeside: byID[m.id]?.labelBeside ?? false,
+                    themeId: themed.first { $0.groups.contains(m.id) }.map { Int($0.id) })
+            },
+            themes: themed.map { .init(themeId: Int($0.id), label: $0.label, groups: $0.groups.map { Int($0) }) })
     }
 }

@@ -17,10 +17,11 @@ extension KindredService {
 
     /// One record of a put, after its excerpts were matched against the stored text.
     private struct Plan {
-        var item: OccurrencesPut.Checked.RecordItem
+        var item: OccurrencesPut.Item
         var text: String
-        var accepted: [(input: OccurrencesPut.Checked.Item, match: ExcerptMatcher.Match)] = []
-        var rejected: [JSONValue] = []
+        /// Each accepted occurrence with its position in the record's list.
+        var accepted: [(index: Int, input: OccurrenceInput, match: ExcerptMatcher.Match)] = []
+        var rejected: [OccurrencesPut.Result.Rejected] = []
         /// Where this record's vectors start in the batch sent to the embedder.
         var firstVector = 0
     }
@@ -29,20 +30,20 @@ extension KindredService {
     /// one batch, and every record is written in one transaction. The single-record form fails as a
     /// whole (-32001, -32010); with `items`, a record that is missing or not at the given revision
     /// gets an `error` in its own result and the others are written.
-    func putOccurrences(_ req: OccurrencesPut.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let owner = req.owner
+    func putOccurrences(_ req: OccurrencesPut, _ ctx: RequestContext) throws(ResponseError) -> OccurrencesPut.Result {
+        let owner = req.owner, puts = req.puts, bulk = req.items != nil
         var outcomes: [Result<Plan, ResponseError>] = try withReader { store in
-            try req.records.map { item -> Result<Plan, ResponseError> in
-                guard let stored = try store.get(owner: owner, id: item.recordID) else {
-                    return .failure(.notFound("record", id: item.recordID, owner: owner))
+            try puts.map { item -> Result<Plan, ResponseError> in
+                guard let stored = try store.get(owner: owner, id: item.recordId) else {
+                    return .failure(.notFound("record", id: item.recordId, owner: owner))
                 }
                 guard stored.record.revision == item.revision else {
-                    return .failure(Self.revisionMismatch(recordID: item.recordID, given: item.revision, current: stored.record.revision))
+                    return .failure(Self.revisionMismatch(recordID: item.recordId, given: Int64(item.revision), current: stored.record.revision))
                 }
                 return .success(Self.match(item, in: stored.record.text))
             }
         }
-        if !req.bulk, case .failure(let e) = outcomes[0] { throw e }
+        if !bulk, case .failure(let e) = outcomes[0] { throw e }
         try ctx.checkCancelled()
 
         // Pattern work waits for the embedder rather than invent evidence: without one, no vectors.
@@ -77,85 +78,79 @@ extension KindredService {
                     guard case .success(let plan) = outcome else { results.append(.success([])); continue }
                     let item = plan.item
                     // The record may have moved on while the vectors were computed.
-                    guard let now = try store.get(owner: owner, id: item.recordID) else {
-                        results.append(.failure(.notFound("record", id: item.recordID, owner: owner))); continue
+                    guard let now = try store.get(owner: owner, id: item.recordId) else {
+                        results.append(.failure(.notFound("record", id: item.recordId, owner: owner))); continue
                     }
                     guard now.record.revision == item.revision, now.record.text == plan.text else {
-                        results.append(.failure(Self.revisionMismatch(recordID: item.recordID, given: item.revision, current: now.record.revision))); continue
+                        results.append(.failure(Self.revisionMismatch(recordID: item.recordId, given: Int64(item.revision), current: now.record.revision))); continue
                     }
                     replaced.formUnion(try store.occurrenceIDs(record: now.rowid))
                     let rows = plan.accepted.enumerated().map { k, a in
                         NewOccurrence(source: "client", category: a.input.category, description: a.input.description, excerpt: a.match.text,
-                                      start: a.match.start, end: a.match.end, tags: a.input.tags, vector: vectors[plan.firstVector + k])
+                                      start: a.match.start, end: a.match.end, tags: a.input.tags ?? [], vector: vectors[plan.firstVector + k])
                     }
                     inserts.append((results.count, now.rowid, rows))
                     results.append(.success([]))
                 }
-                if !req.bulk, case .failure(let e) = results[0] { throw e }
+                if !bulk, case .failure(let e) = results[0] { throw e }
                 try store.deleteOccurrences(Array(replaced).sorted())
                 try removeFromPatterns(store, owner: owner, replaced)
                 for insert in inserts {
-                    let item = req.records[insert.at]
+                    let item = puts[insert.at]
                     results[insert.at] = .success(try store.insertOccurrences(
-                        owner: owner, record: insert.rowid, recordID: item.recordID, revision: item.revision, insert.rows, indexVersion: version))
+                        owner: owner, record: insert.rowid, recordID: item.recordId, revision: Int64(item.revision), insert.rows, indexVersion: version))
                 }
                 return results
             }
         }
 
-        var answers: [JSONObject] = []
+        var answers: [OccurrencesPut.Result.ItemResult] = []
         var vectorsMissing = false
+        let reason = waiting.map { OccurrencesPut.Result.Waiting(reason: $0) }
         for (outcome, write) in zip(outcomes, written) {
             switch (outcome, write) {
             case (.failure(let e), _), (.success, .failure(let e)):
-                answers.append(["recordId": .string(req.records[answers.count].recordID), "error": e.json])
+                answers.append(.init(recordId: puts[answers.count].recordId,
+                                     error: .init(code: Int(e.code.rawValue), message: e.message, data: e.data.map(KindredJSON.init))))
             case (.success(let plan), .success(let ids)):
-                let mine = vectors[plan.firstVector ..< plan.firstVector + plan.accepted.count]
-                let stored = mine.allSatisfy { $0 != nil }
+                let stored = vectors[plan.firstVector ..< plan.firstVector + plan.accepted.count].allSatisfy { $0 != nil }
                 vectorsMissing = vectorsMissing || !stored
-                answers.append(Self.answer(plan, ids: ids, vectorsStored: stored, waiting: waiting))
+                answers.append(Self.answer(plan, ids: ids, vectorsStored: stored, waiting: reason))
             }
         }
-        guard req.bulk else { return .object(answers[0]) }
-        let accepted = answers.reduce(Int64(0)) { n, a in n + (a["accepted"]?.intValue ?? 0) }
-        var result: JSONObject = [
-            "items": .array(answers.map(JSONValue.object)),
-            "written": .from(answers.count(where: { $0["error"] == nil })),
-            "failed": .from(answers.count(where: { $0["error"] != nil })),
-            "accepted": .int(accepted),
-            "vectors": .string(vectorsMissing ? "waiting" : "stored"),
-        ]
-        if vectorsMissing, let waiting { result["waiting"] = ["reason": .string(waiting)] }
-        return .object(result)
+        guard bulk else {
+            let a = answers[0]
+            return OccurrencesPut.Result(recordId: a.recordId, revision: a.revision, accepted: a.accepted ?? 0, occurrences: a.occurrences,
+                                         rejected: a.rejected, vectors: a.vectors ?? "stored", waiting: a.waiting)
+        }
+        let failed = answers.count { $0.error != nil }
+        let accepted = answers.reduce(0) { $0 + ($1.accepted ?? 0) }
+        return OccurrencesPut.Result(items: answers, written: answers.count - failed, failed: failed, accepted: accepted,
+                                     vectors: vectorsMissing ? "waiting" : "stored", waiting: vectorsMissing ? reason : nil)
     }
 
-    private static func match(_ item: OccurrencesPut.Checked.RecordItem, in text: String) -> Plan {
+    private static func match(_ item: OccurrencesPut.Item, in text: String) -> Plan {
         var plan = Plan(item: item, text: text)
-        for input in item.occurrences {
+        for (index, input) in item.occurrences.enumerated() {
             if let m = ExcerptMatcher.find(input.excerpt, in: text) {
-                plan.accepted.append((input, m))
+                plan.accepted.append((index, input, m))
             } else {
                 let reason = input.excerpt.allSatisfy(\.isWhitespace)
                     ? "excerpt is empty"
-                    : "excerpt does not occur in the text of record \(item.recordID) at revision \(item.revision)"
-                plan.rejected.append(["index": .from(input.index), "field": .string("occurrences[\(input.index)].excerpt"), "reason": .string(reason)])
+                    : "excerpt does not occur in the text of record \(item.recordId) at revision \(item.revision)"
+                plan.rejected.append(.init(index: index, field: "occurrences[\(index)].excerpt", reason: reason))
             }
         }
         return plan
     }
 
-    private static func answer(_ plan: Plan, ids: [Int64], vectorsStored: Bool, waiting: String?) -> JSONObject {
-        let list: [JSONValue] = zip(plan.accepted, ids).map { a, id in
-            ["index": .from(a.input.index), "occurrenceId": .int(id), "excerpt": .string(a.match.text),
-             "start": .from(a.match.start), "end": .from(a.match.end)]
+    /// One record's answer; `waiting` says why its vectors wait, when they do.
+    private static func answer(_ plan: Plan, ids: [Int64], vectorsStored: Bool, waiting: OccurrencesPut.Result.Waiting?) -> OccurrencesPut.Result.ItemResult {
+        let list = zip(plan.accepted, ids).map { a, id in
+            OccurrencesPut.Result.Accepted(index: a.index, occurrenceId: Int(id), excerpt: a.match.text, start: a.match.start, end: a.match.end)
         }
-        var result: JSONObject = [
-            "recordId": .string(plan.item.recordID), "revision": .int(plan.item.revision), "accepted": .from(plan.accepted.count),
-            "occurrences": .array(list), "rejected": .array(plan.rejected),
-        ]
-        result["vectors"] = .string(vectorsStored ? "stored" : "waiting")
-        if !vectorsStored, let waiting { result["waiting"] = ["reason": .string(waiting)] }
-        return result
+        return .init(recordId: plan.item.recordId, revision: plan.item.revision, accepted: plan.accepted.count, occurrences: list,
+                     rejected: plan.rejected, vectors: vectorsStored ? "stored" : "waiting", waiting: vectorsStored ? nil : waiting)
     }
 }
 

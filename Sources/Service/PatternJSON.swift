@@ -1,37 +1,28 @@
 import Grouping
 import KindredCore
 import Storage
+import KindredProtocol
 
-/// Wire shapes of pattern results.
+/// Pattern results as the protocol gives them.
 enum PatternJSON {
-    static func fraction(_ f: Fraction) -> JSONValue {
-        ["records": .from(f.count), "eligible": .from(f.denominator)]
+    static func count(_ f: Fraction) -> PatternsFindings.Result.Count {
+        .init(records: f.count, eligible: f.denominator)
     }
 
     /// A finding; with `evidenceLimit`, the first that many evidence items and how many more there are.
-    static func finding(_ f: Finding, labelDescription: String?, evidenceLimit: Int? = nil) -> JSONValue {
+    static func finding(_ f: Finding, labelDescription: String?, evidenceLimit: Int? = nil) -> PatternsFindings.Result.Finding {
         let shown = evidenceLimit.map { Array(f.evidence.prefix($0)) } ?? f.evidence
-        var o: JSONObject = [
-            "groupId": .int(f.groupID), "version": .from(f.groupVersion), "kind": .string(f.kind.rawValue),
-            "category": .string(f.category), "description": .string(f.label.description), "keywords": .from(f.label.keywords),
-            "generatedLabel": .string(f.label.text), "records": .from(f.fraction.count), "eligible": .from(f.fraction.denominator),
-            "summary": .string(f.summary),
-            "moreEvidence": .from(f.evidence.count - shown.count),
-            "evidence": .array(shown.map { e in
-                ["recordId": .string(e.recordID), "revision": .from(e.recordRevision), "occurrenceId": .int(e.occurrenceID),
-                 "excerpt": .string(e.excerpt), "date": .from(e.date)]
-            }),
-        ]
-        if let label = f.clientLabel {
-            o["label"] = .string(label)
-            if let labelDescription { o["labelDescription"] = .string(labelDescription) }
-        }
-        if let c = f.comparison {
-            var cmp: JSONObject = ["current": fraction(c.current), "previous": fraction(c.previous), "suppressed": .bool(c.suppressed)]
-            if let t = c.trend { cmp["trend"] = .string(t.rawValue) }
-            o["comparison"] = .object(cmp)
-        }
-        return .object(o)
+        return PatternsFindings.Result.Finding(
+            groupId: Int(f.groupID), version: f.groupVersion, kind: f.kind.rawValue, category: f.category, description: f.label.description,
+            keywords: f.label.keywords, generatedLabel: f.label.text, records: f.fraction.count, eligible: f.fraction.denominator,
+            summary: f.summary, moreEvidence: f.evidence.count - shown.count,
+            evidence: shown.map { e in
+                .init(recordId: e.recordID, revision: Int(e.recordRevision), occurrenceId: Int(e.occurrenceID), excerpt: e.excerpt, date: e.date)
+            },
+            label: f.clientLabel, labelDescription: f.clientLabel == nil ? nil : labelDescription,
+            comparison: f.comparison.map { c in
+                .init(current: count(c.current), previous: count(c.previous), suppressed: c.suppressed, trend: c.trend?.rawValue)
+            })
     }
 
     static func source(_ s: MembershipSource) -> (String, Int?) {
@@ -44,33 +35,28 @@ enum PatternJSON {
         }
     }
 
-    static func group(_ g: Group, members: [Int64: StoredOccurrence], label: GeneratedLabel?, labelDescription: String?) -> JSONValue {
-        let list: [JSONValue] = g.members.map { m in
+    static func group(_ g: Group, members: [Int64: StoredOccurrence], label: GeneratedLabel?, labelDescription: String?,
+                      sharedElement: String?) -> PatternsGroup.Result.Group {
+        let list = g.members.map { m in
             let (source, score) = source(m.source)
-            var o: JSONObject = ["occurrenceId": .int(m.occurrenceID), "source": .string(source)]
-            if let score { o["score"] = .from(score) }
+            var out = PatternsGroup.Result.Member(occurrenceId: Int(m.occurrenceID), source: source, score: score,
+                                                  medoid: g.medoid == m.occurrenceID, exemplar: g.exemplars.contains(m.occurrenceID))
             if let occ = members[m.occurrenceID] {
-                o["recordId"] = .string(occ.recordID)
-                o["revision"] = .int(occ.recordRevision)
-                o["description"] = .string(occ.description)
-                o["excerpt"] = .string(occ.excerpt)
-                o["date"] = .from(occ.recordDate)
+                out.recordId = occ.recordID
+                out.revision = Int(occ.recordRevision)
+                out.description = occ.description
+                out.excerpt = occ.excerpt
+                out.date = occ.recordDate
             }
-            o["medoid"] = .bool(g.medoid == m.occurrenceID)
-            o["exemplar"] = .bool(g.exemplars.contains(m.occurrenceID))
-            return .object(o)
+            return out
         }
         let valid = g.label != nil && g.labelVersion == g.version
-        var o: JSONObject = [
-            "groupId": .int(g.id), "category": .string(g.category), "state": .string(g.state.rawValue), "version": .from(g.version),
-            "label": valid ? .from(g.label) : .null, "description": .from(label?.description), "keywords": .from(label?.keywords ?? []),
-            "records": .from(Set(g.members.compactMap { members[$0.occurrenceID]?.recordID }).count),
-            "medoid": g.medoid.map { .int($0) } ?? .null, "exemplars": .array(g.exemplars.map { .int($0) }),
-            "members": .array(list),
-        ]
-        if valid, let labelDescription { o["labelDescription"] = .string(labelDescription) }
-        if let into = g.mergedInto { o["mergedInto"] = .int(into) }
-        return .object(o)
+        return PatternsGroup.Result.Group(
+            groupId: Int(g.id), category: g.category, state: g.state.rawValue, version: g.version, label: valid ? g.label : nil,
+            description: label?.description, keywords: label?.keywords ?? [],
+            records: Set(g.members.compactMap { members[$0.occurrenceID]?.recordID }).count,
+            medoid: g.medoid.map { Int($0) }, exemplars: g.exemplars.map { Int($0) }, members: list,
+            labelDescription: valid ? labelDescription : nil, mergedInto: g.mergedInto.map { Int($0) }, sharedElement: sharedElement)
     }
 
     /// Groups a correction names.
@@ -91,22 +77,17 @@ enum PatternJSON {
         }
     }
 
-    static func correction(_ c: Correction, undone: Bool) -> JSONValue {
-        var o: JSONObject = ["correctionId": .int(c.id), "createdAt": .string(c.createdAt), "undone": .bool(undone), "note": .from(c.note)]
+    static func correction(_ c: Correction, undone: Bool) -> CorrectionRecord {
+        var o = CorrectionRecord(correctionId: Int(c.id), createdAt: c.createdAt, undone: undone, note: c.note, kind: kindName(c.kind), groupId: 0,
+                                 separated: c.separated.map { [$0.a, $0.b] }, joined: c.joined)
         switch c.kind {
-        case let .dismiss(occ, g):
-            o["kind"] = "dismiss"; o["groupId"] = .int(g); o["occurrenceId"] = .int(occ)
+        case let .dismiss(occ, g), let .pin(occ, g), let .exclude(occ, g):
+            o.groupId = Int(g); o.occurrenceId = Int(occ)
         case let .split(g, out):
-            o["kind"] = "split"; o["groupId"] = .int(g); o["moveOut"] = .array(out.map { .int($0) })
+            o.groupId = Int(g); o.moveOut = out.map { Int($0) }
         case let .merge(into, from):
-            o["kind"] = "merge"; o["groupId"] = .int(into); o["fromGroupId"] = .int(from)
-        case let .pin(occ, g):
-            o["kind"] = "pin"; o["groupId"] = .int(g); o["occurrenceId"] = .int(occ)
-        case let .exclude(occ, g):
-            o["kind"] = "exclude"; o["groupId"] = .int(g); o["occurrenceId"] = .int(occ)
+            o.groupId = Int(into); o.fromGroupId = Int(from)
         }
-        o["separated"] = .array(c.separated.map { .from([$0.a, $0.b]) })
-        o["joined"] = .from(c.joined)
-        return .object(o)
+        return o
     }
 }

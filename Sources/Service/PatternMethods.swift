@@ -9,8 +9,8 @@ import KindredProtocol
 extension KindredService {
     // MARK: findings
 
-    func findings(_ req: PatternsFindings.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let owner = req.owner, query = req.query
+    func findings(_ req: PatternsFindings, _ ctx: RequestContext) throws(ResponseError) -> PatternsFindings.Result {
+        let owner = req.owner, query = try req.query()
         let config = patternConfig
         let version = indexVersion
         let (data, eligible) = try withPatternReader(owner: owner) { store in
@@ -26,24 +26,20 @@ extension KindredService {
                                             query: query, config: config.grouping)
         let page = FindingsPage(report.findings, offset: req.offset, limit: req.limit)
         let what = req.kinds.map { "eligible \($0.joined(separator: " or ")) records" } ?? "eligible records"
-        var out: JSONObject = [
-            "eligibleRecords": .from(report.denominator),
-            "insufficientHistory": .bool(report.insufficientHistory),
-            "total": .from(report.findings.count),
-            "findings": .array(page.items.map { f in
+        return PatternsFindings.Result(
+            eligibleRecords: report.denominator, insufficientHistory: report.insufficientHistory, total: report.findings.count,
+            findings: page.items.map { f in
                 var f = f
                 f.summary = "\(f.fraction.count) of \(f.fraction.denominator) \(what) in this period"
                 return PatternJSON.finding(f, labelDescription: data.labelDescriptions[f.groupID], evidenceLimit: req.evidenceLimit)
-            }),
-        ]
-        if let next = page.nextOffset { out["nextCursor"] = .string(FindingsCursor.string(next)) }
-        return .object(out)
+            },
+            nextCursor: page.nextOffset.map(PageCursor.findings.string))
     }
 
     // MARK: groups
 
-    func patternGroup(_ req: PatternsGroup.Checked) throws(ResponseError) -> JSONValue {
-        let owner = req.owner, groupID = req.groupID
+    func patternGroup(_ req: PatternsGroup) throws(ResponseError) -> PatternsGroup.Result {
+        let owner = req.owner, groupID = Int64(req.groupId)
         let config = patternConfig
         return try withPatternReader(owner: owner) { store in
             let data = try loadOwnerPatterns(store, owner: owner, withVectors: false)
@@ -54,39 +50,37 @@ extension KindredService {
                 guard let c = try? PatternCodec.decode(Correction.self, row.body), PatternJSON.groups(of: c.kind).contains(groupID) else { return nil }
                 return (row, c)
             }
-            var group = PatternJSON.group(g, members: members, label: labels[g.id], labelDescription: data.labelDescriptions[g.id])
-            if case .object(var o) = group {
-                // The specific word the members share: why they belong together (null when none).
-                o["sharedElement"] = .from(PatternEngine.sharedElement(of: g, occurrences: data.occurrences, config: config.grouping))
-                group = .object(o)
-            }
-            return [
-                "group": group,
-                "corrections": .array(corrections.map { PatternJSON.correction($0.1, undone: $0.0.undone) }),
-                // The theme holding the group (null when it is in no active theme; `ThemeMethods.swift`).
-                "theme": try themeOfGroup(store, owner: owner, groupID: groupID, state: data.state, occurrences: data.occurrences),
-            ]
+            // The specific word the members share: why they belong together.
+            let shared = PatternEngine.sharedElement(of: g, occurrences: data.occurrences, config: config.grouping)
+            return PatternsGroup.Result(
+                group: PatternJSON.group(g, members: members, label: labels[g.id], labelDescription: data.labelDescriptions[g.id], sharedElement: shared),
+                corrections: corrections.map { PatternJSON.correction($0.1, undone: $0.0.undone) },
+                // The theme holding the group (`ThemeMethods.swift`).
+                theme: try themeOfGroup(store, owner: owner, groupID: groupID, state: data.state, occurrences: data.occurrences))
         }
     }
 
-    func setLabel(_ req: PatternsSetLabel.Checked) throws(ResponseError) -> JSONValue {
-        let owner = req.owner, groupID = req.groupID, version = req.version, label = req.label, description = req.description
+    func setLabel(_ req: PatternsSetLabel) throws(ResponseError) -> PatternsSetLabel.Result {
+        let owner = req.owner, groupID = Int64(req.groupId), version = req.version, label = req.label, description = req.description
         return try withPatternWriter(owner: owner) { store in
             try store.database.transaction {
                 let (state, _, _) = try loadPatternState(store, owner: owner)
-                let next = try PatternEngine.setLabel(state, groupID: groupID, version: Int(version), label: label)
+                let next = try PatternEngine.setLabel(state, groupID: groupID, version: version, label: label)
                 try store.saveGroupRow(try PatternCodec.groupRow(next.groups[groupID]!))
                 try store.setGroupLabelDescription(owner: owner, id: groupID, description: label == nil ? nil : description)
-                return ["ok": true, "groupId": .int(groupID), "version": .int(version), "label": .from(label)]
+                return PatternsSetLabel.Result(ok: true, groupId: Int(groupID), version: version, label: label)
             }
         }
     }
 
     // MARK: corrections
 
-    func correct(_ req: PatternsCorrect.Checked) throws(ResponseError) -> JSONValue {
-        guard let request = req.request else { return try correctTheme(owner: req.owner, req.theme!) }
-        let owner = req.owner
+    func correct(_ req: PatternsCorrect) throws(ResponseError) -> PatternsCorrect.Result {
+        let owner = req.owner, createdAt = ISO8601DateFormatter().string(from: Date())
+        guard let kind = req.correction.groupKind else {
+            return try correctTheme(owner: owner, req.correction.themeRequest!, note: req.correction.note, createdAt: createdAt)
+        }
+        let request = CorrectionRequest(kind: kind, note: req.correction.note, createdAt: createdAt)
         let config = patternConfig.grouping
         return try withPatternWriter(owner: owner) { store in
             try store.database.transaction {
@@ -96,31 +90,27 @@ extension KindredService {
                                                                          existing: data.corrections, config: config)
                 try store.insertCorrection(id: id, owner: owner, body: try PatternCodec.encode(correction), createdAt: correction.createdAt)
                 try savePatternOutcome(store, owner: owner, outcome)
-                return ["correctionId": .int(id), "affectedGroups": .array(outcome.changedGroups.map { .int($0) })]
+                return PatternsCorrect.Result(correctionId: Int(id), affectedGroups: outcome.changedGroups.map { Int($0) })
             }
         }
     }
 
-    func corrections(_ req: PatternsCorrections.Checked) throws(ResponseError) -> JSONValue {
+    func corrections(_ req: PatternsCorrections) throws(ResponseError) -> PatternsCorrections.Result {
         let owner = req.owner
         let rows = try withPatternReader(owner: owner) { try $0.correctionRows(owner: owner) }
-        var out: [JSONValue] = []
-        for row in rows {
-            guard let c = try? PatternCodec.decode(Correction.self, row.body) else { continue }
-            out.append(PatternJSON.correction(c, undone: row.undone))
-        }
+        let out = rows.compactMap { row in (try? PatternCodec.decode(Correction.self, row.body)).map { PatternJSON.correction($0, undone: row.undone) } }
         let themeRows = try withPatternReader(owner: owner) { try $0.correctionRows(in: .themes, owner: owner) }
         let themed = themeRows.compactMap { row in
-            (try? PatternCodec.decode(ThemeCorrection.self, row.body)).map { Self.themeCorrectionJSON($0, undone: row.undone) }
+            (try? PatternCodec.decode(ThemeCorrection.self, row.body)).map { Self.themeCorrectionRecord($0, undone: row.undone) }
         }
-        return ["corrections": .array(out), "themeCorrections": .array(themed)]
+        return PatternsCorrections.Result(corrections: out, themeCorrections: themed)
     }
 
     /// Undoes a correction: it stops constraining later refreshes (constraints are derived from the
     /// corrections still in force), and the engine moves back what it moved (`PatternEngine.undo`);
     /// an occurrence it sent to pending is evaluated afresh by the next refresh.
-    func undoCorrection(_ req: PatternsUndoCorrection.Checked) throws(ResponseError) -> JSONValue {
-        let owner = req.owner, id = req.correctionID
+    func undoCorrection(_ req: PatternsUndoCorrection) throws(ResponseError) -> PatternsUndoCorrection.Result {
+        let owner = req.owner, id = Int64(req.correctionId)
         return try withPatternWriter(owner: owner) { store in
             try store.database.transaction {
                 if let undone = try undoThemeCorrection(store, owner: owner, id: id) { return undone }
@@ -134,7 +124,7 @@ extension KindredService {
                 let outcome = PatternEngine.undo(correction, state: data.state, occurrences: data.occurrences,
                                                  constraints: constraints, config: patternConfig.grouping)
                 try savePatternOutcome(store, owner: owner, outcome)
-                return ["correctionId": .int(id), "undone": true, "affectedGroups": .array(outcome.changedGroups.map { .int($0) })]
+                return PatternsUndoCorrection.Result(correctionId: Int(id), undone: true, affectedGroups: outcome.changedGroups.map { Int($0) })
             }
         }
     }

@@ -242,13 +242,3 @@ extension KindredService {
             indexVersion: refreshedWith?.description, backgroundLevels: PatternStateJSON.levels(outcome.state.levels)))
     }
 }
-
-extension KindredService {
-    /// Pattern counts for `index/status`.
-    func patternStatus(owner: String?) throws(ResponseError) -> JSONValue {
-        let version = indexVersion
-        let c = try withReader { try $0.patternCounts(owner: owner, indexVersion: version) }
-        return ["occurrences": .from(c.occurrences), "occurrencesWaitingForVectors": .from(c.occurrencesWaiting),
-                "groups": .from(c.groups), "activeGroups": .from(c.activeGroups)]
-    }
-}

@@ -3,6 +3,7 @@ import KindredCore
 import JSONRPC
 import LinearAlgebra
 import Storage
+import KindredProtocol
 
 /// `patterns/refresh` (incremental) and `patterns/rebuild` (explicit full rebuild, corrections kept).
 ///
@@ -17,23 +18,20 @@ extension KindredService {
     /// the writer (`askJudgeAhead`): a slow judge stalls no search, status or write. The refresh
     /// then runs on the writer with the verdicts stored meanwhile; a question that only arises there
     /// (a record edited or deleted while the questions were out) waits for the next refresh.
-    func refreshPatternsJudged(owner: String?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> JSONValue {
+    /// Nil when the answer comes later (`answerLater`).
+    func refreshPatternsJudged(owner: String?, _ ctx: RequestContext, rebuild: Bool) throws(ResponseError) -> RefreshSummary? {
         // (In process — the CLI, KindredKit, MCP — nothing else is served meanwhile: run it now.)
         guard let settings = try? JudgeSettings(settings.patterns), settings.mode != .off, ctx.client != nil else {
             return try refreshPatterns(owner: owner, ctx, rebuild: rebuild)
         }
         ctx.answerLater { [self] _ in
             // (Outside the route's own usage tally: this runs after the handler returned.)
-            let tally = UsageTally()
-            let result = try UsageTally.$current.withValue(tally) { () throws(ResponseError) -> JSONValue in
+            try Route.tallied { () throws(ResponseError) -> JSONValue in
                 let ahead = try askJudgeAhead(owner: owner, ctx, rebuild: rebuild, settings: settings)
-                return try refreshPatterns(owner: owner, ctx, rebuild: rebuild, ahead: ahead)
+                return try ResultEncoder.json(refreshPatterns(owner: owner, ctx, rebuild: rebuild, ahead: ahead))
             }
-            guard let usage = tally.json, case .object(var o) = result else { return result }
-            o["usage"] = usage
-            return .object(o)
         }
-        return .null
+        return nil
     }
 
     /// What was done before the refresh took the writer: occurrences made ready (committed in a
@@ -75,7 +73,7 @@ extension KindredService {
     }
 
     /// `ahead`: the judge was asked already; here only stored verdicts answer it.
-    func refreshPatterns(owner: String?, _ ctx: RequestContext, rebuild: Bool, ahead: JudgedAhead? = nil) throws(ResponseError) -> JSONValue {
+    func refreshPatterns(owner: String?, _ ctx: RequestContext, rebuild: Bool, ahead: JudgedAhead? = nil) throws(ResponseError) -> RefreshSummary {
         let clock = ContinuousClock()
         let started = clock.now
         ctx.progress("begin", title: rebuild ? "Rebuilding patterns" : "Refreshing patterns", percentage: 0)
@@ -126,33 +124,41 @@ extension KindredService {
         let ms = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         finished = true
         ctx.progress("end", message: "\(tally.recordsGrouped) records grouped; \(total.groupsCreated) groups created, \(total.groupsChanged) changed")
-        var result: JSONObject = [
-            "recordsGrouped": .from(tally.recordsGrouped), "activeGroups": .from(tally.activeGroups),
-            "groupsCreated": .from(total.groupsCreated), "groupsChanged": .from(total.groupsChanged),
-            "groupsDormant": .from(total.groupsDormant), "groupsCombined": .from(total.groupsCombined),
-            "themesCreated": .from(tally.themesCreated), "themesChanged": .from(tally.themesChanged), "activeThemes": .from(tally.activeThemes),
-            "occurrences": .from(tally.occurrences), "occurrencesInGroups": .from(tally.inGroups),
-            "placed": .from(tally.placed), "seeded": .from(tally.seeded), "assigned": .from(total.assigned), "evicted": .from(total.evicted),
-            "pending": .from(tally.pending), "owners": .from(owners.count),
-            "passageOccurrences": .from(prepared.passages + (ahead?.prepared.passages ?? 0)),
-            "vectorsComputed": .from(prepared.vectors + (ahead?.prepared.vectors ?? 0)),
-            "waitingForEmbedder": .from(prepared.waiting), "durationMs": .int(ms),
-            // The categories whose background level in force moved (thresholds follow it), in hundredths.
-            "backgroundLevels": .array(total.levelChanges.map { c in
-                var o: JSONObject = ["owner": .string(c.scope.owner), "category": .string(c.scope.category), "level": .from(c.to)]
-                o["previous"] = c.from.map { .from($0) } ?? .null
-                return .object(o)
-            }),
-        ]
-        if let judging {
-            result["judge"] = .string(judging.mode.rawValue)
-            result["waitingForJudge"] = .from(total.waitingForJudge)
-            result["judgeAsked"] = .from(judged.asked)
-            result["judgeRemembered"] = .from(judged.remembered)
-            result["judgeWanted"] = .from(judged.wanted)
-            if let problem = judged.problem { result["judgeProblem"] = .string(problem) }
+        var result = RefreshSummary()
+        result.recordsGrouped = tally.recordsGrouped
+        result.activeGroups = tally.activeGroups
+        result.groupsCreated = total.groupsCreated
+        result.groupsChanged = total.groupsChanged
+        result.groupsDormant = total.groupsDormant
+        result.groupsCombined = total.groupsCombined
+        result.themesCreated = tally.themesCreated
+        result.themesChanged = tally.themesChanged
+        result.activeThemes = tally.activeThemes
+        result.occurrences = tally.occurrences
+        result.occurrencesInGroups = tally.inGroups
+        result.placed = tally.placed
+        result.seeded = tally.seeded
+        result.assigned = total.assigned
+        result.evicted = total.evicted
+        result.pending = tally.pending
+        result.owners = owners.count
+        result.passageOccurrences = prepared.passages + (ahead?.prepared.passages ?? 0)
+        result.vectorsComputed = prepared.vectors + (ahead?.prepared.vectors ?? 0)
+        result.waitingForEmbedder = prepared.waiting
+        result.durationMs = Int(ms)
+        // The categories whose background level in force moved (thresholds follow it), in hundredths.
+        result.backgroundLevels = total.levelChanges.map { c in
+            .init(owner: c.scope.owner, category: c.scope.category, level: c.to, previous: c.from)
         }
-        return .object(result)
+        if let judging {
+            result.judge = judging.mode.rawValue
+            result.waitingForJudge = total.waitingForJudge
+            result.judgeAsked = judged.asked
+            result.judgeRemembered = judged.remembered
+            result.judgeWanted = judged.wanted
+            result.judgeProblem = judged.problem
+        }
+        return result
     }
 
     /// One owner, inside the refresh's transaction: load, run the engine (cancellable), save what

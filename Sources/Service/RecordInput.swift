@@ -2,73 +2,81 @@ import KindredCore
 import JSONRPC
 import KindredProtocol
 
-/// Validates the `records` of `records/upsert`. Collects every problem so the client sees them all;
-/// one bad record refuses the whole request.
-extension RecordInput {
-    struct Problem { var index: Int; var field: String; var reason: String }
-
+/// A record of `records/upsert`, read in the order its rules were always checked (`id`, `revision`,
+/// `text`, …), so the first problem named is the same.
+extension RecordInput: ParamsReadable {
     static let maxTextBytes = 1 << 20
 
-    static func parse(_ items: [JSONValue], rules: ParamRules) throws(ResponseError) -> [Record] {
-        var records: [Record] = []
-        var problems: [Problem] = []
-        var seen: [String: Int] = [:]
-        for (i, item) in items.enumerated() {
-            do throws(ResponseError) {
-                let r = try parseOne(item, index: i, rules: rules)
-                if let first = seen[r.id] {
-                    problems.append(Problem(index: i, field: "records[\(i)].id", reason: "duplicate id '\(r.id)' (also at index \(first))"))
-                } else {
-                    seen[r.id] = i
-                    records.append(r)
-                }
-            } catch {
-                let field = error.data?["field"]?.stringValue ?? "records[\(i)]"
-                let reason = error.data?["reason"]?.stringValue ?? error.message
-                problems.append(Problem(index: i, field: field, reason: reason))
-            }
-        }
-        if let first = problems.first {
-            let list: [JSONValue] = problems.map { .object(["index": .int(Int64($0.index)), "field": .string($0.field), "reason": .string($0.reason)]) }
-            throw ResponseError(
-                code: .invalidParams,
-                message: "invalid params: \(first.field): \(first.reason)" + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "") + "; nothing was written",
-                data: ["field": .string(first.field), "reason": .string(first.reason), "index": .int(Int64(first.index)), "errors": .array(list)])
-        }
-        return records
-    }
-
-    static func parseOne(_ item: JSONValue, index i: Int, rules: ParamRules) throws(ResponseError) -> Record {
-        guard case .object(let o) = item else { throw ResponseError.invalidParams(field: "records[\(i)]", reason: "must be an object") }
-        let p = try Params(object: o, prefix: "records[\(i)]", keys: Self.fields, what: "a record field", rules: rules)
-        let id = try p.name("id")
-        let revision = try p.positiveInt("revision")
-        let text = try p.string("text")
-        guard text.utf8.count <= maxTextBytes else { throw p.fail("text", "must be at most \(maxTextBytes) bytes") }
+    static func read(_ d: ParamsDecoder) throws -> Self {
+        guard case .object(let o) = d.value else { throw d.fail("must be an object") }
+        try FieldRules.refuseUnknown(o, keys: fields, prefix: d.field, what: "a record field")
+        let id = try d.required("id", String.self, rule: .name())
+        let revision = try d.required("revision", Int.self, rule: .positive)
+        let text = try d.required("text", String.self)
+        let t = d.member("text")
+        guard text.utf8.count <= maxTextBytes else { throw t.fail("must be at most \(maxTextBytes) bytes") }
         // A record without words matches nothing and, embedded, sits at the same point as every other
         // empty record: a blank query then finds it at score 1.
-        guard text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else { throw p.fail("text", "must not be empty or blank") }
-        let kind = try p.optionalName("kind")
-        let date = try p.optionalDate("date")
-        let tags = try p.names("tags") ?? []
-        var metadata: JSONObject = [:]
-        if let m = try p.openObject("metadata") {
-            for (k, v) in m {
-                switch v {
-                case .array, .object:
-                    throw ResponseError.invalidParams(field: p.path("metadata") + "." + k,
-                                                      reason: "metadata must be flat: values are strings, numbers, booleans or null")
-                default: metadata[k] = v
-                }
+        guard text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else { throw t.fail("must not be empty or blank") }
+        return RecordInput(
+            id: id, revision: revision, text: text, kind: try d.optional("kind", rule: .name()), date: try d.optional("date", rule: .date),
+            tags: try d.optional("tags"), metadata: try d.optional("metadata"), permissions: try d.optional("permissions"),
+            vector: try d.optional("vector"))
+    }
+
+    /// The record as the store keeps it (permissions not sent are granted).
+    var record: Record {
+        Record(id: id, revision: Int64(revision), text: text, kind: kind, date: date, tags: tags ?? [], metadata: metadata?.json ?? [:],
+               permissions: KindredCore.Permissions(search: permissions?.search ?? true, patterns: permissions?.patterns ?? true),
+               vector: vector)
+    }
+}
+
+extension RecordInput.Permissions: ParamsObject {
+    static let role = "a permission"
+}
+
+/// Metadata: an object whose keys are names, flat.
+extension Metadata: ParamsReadable {
+    static func read(_ d: ParamsDecoder) throws -> Self {
+        var out = Metadata()
+        for (k, v) in try FieldRules.openObject(d.present(), field: d.field) {
+            switch v {
+            case .null: out[k] = .null
+            case .bool(let b): out[k] = .bool(b)
+            case .int(let i): out[k] = .integer(i)
+            case .double(let x): out[k] = .number(x)
+            case .string(let s): out[k] = .string(s)
+            case .array, .object:
+                throw ResponseError.invalidParams(field: "\(d.field).\(k)", reason: "metadata must be flat: values are strings, numbers, booleans or null")
             }
         }
-        var permissions = KindredCore.Permissions()
-        if let perm = try p.optionalObject("permissions", keys: Permissions.fields, what: "a permission") {
-            permissions.search = try perm.optionalBool("search") ?? true
-            permissions.patterns = try perm.optionalBool("patterns") ?? true
-        }
-        let vector = try p.vector("vector")
-        return Record(id: id, revision: revision, text: text, kind: kind, date: date, tags: tags, metadata: metadata,
-                      permissions: permissions, vector: vector)
+        return out
+    }
+
+    /// As the store keeps it.
+    var json: JSONObject {
+        JSONObject(entries.map { e in
+            switch e.value {
+            case .null: (e.key, .null)
+            case .bool(let b): (e.key, .bool(b))
+            case .integer(let i): (e.key, .int(i))
+            case .number(let x): (e.key, .double(x))
+            case .string(let s): (e.key, .string(s))
+            }
+        })
+    }
+
+    /// From the store (values that are not flat were never stored; one would read as null).
+    init(_ o: JSONObject) {
+        self.init(o.map { k, v in
+            switch v {
+            case .bool(let b): Entry(key: k, value: .bool(b))
+            case .int(let i): Entry(key: k, value: .integer(i))
+            case .double(let x): Entry(key: k, value: .number(x))
+            case .string(let s): Entry(key: k, value: .string(s))
+            case .null, .array, .object: Entry(key: k, value: .null)
+            }
+        })
     }
 }

@@ -5,10 +5,9 @@ import VectorIndex
 import KindredProtocol
 
 extension KindredService {
-    func upsert(_ req: RecordsUpsert.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let records = req.records
+    func upsert(_ req: RecordsUpsert, _ ctx: RequestContext) throws(ResponseError) -> RecordsUpsert.Result {
+        let records = req.records.map(\.record)
         let owner = req.owner
-        let waitForIndex = req.waitForIndex
         let outcomes = try apply(owner: owner, records: records)
         // Only written records without a client vector give the embedder work (and wake it: its look
         // for work visits every record).
@@ -17,22 +16,21 @@ extension KindredService {
             reportEmbeddingProgress(ctx, records: records.count)
             embeddingWorkDidArrive()
         }
-        if waitForIndex {
+        let result = RecordsUpsert.Result(results: outcomes.map { o in
+            .init(id: o.id, revision: Int(o.revision), status: o.status.rawValue, deleted: o.deleted ? true : nil)
+        })
+        if req.waitForIndex == true {
             // Answered once every searchable record of the request is in the semantic index (or the
             // timeout passed); the write is committed either way.
             let ids = records.filter(\.permissions.search).map(\.id)
             let timeout = settings.records.waitForIndexTimeout
-            ctx.answerLater { [self] result in
-                guard case .object(var o) = result else { return result }
-                o["indexed"] = .bool(waitUntilIndexed(owner: owner, ids: ids, timeout: timeout, ctx))
-                return .object(o)
+            ctx.answerLater { [self] _ in
+                var later = result
+                later.indexed = waitUntilIndexed(owner: owner, ids: ids, timeout: timeout, ctx)
+                return try ResultEncoder.json(later)
             }
         }
-        return ["results": .array(outcomes.map { o in
-            var result: JSONObject = ["id": .string(o.id), "revision": .int(o.revision), "status": .string(o.status.rawValue)]
-            if o.deleted { result["deleted"] = true }
-            return .object(result)
-        })]
+        return result
     }
 
     /// Writes validated records and brings the vector index in step with them. Records that would
@@ -118,50 +116,45 @@ extension KindredService {
         return RecordsDelete.Result(deleted: result.deleted.map(\.id), missing: result.missing)
     }
 
-    func get(_ req: RecordsGet.Checked) throws(ResponseError) -> JSONValue {
+    func get(_ req: RecordsGet) throws(ResponseError) -> RecordState {
         let owner = req.owner, id = req.id
         let version = indexVersion
         let (stored, tombstone, spans) = try withReader { store in
             let stored = try store.get(owner: owner, id: id)
             let spans = try stored.flatMap { s in
-                req.listPassages ? try store.passageVectorSpans(record: s.rowid, revision: s.record.revision, indexVersion: version) : nil
+                req.passages == true ? try store.passageVectorSpans(record: s.rowid, revision: s.record.revision, indexVersion: version) : nil
             }
             return (stored, stored == nil ? try store.tombstone(owner: owner, id: id) : nil, spans)
         }
         if let tombstone { throw .deleted(tombstone) }
         guard let stored else { throw .notFound("record", id: id, owner: owner) }
-        guard let spans else { return recordResult(stored) }
-        return recordResult(stored, passageVectors: spans)
-    }
-
-    /// `records/get` with `passages: true`: besides the passage count, `passageList` lists them, each with
-    /// its index, offsets (Unicode scalars), text and whether it has a vector of the current index
-    /// version (its own, as a pattern occurrence, or the record's when the record is one passage).
-    func recordResult(_ stored: StoredRecord, passageVectors: Set<[Int]>) -> JSONValue {
-        guard case .object(var o) = recordResult(stored) else { return recordResult(stored) }
+        var result = recordResult(stored)
+        guard let spans else { return result }
+        // With `passages: true`: besides the passage count, `passageList` lists them, each with its
+        // index, offsets (Unicode scalars), text and whether it has a vector of the current index
+        // version (its own, as a pattern occurrence, or the record's when the record is one passage).
         let parts = Passages.split(stored.record.text, maxScalars: settings.passages.maxChars)
-        let recordVector = o["vector"] != .null
-        o["passageList"] = .array(parts.enumerated().map { i, p in
-            ["index": .from(i), "start": .from(p.start), "end": .from(p.end), "text": .string(p.text),
-             "vector": .bool(passageVectors.contains([p.start, p.end]) || (parts.count == 1 && recordVector))]
-        })
-        return .object(o)
+        let recordVector = result.vector != nil
+        result.passageList = parts.enumerated().map { i, p in
+            .init(index: i, start: p.start, end: p.end, text: p.text,
+                  vector: spans.contains([p.start, p.end]) || (parts.count == 1 && recordVector))
+        }
+        return result
     }
 
-    func recordResult(_ stored: StoredRecord) -> JSONValue {
+    func recordResult(_ stored: StoredRecord) -> RecordState {
         let indexed = readIndex { $0.contains(rowid: stored.rowid) }
         let current = stored.vectorVersion == indexVersion.description
-        return [
-            "record": RecordJSON.encode(stored.record),
-            "indexed": .bool(indexed),
-            "vector": current ? .string(stored.vectorSource ?? "model") : .null,
-            "indexVersion": .from(stored.vectorVersion),
-            "passages": .from(Passages.split(stored.record.text, maxScalars: settings.passages.maxChars).count),
-        ]
+        let r = stored.record
+        return RecordState(
+            record: .init(id: r.id, revision: Int(r.revision), text: r.text, kind: r.kind, date: r.date, tags: r.tags, metadata: Metadata(r.metadata),
+                          permissions: .init(search: r.permissions.search, patterns: r.permissions.patterns)),
+            indexed: indexed, vector: current ? stored.vectorSource ?? "model" : nil, indexVersion: stored.vectorVersion,
+            passages: Passages.split(r.text, maxScalars: settings.passages.maxChars).count)
     }
 
-    func setPermissions(_ req: RecordsSetPermissions.Checked) throws(ResponseError) -> JSONValue {
-        let owner = req.owner, id = req.id, search = req.search, patterns = req.patterns
+    func setPermissions(_ req: RecordsSetPermissions) throws(ResponseError) -> RecordState {
+        let owner = req.owner, id = req.id, search = req.permissions.search, patterns = req.permissions.patterns
         let version = indexVersion
         let stored: StoredRecord? = try withWriter { store in
             guard let s = try withPatternInvalidation(store, owner: owner, recordIDs: [id], {
@@ -176,15 +169,5 @@ extension KindredService {
         }
         guard let stored else { throw .notFound("record", id: id, owner: owner) }
         return recordResult(stored)
-    }
-}
-
-enum RecordJSON {
-    static func encode(_ r: Record) -> JSONValue {
-        .object([
-            "id": .string(r.id), "revision": .int(r.revision), "text": .string(r.text), "kind": .from(r.kind), "date": .from(r.date),
-            "tags": .from(r.tags), "metadata": .object(r.metadata),
-            "permissions": ["search": .bool(r.permissions.search), "patterns": .bool(r.permissions.patterns)],
-        ])
     }
 }

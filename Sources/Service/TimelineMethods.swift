@@ -10,11 +10,14 @@ extension KindredService {
     /// At most this many bars per finding: the bin grows (1, 3, 6, 12 months, then whole years)
     /// until the records' span fits.
     static let maxTimelineBins = 72
+    /// Findings drawn when `limit` is not sent.
+    static let defaultTimelineFindings = 6
 
-    func patternTimeline(_ req: PatternsTimeline.Checked, _ ctx: RequestContext) throws(ResponseError) -> JSONValue {
-        let data = try pictureData(owner: req.owner, query: req.query, withVectors: false, ctx)
-        let period = req.query.period
-        let shown = Array(data.report.findings.prefix(req.limit))
+    func patternTimeline(_ req: PatternsTimeline, _ ctx: RequestContext) throws(ResponseError) -> PatternsTimeline.Result {
+        let query = try req.query()
+        let data = try pictureData(owner: req.owner, query: query, withVectors: false, ctx)
+        let period = query.period
+        let shown = Array(data.report.findings.prefix(req.limit ?? Self.defaultTimelineFindings))
         // The months the eligible records of the period cover.
         let months = data.eligible.values.compactMap { d -> Int? in
             guard let d, period.map({ $0.contains(d) }) ?? true else { return nil }
@@ -35,7 +38,7 @@ extension KindredService {
         }
         let binStart = bins.first?.start ?? 0
         var series: [Timeline.Series] = []
-        var out: [JSONValue] = []
+        var out: [PatternsTimeline.Result.Panel] = []
         for f in shown {
             var counts = [Int](repeating: 0, count: bins.count)
             for e in f.evidence {
@@ -45,34 +48,29 @@ extension KindredService {
             }
             let ms = bins.indices.map { Timeline.Month(month: Self.monthName(bins[$0].start), records: counts[$0], eligible: bins[$0].records) }
             var comparison: Timeline.Comparison?
-            var o: JSONObject = [
-                "groupId": .int(f.groupID), "label": .string(PictureData.label(f)), "category": .string(f.category),
-                "records": .from(f.fraction.count), "eligible": .from(f.fraction.denominator),
-                "bins": .array(ms.map { ["start": .string($0.month), "records": .from($0.records), "eligible": .from($0.eligible)] }),
-            ]
+            var panel = PatternsTimeline.Result.Panel(
+                groupId: Int(f.groupID), label: PictureData.label(f), category: f.category, records: f.fraction.count,
+                eligible: f.fraction.denominator, bins: ms.map { .init(start: $0.month, records: $0.records, eligible: $0.eligible) })
             if let c = f.comparison {
                 let note = c.trend?.rawValue
                     ?? "too few eligible records to compare (fewer than \(patternConfig.grouping.minComparisonDenominator) in a period)"
                 comparison = Timeline.Comparison(
                     current: .init(name: "recent", records: c.current.count, eligible: c.current.denominator),
                     previous: .init(name: "earlier", records: c.previous.count, eligible: c.previous.denominator), note: note)
-                o["comparison"] = ["current": PatternJSON.fraction(c.current), "previous": PatternJSON.fraction(c.previous),
-                                   "suppressed": .bool(c.suppressed), "trend": .from(c.trend?.rawValue)]
+                panel.comparison = .init(current: PatternJSON.count(c.current), previous: PatternJSON.count(c.previous),
+                                         suppressed: c.suppressed, trend: c.trend?.rawValue)
             }
             series.append(Timeline.Series(id: f.groupID, label: PictureData.label(f), detail: PictureData.detail(f), category: f.category,
                                           records: f.fraction.count, eligible: f.fraction.denominator, months: ms, comparison: comparison))
-            out.append(.object(o))
+            out.append(panel)
         }
         let per = binMonths == 1 ? "month" : binMonths == 12 ? "year" : "\(binMonths) months"
         var subtitle = "The \(series.count) most recorded pattern\(series.count == 1 ? "" : "s") of \(data.report.denominator) eligible records "
             + "(\(PictureData.describe(period))), records per \(per)"
-        if let cp = req.query.comparePeriod { subtitle += "; recent: \(PictureData.describe(period)), earlier: \(PictureData.describe(cp))" }
+        if let cp = query.comparePeriod { subtitle += "; recent: \(PictureData.describe(period)), earlier: \(PictureData.describe(cp))" }
         if undated > 0 { subtitle += "; \(undated) undated record\(undated == 1 ? "" : "s") not drawn" }
         let svg = Timeline.render(series, title: "Findings timeline", subtitle: subtitle + ".")
-        return [
-            "svg": .string(svg), "eligibleRecords": .from(data.report.denominator), "binMonths": .from(binMonths),
-            "undatedRecords": .from(undated), "findings": .array(out),
-        ]
+        return PatternsTimeline.Result(svg: svg, eligibleRecords: data.report.denominator, binMonths: binMonths, undatedRecords: undated, findings: out)
     }
 
     /// Months since year 0 of a `YYYY-MM…` date.

@@ -116,7 +116,7 @@ extension PatternFixture {
         #expect(field(["owner": "o", "items": [["recordId": "r1", "revision": 1, "occurrences": [], "colour": 1]]]) == "items[0].colour")
         #expect(field(["owner": "o", "items": [["recordId": "r1", "occurrences": []]]]) == "items[0].revision")
         #expect(field(["owner": "o", "items": ["r1"]]) == "items[0]")
-        let many: [JSONValue] = (0...OccurrencesPut.Checked.maxItems).map { Self.item("x\($0)", []) }
+        let many: [JSONValue] = (0...OccurrencesPut.maxItems).map { Self.item("x\($0)", []) }
         #expect(f.callError("occurrences/put", ["owner": "o", "items": .array(many)])?.code == .limitExceeded)
         // Nothing was written by any refused call.
         #expect(try f.occurrenceCount() == 0)

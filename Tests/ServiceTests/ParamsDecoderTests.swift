@@ -89,6 +89,54 @@ import KindredProtocol
         #expect(e.code == .internalError)
     }
 
+    /// A request whose fields carry rules checked as each is read (`ReadRule`).
+    struct Ruled: ServedRequest {
+        static let spec = MethodSpec("test/ruled", [.required("count"), .optional("later"), .optional("category"), .required("label")], result: [])
+        static var readRules: [String: ReadRule] {
+            ["count": .positive, "category": .category, "label": .present(absent: "is required (null clears it)")]
+        }
+        struct Result: Codable, Sendable {}
+        var count: Int
+        var later: Bool?
+        var category: String?
+        var label: String?
+        func check(_ rules: ParamRules) throws(ResponseError) {}
+    }
+
+    static let ruled: [(JSONValue, String, String)] = [
+        (["count": 0, "later": "no", "label": .null], "count", "must be a positive integer"),
+        (["count": 1, "category": .string(String(repeating: "c", count: 129)), "label": 5], "category", "must be at most 128 bytes"),
+        (["count": 1], "label", "is required (null clears it)"),
+        (["count": 1, "label": 5], "label", "must be a string, got number"),
+    ]
+
+    /// A rule fails as its field is read: before a later field's type error.
+    @Test(arguments: ruled)
+    func aRuleFailsAsItsFieldIsRead(params: JSONValue, field: String, reason: String) throws {
+        do {
+            _ = try ParamsDecoder.request(Ruled.self, params, rules: Self.rules)
+            Issue.record("accepted \(params)")
+        } catch {
+            #expect(error.data?["field"] == .string(field))
+            #expect(error.data?["reason"] == .string(reason))
+        }
+    }
+
+    @Test func aLabelSentAsNullIsAccepted() throws {
+        let r = try ParamsDecoder.request(Ruled.self, ["count": 2, "label": .null], rules: Self.rules)
+        #expect(r.count == 2 && r.label == nil)
+    }
+
+    struct Sparse: Codable, Sendable {
+        @Nullable var shown: String?
+        var left: String?
+    }
+
+    @Test func aNullableFieldIsNullAndAnOptionalOneLeftOut() throws {
+        #expect(JSONWriter.string(try ResultEncoder.json(Sparse(shown: nil, left: nil))) == #"{"shown":null}"#)
+        #expect(JSONWriter.string(try ResultEncoder.json(Sparse(shown: "a", left: "b"))) == #"{"shown":"a","left":"b"}"#)
+    }
+
     struct Answer: Codable, Sendable {
         struct Limits: Codable, Sendable, ExplicitNulls { var calls: Int?; var chars: Int? }
         var z: Int

@@ -6,3 +6,8 @@ import KindredProtocol
 extension IndexRebuild: ServedRequest {
     func check(_ rules: ParamRules) throws(ResponseError) {}
 }
+
+/// `index/status`: `owner?` (the whole database when absent).
+extension IndexStatus: ServedRequest {
+    func check(_ rules: ParamRules) throws(ResponseError) {}
+}

@@ -18,7 +18,7 @@ extension SearchQuery: ServedRequest {
 
 /// `search/similar`: `owner`, `id`, `limit?`, `filters?`.
 extension SearchSimilar: ServedRequest {
-    static var names: Set<String> { ["owner", "id"] }
+    static var readRules: [String: ReadRule] { ["owner": .name(), "id": .name()] }
 
     func check(_ rules: ParamRules) throws(ResponseError) {
         try SearchLimit.check(limit, rules)

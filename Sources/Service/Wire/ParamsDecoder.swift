@@ -25,10 +25,10 @@ struct ParamsDecoder: Decoder, SingleValueDecodingContainer {
     let field: String
     let rules: ParamRules
     var keys: Keys = .checked
-    /// The keys of this object whose string values are names (`FieldRules.name`), checked as each is
-    /// read, so that a bad name is named before a later field's type error, in the order the fields are
-    /// read (the request's own: `ServedRequest.names`; only the params object itself has them).
-    var names: Set<String> = []
+    /// The rules of this object's fields by key, checked as each is read, so that a bad name is named
+    /// before a later field's type error, in the order the fields are read (`ServedRequest.readRules`
+    /// for the params object, `ParamsObject.readRules` for a nested one).
+    var readRules: [String: ReadRule] = [:]
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -41,11 +41,11 @@ struct ParamsDecoder: Decoder, SingleValueDecodingContainer {
         case nil, .null?: object = [:]
         default: throw .invalidParams(field: "params", reason: "must be an object")
         }
-        try FieldRules.refuseUnknown(object, keys: R.spec.keys + Params.everywhere, prefix: "", what: "a parameter of \(R.method)")
+        try FieldRules.refuseUnknown(object, keys: R.spec.keys + ParamRules.everywhere, prefix: "", what: "a parameter of \(R.method)")
         var decoder = ParamsDecoder(value: .object(object), field: "", rules: rules)
-        decoder.names = R.names
+        decoder.readRules = R.readRules
         let request: R
-        do { request = try R(from: decoder) } catch { throw Self.responseError(error) }
+        do { request = try R.read(decoder) } catch { throw Self.responseError(error) }
         try request.check(rules)
         return request
     }
@@ -72,6 +72,37 @@ struct ParamsDecoder: Decoder, SingleValueDecodingContainer {
 
     func child(_ key: any CodingKey, field: String) -> ParamsDecoder {
         ParamsDecoder(value: member(key), field: field, rules: rules, keys: .undeclared, codingPath: codingPath + [key])
+    }
+
+    /// The decoder of this object's member `key`, for a type that reads its fields itself
+    /// (`ParamsReadable`); the member's rule (`readRules`) is its caller's to apply.
+    func member(_ key: String) -> ParamsDecoder {
+        child(MemberKey(stringValue: key), field: field.isEmpty ? key : "\(field).\(key)")
+    }
+
+    /// Member `key` decoded, nil when absent or null, its rule (if any) applied: for a type that
+    /// reads its fields itself, in its own order.
+    func optional<T: Decodable>(_ key: String, _ type: T.Type = T.self, rule: ReadRule? = nil) throws -> T? {
+        let m = member(key)
+        guard !m.value.isNull else { return nil }
+        let v = try m.decode(T.self)
+        if let rule, let s = v as? String { try rule.check(s, field: m.field) }
+        if let rule, let i = v as? Int { try rule.check(Int64(i), field: m.field) }
+        return v
+    }
+
+    /// Member `key` decoded, which must be present; its rule (if any) applied.
+    func required<T: Decodable>(_ key: String, _ type: T.Type = T.self, rule: ReadRule? = nil) throws -> T {
+        let m = member(key)
+        guard let v = try optional(key, T.self, rule: rule) else { throw m.fail("is required") }
+        return v
+    }
+
+    private struct MemberKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 
     private func member(_ key: any CodingKey) -> JSONValue {
@@ -161,14 +192,30 @@ struct ParamsDecoder: Decoder, SingleValueDecodingContainer {
             let object = try FieldRules.openObject(present(), field: field)
             return Dictionary(object.map { ($0.key, KindredJSON($0.value)) }, uniquingKeysWith: { $1 }) as! T
         }
+        if let readable = T.self as? any ParamsReadable.Type { return try readable.read(self) as! T }
         var decoder = self
-        if let object = T.self as? any ParamsObject.Type { decoder.keys = .accept(object.fields, role: object.role) }
+        if let object = T.self as? any ParamsObject.Type {
+            decoder.keys = .accept(object.fields, role: object.role)
+            decoder.readRules = object.readRules
+        }
         return try T(from: decoder)
     }
 }
 
-/// A nested object of a request's params: the keys it may hold (its type's) and what one is called.
+/// A nested object of a request's params: the keys it may hold (its type's), what one is called,
+/// and its fields' rules, checked as each is read.
 protocol ParamsObject {
     static var fields: [String] { get }
     static var role: String { get }
+    static var readRules: [String: ReadRule] { get }
+}
+
+extension ParamsObject {
+    static var readRules: [String: ReadRule] { [:] }
+}
+
+/// A nested value of a request's params that reads itself from its decoder, because what its
+/// fields mean depends on one of them (a correction's `kind`) or its errors say more than its type.
+protocol ParamsReadable {
+    static func read(_ decoder: ParamsDecoder) throws -> Self
 }

@@ -19,13 +19,27 @@ struct ParamsObjectReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode(_: Bool.Type, forKey key: Key) throws -> Bool { try at(key).decode(Bool.self) }
     func decode(_: String.Type, forKey key: Key) throws -> String {
-        let s = try at(key).decode(String.self)
-        if decoder.names.contains(key.stringValue) { try FieldRules.name(s, field: key.stringValue) }
+        let field = at(key)
+        let s = try field.decode(String.self)
+        try decoder.readRules[key.stringValue]?.check(s, field: field.field)
         return s
+    }
+
+    /// A key that must be sent though it may be null (`ReadRule.present`) fails when absent.
+    func decodeIfPresent(_: String.Type, forKey key: Key) throws -> String? {
+        if case .present(let absent)? = decoder.readRules[key.stringValue], object[key.stringValue] == nil {
+            throw ResponseError.invalidParams(field: at(key).field, reason: absent)
+        }
+        return contains(key) ? try decode(String.self, forKey: key) : nil
     }
     func decode(_: Double.Type, forKey key: Key) throws -> Double { try at(key).decode(Double.self) }
     func decode(_: Float.Type, forKey key: Key) throws -> Float { try at(key).decode(Float.self) }
-    func decode(_: Int.Type, forKey key: Key) throws -> Int { try at(key).decode(Int.self) }
+    func decode(_: Int.Type, forKey key: Key) throws -> Int {
+        let field = at(key)
+        let i = try field.decode(Int.self)
+        try decoder.readRules[key.stringValue]?.check(Int64(i), field: field.field)
+        return i
+    }
     func decode(_: Int8.Type, forKey key: Key) throws -> Int8 { try at(key).decode(Int8.self) }
     func decode(_: Int16.Type, forKey key: Key) throws -> Int16 { try at(key).decode(Int16.self) }
     func decode(_: Int32.Type, forKey key: Key) throws -> Int32 { try at(key).decode(Int32.self) }

@@ -5,32 +5,19 @@ import KindredProtocol
 /// A protocol request type the service answers as it is: `ParamsDecoder` decodes its params, then
 /// `check` applies the rules its types cannot state (a name, a date, a range), naming the field.
 protocol ServedRequest: KindredRequest {
-    /// Its params' keys whose values are names (`FieldRules.name`), checked as they are read.
-    static var names: Set<String> { get }
+    /// Its params' rules by key, checked as each field is read (`ReadRule`).
+    static var readRules: [String: ReadRule] { get }
     func check(_ rules: ParamRules) throws(ResponseError)
+    /// The request read from its params object; `ParamsDecoder` has already refused unknown keys.
+    /// By default the type's own `init(from:)`; a request whose fields are read in another order
+    /// (one decides what the others mean) reads them itself.
+    static func read(_ decoder: ParamsDecoder) throws -> Self
 }
 
 extension ServedRequest {
     /// Every method's `owner` is a name.
-    static var names: Set<String> { ["owner"] }
-}
-
-/// A protocol request type the service still reads through `Params` into `Checked`, the values its
-/// handler takes. The method's name and the keys its params object may hold are the protocol's
-/// (`spec`), so a key the catalogue lacks is refused.
-protocol CheckedRequest: KindredRequest {
-    associatedtype Checked: MethodParams
-}
-
-/// One request's params as the service reads them, refusing anything its method does not take.
-protocol MethodParams: Sendable {
-    init(_ p: Params) throws(ResponseError)
-}
-
-extension CheckedRequest {
-    static func check(_ params: JSONValue?, rules: ParamRules) throws(ResponseError) -> Checked {
-        try Checked(Params(params, method: spec.method, keys: spec.keys, rules: rules))
-    }
+    static var readRules: [String: ReadRule] { ["owner": .name()] }
+    static func read(_ decoder: ParamsDecoder) throws -> Self { try Self(from: decoder) }
 }
 
 /// A method as the service answers it: its params decoded, the handler run, its answer encoded.
@@ -44,28 +31,24 @@ struct Route: Sendable {
     /// A method answered with its protocol types: the request decoded, the result encoded here.
     init<R: ServedRequest>(_ type: R.Type, _ kind: MethodKind,
                            _ handler: @escaping @Sendable (KindredService, R, RequestContext) throws(ResponseError) -> R.Result) {
+        self.init(type, kind, later: { service, request, ctx throws(ResponseError) in try handler(service, request, ctx) })
+    }
+
+    /// As above, for a handler that may answer later (`RequestContext.answerLater`): nil now
+    /// (answered null, never sent), its answer then.
+    init<R: ServedRequest>(_ type: R.Type, _ kind: MethodKind,
+                           later handler: @escaping @Sendable (KindredService, R, RequestContext) throws(ResponseError) -> R.Result?) {
         method = R.method
         self.kind = kind
         keys = R.spec.keys
         run = { service, params, ctx throws(ResponseError) in
             let request = try ParamsDecoder.request(R.self, params, rules: service.paramRules)
-            return try Self.tallied { () throws(ResponseError) in try ResultEncoder.json(handler(service, request, ctx)) }
-        }
-    }
-
-    init<R: CheckedRequest>(_ type: R.Type, _ kind: MethodKind,
-                            _ handler: @escaping @Sendable (KindredService, R.Checked, RequestContext) throws(ResponseError) -> JSONValue) {
-        method = R.method
-        self.kind = kind
-        keys = R.spec.keys
-        run = { service, params, ctx throws(ResponseError) in
-            let request = try R.check(params, rules: service.paramRules)
-            return try Self.tallied { () throws(ResponseError) in try handler(service, request, ctx) }
+            return try Self.tallied { () throws(ResponseError) in try handler(service, request, ctx).map(ResultEncoder.json) ?? .null }
         }
     }
 
     /// Runs `answer`; work that called a remote provider says so in the answer's `usage`.
-    private static func tallied(_ answer: () throws(ResponseError) -> JSONValue) throws(ResponseError) -> JSONValue {
+    static func tallied(_ answer: () throws(ResponseError) -> JSONValue) throws(ResponseError) -> JSONValue {
         let tally = UsageTally()
         let result: JSONValue
         do {
