@@ -25,7 +25,7 @@ import JSONRPC
 
     @Test func theDerivedEntriesAreTheHandWrittenOnes() throws {
         let before = try Self.fixture()
-        let now = KindredMethods.all.map { $0.spec }
+        let now = KindredService.requestTypes.map { $0.spec }
         #expect(now.map(\.method) == before.map(\.method))
         for (spec, entry) in zip(now, before) {
             #expect(spec.params.map { Entry.Param(name: $0.name, required: $0.required) } == entry.params, "\(spec.method)")
