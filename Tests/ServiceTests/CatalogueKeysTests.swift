@@ -7,9 +7,10 @@ import JSONRPC
 
 /// Each method's catalogue entry is derived from its request type and its `Result`
 /// (`MethodSpec.init(_:for:)`). Held here to the entries as they were written by hand before
-/// (`Fixtures/method-specs.json`): the same methods in the same order, the same params in the same
-/// order (the order an error lists them) with the same required flags, and the same result fields;
-/// and the service's refusal of an unknown key lists exactly those params.
+/// (`Fixtures/method-specs.json`): the same methods in the same order (a method added since is in no
+/// fixture), the same params in the same order (the order an error lists them) with the same
+/// required flags, and the same result fields; and the service's refusal of an unknown key lists
+/// exactly those params.
 @Suite struct CatalogueKeysTests {
     struct Entry: Codable, Equatable {
         struct Param: Codable, Equatable { var name: String; var required: Bool }
@@ -25,7 +26,8 @@ import JSONRPC
 
     @Test func theDerivedEntriesAreTheHandWrittenOnes() throws {
         let before = try Self.fixture()
-        let now = KindredService.requestTypes.map { $0.spec }
+        // Methods added since are in no fixture: theirs is derived like every other.
+        let now = KindredService.requestTypes.map { $0.spec }.filter { spec in before.contains { $0.method == spec.method } }
         #expect(now.map(\.method) == before.map(\.method))
         for (spec, entry) in zip(now, before) {
             #expect(spec.params.map { Entry.Param(name: $0.name, required: $0.required) } == entry.params, "\(spec.method)")
