@@ -31,16 +31,8 @@ public struct MethodSpec: Sendable, Hashable {
     /// or when `@Nullable` (sent even when null); the result fields are those of `R.Result`.
     public init<R: KindredRequest>(_ method: String, for _: R.Type) {
         self.method = method
-        params = Self.fields(of: R.self).map { Param(name: $0.name, required: $0.required || $0.nullable) }
-        result = Self.fields(of: R.Result.self).map(\.name)
-    }
-
-    /// The fields of an object type; a request or result type that is not one is a mistake of ours.
-    private static func fields<T: Decodable>(of type: T.Type) -> [Shape.Field] {
-        guard case .object(let fields, _)? = try? Shape.of(type).shape else {
-            preconditionFailure("\(T.self) does not read as an object of named fields")
-        }
-        return fields
+        params = Shape.fields(of: R.self).map { Param(name: $0.name, required: $0.required || $0.nullable) }
+        result = Shape.fieldNames(of: R.Result.self)
     }
 
     /// Every key of the params object (besides `workDoneToken`, which every method accepts).

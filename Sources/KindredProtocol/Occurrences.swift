@@ -1,7 +1,7 @@
 /// An occurrence as a client's extractor finds it (`occurrences/put`).
 public struct OccurrenceInput: Codable, Sendable, Hashable {
     /// The keys an occurrence object may hold.
-    public static let fields = ["category", "description", "excerpt", "tags"]
+    public static let fields = Shape.fieldNames(of: Self.self)
 
     public var category: String
     public var description: String

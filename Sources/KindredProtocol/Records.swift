@@ -2,12 +2,12 @@ import Foundation
 
 /// A record as `records/upsert` takes it.
 public struct RecordInput: Codable, Sendable, Hashable {
-    /// The keys a record object may hold.
-    public static let fields = ["id", "revision", "text", "kind", "date", "tags", "metadata", "permissions", "vector"]
+    /// The keys a record object may hold: its fields, in the order it reads them.
+    public static let fields = Shape.fieldNames(of: Self.self)
 
     public struct Permissions: Codable, Sendable, Hashable {
         /// The keys a permissions object may hold.
-        public static let fields = ["search", "patterns"]
+        public static let fields = Shape.fieldNames(of: Self.self)
         public var search: Bool?
         public var patterns: Bool?
         public init(search: Bool? = nil, patterns: Bool? = nil) { self.search = search; self.patterns = patterns }

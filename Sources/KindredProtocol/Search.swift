@@ -1,7 +1,7 @@
 /// Search filters (all optional, combined with AND).
 public struct SearchFilters: Codable, Sendable, Hashable {
     /// The keys a filters object may hold.
-    public static let fields = ["kinds", "tags", "tagsMode", "from", "to", "metadata"]
+    public static let fields = Shape.fieldNames(of: Self.self)
 
     public var kinds: [String]?
     public var tags: [String]?

@@ -45,4 +45,18 @@ extension Shape {
     public static func of<T: Decodable>(_ type: T.Type) throws -> (shape: Shape, strays: [String]) {
         try ShapeDecoder.shape(of: type)
     }
+
+    /// The fields of an object type, each once, in the order its `init(from:)` first reads them: a
+    /// method's params and result fields (`MethodSpec`), the keys a nested params object may hold.
+    /// A type that does not read as an object of named fields is a mistake of ours.
+    public static func fields<T: Decodable>(of type: T.Type) -> [Field] {
+        guard case .object(let fields, _)? = try? of(type).shape else {
+            preconditionFailure("\(T.self) does not read as an object of named fields")
+        }
+        var seen: Set<String> = []
+        return fields.filter { seen.insert($0.name).inserted }
+    }
+
+    /// The names of `fields(of:)`.
+    public static func fieldNames<T: Decodable>(of type: T.Type) -> [String] { fields(of: type).map(\.name) }
 }

@@ -38,6 +38,16 @@ import JSONRPC
         }
     }
 
+    /// The nested objects' keys, derived from their types too, are those written by hand before, in
+    /// the same order (the order a refused key's error lists them).
+    @Test func nestedObjectsAcceptTheKeysTheyDidBefore() {
+        #expect(RecordInput.fields == ["id", "revision", "text", "kind", "date", "tags", "metadata", "permissions", "vector"])
+        #expect(RecordInput.Permissions.fields == ["search", "patterns"])
+        #expect(SearchFilters.fields == ["kinds", "tags", "tagsMode", "from", "to", "metadata"])
+        #expect(OccurrenceInput.fields == ["category", "description", "excerpt", "tags"])
+        #expect(OccurrencesPut.Item.fields == ["recordId", "revision", "occurrences"])
+    }
+
     /// A param that must be sent though it may be null is `@Nullable` in its type: optional to the
     /// reader, required in its entry (`patterns/setLabel`'s `label`, where null clears the label).
     @Test func aNullableParamIsRequiredInItsEntry() throws {
