@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "PicturesTests", dependencies: ["Pictures"]),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "Storage", "JSONRPC", "KindredCore", "KindredProtocol", "Grouping", "MCP", "Embedding"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "KindredProtocolTests", dependencies: ["KindredProtocol"]),
+        .testTarget(name: "KindredProtocolTests", dependencies: ["KindredProtocol", "KindredKit"]),
         .testTarget(name: "KindredKitTests", dependencies: ["KindredKit"]),
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "KindredCore"]),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster", "KindredCore"]),

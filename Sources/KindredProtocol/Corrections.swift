@@ -47,8 +47,6 @@ public struct ThemeCorrectionRecord: Codable, Sendable, Hashable {
 /// apart from groups and themes and honoured by every later refresh; `patterns/undoCorrection`
 /// undoes one by its id.
 public struct PatternsCorrect: KindredRequest {
-    public static let spec = MethodSpec("patterns/correct", [.required("owner"), .required("correction")],
-        result: ["correctionId", "affectedGroups", "affectedThemes"])
     public struct Correction: Codable, Sendable, Hashable {
         /// The keys a correction object may hold (each kind takes its own, docs/patterns.md).
         public static let fields = ["kind", "groupId", "note", "occurrenceId", "moveOut", "fromGroupId", "themeId", "fromThemeId"]
@@ -108,6 +106,7 @@ public struct PatternsCorrect: KindredRequest {
     public var owner: String
     public var correction: Correction
     public init(owner: String, correction: Correction) { self.owner = owner; self.correction = correction }
+    public static let spec = MethodSpec("patterns/correct", for: Self.self)
 }
 
 extension PatternsCorrect.Correction: FieldNotes {
@@ -126,8 +125,6 @@ extension PatternsCorrect.Correction: FieldNotes {
 
 /// `patterns/corrections`.
 public struct PatternsCorrections: KindredRequest {
-    public static let spec = MethodSpec("patterns/corrections", [.required("owner")],
-        result: ["corrections", "themeCorrections"])
     public struct Result: Codable, Sendable, Hashable {
         public var corrections: [CorrectionRecord]
         public var themeCorrections: [ThemeCorrectionRecord]?
@@ -137,12 +134,11 @@ public struct PatternsCorrections: KindredRequest {
     }
     public var owner: String
     public init(owner: String) { self.owner = owner }
+    public static let spec = MethodSpec("patterns/corrections", for: Self.self)
 }
 
 /// `patterns/undoCorrection`.
 public struct PatternsUndoCorrection: KindredRequest {
-    public static let spec = MethodSpec("patterns/undoCorrection", [.required("owner"), .required("correctionId")],
-        result: ["correctionId", "undone", "affectedGroups", "affectedThemes"])
     /// `affectedThemes` when the correction undone was a theme correction.
     public struct Result: Codable, Sendable, Hashable {
         public var correctionId: Int
@@ -156,12 +152,11 @@ public struct PatternsUndoCorrection: KindredRequest {
     public var owner: String
     public var correctionId: Int
     public init(owner: String, correctionId: Int) { self.owner = owner; self.correctionId = correctionId }
+    public static let spec = MethodSpec("patterns/undoCorrection", for: Self.self)
 }
 
 /// `patterns/setLabel`: a client-written label for the group at `version` (nil clears it).
 public struct PatternsSetLabel: KindredRequest {
-    public static let spec = MethodSpec("patterns/setLabel", [.required("owner"), .required("groupId"), .required("version"), .required("label"), .optional("description")],
-        result: ["ok", "groupId", "version", "label"])
     public struct Result: Codable, Sendable, Hashable {
         public var ok: Bool
         public var groupId: Int
@@ -172,20 +167,11 @@ public struct PatternsSetLabel: KindredRequest {
     public var owner: String
     public var groupId: Int
     public var version: Int
-    public var label: String?
+    /// Required: null clears the label.
+    @Nullable public var label: String?
     public var description: String?
     public init(owner: String, groupId: Int, version: Int, label: String?, description: String? = nil) {
         self.owner = owner; self.groupId = groupId; self.version = version; self.label = label; self.description = description
     }
-
-    // `label` is required: null clears it, so it is written even when nil.
-    enum CodingKeys: String, CodingKey { case owner, groupId, version, label, description }
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(owner, forKey: .owner)
-        try c.encode(groupId, forKey: .groupId)
-        try c.encode(version, forKey: .version)
-        try c.encode(label, forKey: .label)
-        try c.encodeIfPresent(description, forKey: .description)
-    }
+    public static let spec = MethodSpec("patterns/setLabel", for: Self.self)
 }

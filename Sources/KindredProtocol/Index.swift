@@ -1,8 +1,5 @@
 /// `index/status`: counts for one owner, or the whole database.
 public struct IndexStatus: KindredRequest {
-    public static let spec = MethodSpec("index/status", [.optional("owner")],
-        result: ["owner", "records", "searchable", "vectors", "indexed", "pendingEmbeddings", "vectorsOtherVersions", "indexVersion", "model", "dimension", "embedder",
-                 "vectorsByVersion", "rebuild", "schemaVersion", "patterns", "cosineScale"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Embedder: Codable, Sendable, Hashable {
             public var available: Bool
@@ -63,12 +60,11 @@ public struct IndexStatus: KindredRequest {
     }
     public var owner: String?
     public init(owner: String? = nil) { self.owner = owner }
+    public static let spec = MethodSpec("index/status", for: Self.self)
 }
 
 /// `index/rebuild`: re-embeds every record with the current model (progress, cancellable).
 public struct IndexRebuild: KindredRequest {
-    public static let spec = MethodSpec("index/rebuild", [],
-        result: ["reembedded", "resumed", "moved", "deletedOtherVersions", "spaceReclaimed", "pending", "indexVersion", "durationMs"])
     public struct Result: Codable, Sendable, Hashable {
         public var reembedded: Int
         /// Records whose new vector an earlier, interrupted rebuild had already staged.
@@ -87,4 +83,5 @@ public struct IndexRebuild: KindredRequest {
         }
     }
     public init() {}
+    public static let spec = MethodSpec("index/rebuild", for: Self.self)
 }

@@ -1,5 +1,7 @@
 /// An optional field that is always in the answer: null when it has no value, where other optional
 /// fields are left out (a group's `label`, a correction's `note`). Reads as absent or null alike.
+/// A request's `@Nullable` param must be sent, and null means something (`patterns/setLabel`'s
+/// `label`: null clears the label), so its catalogue entry has it required (`MethodSpec`).
 @propertyWrapper
 public struct Nullable<Value: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
     public var wrappedValue: Value?
@@ -23,3 +25,8 @@ extension KeyedDecodingContainer {
         try decodeIfPresent(Nullable<V>.self, forKey: key) ?? Nullable(wrappedValue: nil)
     }
 }
+
+/// What `ShapeDecoder` knows a `Nullable` field by.
+protocol NullableField {}
+
+extension Nullable: NullableField {}

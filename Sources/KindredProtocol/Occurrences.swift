@@ -1,7 +1,7 @@
 /// An occurrence as a client's extractor finds it (`occurrences/put`).
 public struct OccurrenceInput: Codable, Sendable, Hashable {
     /// The keys an occurrence object may hold.
-    public static let fields = ["category", "description", "excerpt", "tags"]
+    public static let fields = Shape.fieldNames(of: Self.self)
 
     public var category: String
     public var description: String
@@ -18,10 +18,6 @@ public struct OccurrenceInput: Codable, Sendable, Hashable {
 /// call (one embedder batch, one transaction), where a record that is missing or not at the given
 /// revision gets an `error` in its own result and the others are written.
 public struct OccurrencesPut: KindredRequest {
-    public static let spec = MethodSpec("occurrences/put", [
-        .required("owner"), .optional("recordId"), .optional("revision"), .optional("occurrences"), .optional("items"),
-    ],
-        result: ["recordId", "revision", "accepted", "occurrences", "rejected", "vectors", "waiting", "written", "failed", "items"])
 
     /// One record's occurrences in the `items` form.
     public struct Item: Codable, Sendable, Hashable {
@@ -106,4 +102,5 @@ public struct OccurrencesPut: KindredRequest {
 
     /// Many records' occurrences in one call.
     public init(owner: String, items: [Item]) { self.owner = owner; self.items = items }
+    public static let spec = MethodSpec("occurrences/put", for: Self.self)
 }

@@ -48,34 +48,25 @@ public struct RefreshSummary: Codable, Sendable, Hashable {
     public init() {}
 }
 
-extension RefreshSummary {
-    /// The answer's fields, as `patterns/refresh` and `patterns/rebuild` declare them: the properties.
-    static let fields = Mirror(reflecting: RefreshSummary()).children.compactMap(\.label)
-}
-
 /// `patterns/refresh`: places what changed (progress, cancellable; one transaction).
 public struct PatternsRefresh: KindredRequest {
-    public static let spec = MethodSpec("patterns/refresh", [.optional("owner")],
-        result: RefreshSummary.fields)
     public typealias Result = RefreshSummary
     /// Every owner when nil.
     public var owner: String?
     public init(owner: String? = nil) { self.owner = owner }
+    public static let spec = MethodSpec("patterns/refresh", for: Self.self)
 }
 
 /// `patterns/rebuild`: regroups from scratch, keeping corrections.
 public struct PatternsRebuild: KindredRequest {
-    public static let spec = MethodSpec("patterns/rebuild", [.optional("owner")],
-        result: RefreshSummary.fields)
     public typealias Result = RefreshSummary
     public var owner: String?
     public init(owner: String? = nil) { self.owner = owner }
+    public static let spec = MethodSpec("patterns/rebuild", for: Self.self)
 }
 
 /// `patterns/findings`: recurring patterns with counts of distinct records and their evidence.
 public struct PatternsFindings: KindredRequest {
-    public static let spec = MethodSpec("patterns/findings", [.required("owner"), .optional("from"), .optional("to"), .optional("compareFrom"), .optional("compareTo"), .optional("category"), .optional("kinds"), .optional("includeRelated"), .optional("limit"), .optional("cursor"), .optional("evidenceLimit")],
-        result: ["eligibleRecords", "insufficientHistory", "total", "findings", "nextCursor"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Count: Codable, Sendable, Hashable {
             public var records: Int
@@ -156,6 +147,7 @@ public struct PatternsFindings: KindredRequest {
         self.category = category; self.kinds = kinds; self.includeRelated = includeRelated; self.limit = limit
         self.cursor = cursor; self.evidenceLimit = evidenceLimit
     }
+    public static let spec = MethodSpec("patterns/findings", for: Self.self)
 }
 
 extension PatternsFindings: FieldNotes {
@@ -182,8 +174,6 @@ extension PatternsFindings.Result: FieldNotes {
 
 /// `patterns/group`: one group with its members and the corrections that name it.
 public struct PatternsGroup: KindredRequest {
-    public static let spec = MethodSpec("patterns/group", [.required("owner"), .required("groupId")],
-        result: ["group", "corrections", "theme"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Member: Codable, Sendable, Hashable {
             public var occurrenceId: Int
@@ -241,6 +231,7 @@ public struct PatternsGroup: KindredRequest {
     public var owner: String
     public var groupId: Int
     public init(owner: String, groupId: Int) { self.owner = owner; self.groupId = groupId }
+    public static let spec = MethodSpec("patterns/group", for: Self.self)
 }
 
 extension PatternsGroup: FieldNotes {

@@ -1,7 +1,5 @@
 /// `patterns/map`: the owner's groups placed by PCA of their centroids, as SVG.
 public struct PatternsMap: KindredRequest {
-    public static let spec = MethodSpec("patterns/map", [.required("owner"), .optional("category"), .optional("from"), .optional("to")],
-        result: ["svg", "eligibleRecords", "explainedVariance", "groups", "themes"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Circle: Codable, Sendable, Hashable {
             public var groupId: Int
@@ -43,12 +41,11 @@ public struct PatternsMap: KindredRequest {
     public init(owner: String, category: String? = nil, from: String? = nil, to: String? = nil) {
         self.owner = owner; self.category = category; self.from = from; self.to = to
     }
+    public static let spec = MethodSpec("patterns/map", for: Self.self)
 }
 
 /// `patterns/timeline`: the top recurring findings as small multiples of monthly bars, as SVG.
 public struct PatternsTimeline: KindredRequest {
-    public static let spec = MethodSpec("patterns/timeline", [.required("owner"), .optional("from"), .optional("to"), .optional("compareFrom"), .optional("compareTo"), .optional("category"), .optional("limit")],
-        result: ["svg", "eligibleRecords", "binMonths", "undatedRecords", "findings"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Bin: Codable, Sendable, Hashable {
             public var start: String, records: Int, eligible: Int
@@ -98,4 +95,5 @@ public struct PatternsTimeline: KindredRequest {
         self.owner = owner; self.from = from; self.to = to; self.compareFrom = compareFrom; self.compareTo = compareTo
         self.category = category; self.limit = limit
     }
+    public static let spec = MethodSpec("patterns/timeline", for: Self.self)
 }

@@ -2,12 +2,12 @@ import Foundation
 
 /// A record as `records/upsert` takes it.
 public struct RecordInput: Codable, Sendable, Hashable {
-    /// The keys a record object may hold.
-    public static let fields = ["id", "revision", "text", "kind", "date", "tags", "metadata", "permissions", "vector"]
+    /// The keys a record object may hold: its fields, in the order it reads them.
+    public static let fields = Shape.fieldNames(of: Self.self)
 
     public struct Permissions: Codable, Sendable, Hashable {
         /// The keys a permissions object may hold.
-        public static let fields = ["search", "patterns"]
+        public static let fields = Shape.fieldNames(of: Self.self)
         public var search: Bool?
         public var patterns: Bool?
         public init(search: Bool? = nil, patterns: Bool? = nil) { self.search = search; self.patterns = patterns }
@@ -94,8 +94,6 @@ public struct RecordInput: Codable, Sendable, Hashable {
 
 /// `records/upsert`.
 public struct RecordsUpsert: KindredRequest {
-    public static let spec = MethodSpec("records/upsert", [.required("owner"), .required("records"), .optional("waitForIndex")],
-        result: ["results", "indexed"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Item: Codable, Sendable, Hashable {
             public var id: String
@@ -120,12 +118,11 @@ public struct RecordsUpsert: KindredRequest {
     public init(owner: String, records: [RecordInput], waitForIndex: Bool? = nil) {
         self.owner = owner; self.records = records; self.waitForIndex = waitForIndex
     }
+    public static let spec = MethodSpec("records/upsert", for: Self.self)
 }
 
 /// `records/delete`.
 public struct RecordsDelete: KindredRequest {
-    public static let spec = MethodSpec("records/delete", [.required("owner"), .required("ids")],
-        result: ["deleted", "missing"])
     public struct Result: Codable, Sendable, Hashable {
         public var deleted: [String]
         public var missing: [String]
@@ -134,6 +131,7 @@ public struct RecordsDelete: KindredRequest {
     public var owner: String
     public var ids: [String]
     public init(owner: String, ids: [String]) { self.owner = owner; self.ids = ids }
+    public static let spec = MethodSpec("records/delete", for: Self.self)
 }
 
 /// The answer of `records/get` and `records/setPermissions`.
@@ -181,13 +179,12 @@ public struct RecordState: Codable, Sendable, Hashable {
 
 /// `records/get`.
 public struct RecordsGet: KindredRequest {
-    public static let spec = MethodSpec("records/get", [.required("owner"), .required("id"), .optional("passages")],
-        result: ["record", "indexed", "vector", "indexVersion", "passages", "passageList"])
     public typealias Result = RecordState
     public var owner: String
     public var id: String
     public var passages: Bool?
     public init(owner: String, id: String, passages: Bool? = nil) { self.owner = owner; self.id = id; self.passages = passages }
+    public static let spec = MethodSpec("records/get", for: Self.self)
 }
 
 extension RecordsGet: FieldNotes {
@@ -196,19 +193,16 @@ extension RecordsGet: FieldNotes {
 
 /// `records/setPermissions`.
 public struct RecordsSetPermissions: KindredRequest {
-    public static let spec = MethodSpec("records/setPermissions", [.required("owner"), .required("id"), .required("permissions")],
-        result: ["record", "indexed", "vector", "indexVersion", "passages", "passageList"])
     public typealias Result = RecordState
     public var owner: String
     public var id: String
     public var permissions: RecordInput.Permissions
     public init(owner: String, id: String, permissions: RecordInput.Permissions) { self.owner = owner; self.id = id; self.permissions = permissions }
+    public static let spec = MethodSpec("records/setPermissions", for: Self.self)
 }
 
 /// `records/purgeTombstones`.
 public struct RecordsPurgeTombstones: KindredRequest {
-    public static let spec = MethodSpec("records/purgeTombstones", [.optional("owner"), .required("before")],
-        result: ["purged"])
     public struct Result: Codable, Sendable, Hashable {
         public var purged: Int
         public init(purged: Int) { self.purged = purged }
@@ -216,4 +210,5 @@ public struct RecordsPurgeTombstones: KindredRequest {
     public var owner: String?
     public var before: String
     public init(owner: String? = nil, before: String) { self.owner = owner; self.before = before }
+    public static let spec = MethodSpec("records/purgeTombstones", for: Self.self)
 }

@@ -1,7 +1,7 @@
 /// Search filters (all optional, combined with AND).
 public struct SearchFilters: Codable, Sendable, Hashable {
     /// The keys a filters object may hold.
-    public static let fields = ["kinds", "tags", "tagsMode", "from", "to", "metadata"]
+    public static let fields = Shape.fieldNames(of: Self.self)
 
     public var kinds: [String]?
     public var tags: [String]?
@@ -74,8 +74,6 @@ public struct SearchResults: Codable, Sendable, Hashable {
 
 /// `search/query`: by `text`, by `vector`, or both.
 public struct SearchQuery: KindredRequest {
-    public static let spec = MethodSpec("search/query", [.required("owner"), .optional("text"), .optional("vector"), .optional("limit"), .optional("mode"), .optional("filters")],
-        result: ["results", "mode", "pending", "degraded", "notes"])
     public typealias Result = SearchResults
     public var owner: String
     public var text: String?
@@ -87,6 +85,7 @@ public struct SearchQuery: KindredRequest {
     public init(owner: String, text: String? = nil, vector: [Float]? = nil, limit: Int? = nil, mode: String? = nil, filters: SearchFilters? = nil) {
         self.owner = owner; self.text = text; self.vector = vector; self.limit = limit; self.mode = mode; self.filters = filters
     }
+    public static let spec = MethodSpec("search/query", for: Self.self)
 }
 
 extension SearchQuery: FieldNotes {
@@ -100,8 +99,6 @@ extension SearchQuery: FieldNotes {
 
 /// `search/similar`: the records nearest to one of the owner's records.
 public struct SearchSimilar: KindredRequest {
-    public static let spec = MethodSpec("search/similar", [.required("owner"), .required("id"), .optional("limit"), .optional("filters")],
-        result: ["results", "mode", "pending", "degraded", "notes"])
     public typealias Result = SearchResults
     public var owner: String
     public var id: String
@@ -110,6 +107,7 @@ public struct SearchSimilar: KindredRequest {
     public init(owner: String, id: String, limit: Int? = nil, filters: SearchFilters? = nil) {
         self.owner = owner; self.id = id; self.limit = limit; self.filters = filters
     }
+    public static let spec = MethodSpec("search/similar", for: Self.self)
 }
 
 extension SearchSimilar: FieldNotes {

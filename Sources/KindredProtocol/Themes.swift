@@ -1,8 +1,6 @@
 /// `patterns/themes`: the broader patterns above groups — groups of one category that share a
 /// broader situation — with counts of distinct records over the eligible ones, like findings.
 public struct PatternsThemes: KindredRequest {
-    public static let spec = MethodSpec("patterns/themes", [.required("owner"), .optional("category"), .optional("kinds"), .optional("from"), .optional("to"), .optional("limit"), .optional("cursor")],
-        result: ["eligibleRecords", "total", "themes", "nextCursor"])
     public struct Result: Codable, Sendable, Hashable {
         public struct GroupDetail: Codable, Sendable, Hashable {
             public var groupId: Int, records: Int
@@ -68,6 +66,7 @@ public struct PatternsThemes: KindredRequest {
         self.owner = owner; self.category = category; self.kinds = kinds; self.from = from; self.to = to
         self.limit = limit; self.cursor = cursor
     }
+    public static let spec = MethodSpec("patterns/themes", for: Self.self)
 }
 
 extension PatternsThemes: FieldNotes {

@@ -1,7 +1,5 @@
 /// `usage/daily`: an owner's use of remote providers per UTC day and provider, with the daily limits.
 public struct UsageDaily: KindredRequest {
-    public static let spec = MethodSpec("usage/daily", [.required("owner"), .optional("from"), .optional("to")],
-        result: ["owner", "days", "limits", "today"])
     public struct Result: Codable, Sendable, Hashable {
         public struct Day: Codable, Sendable, Hashable {
             public var day: String
@@ -35,4 +33,5 @@ public struct UsageDaily: KindredRequest {
     public var from: String?
     public var to: String?
     public init(owner: String, from: String? = nil, to: String? = nil) { self.owner = owner; self.from = from; self.to = to }
+    public static let spec = MethodSpec("usage/daily", for: Self.self)
 }

@@ -1,7 +1,7 @@
 public import KindredCore
 public import JSONRPC
 public import VectorIndex
-import KindredProtocol
+public import KindredProtocol
 
 extension KindredService {
     /// Calls a method in-process, without a server (the CLI uses this). Same validation, same results.
@@ -20,6 +20,10 @@ extension KindredService {
 
     /// Every method name the service answers (besides `initialize` and `shutdown`).
     public static var methodNames: [String] { routes.map(\.method) }
+
+    /// The protocol type of every method the service answers, in the routes' order: the catalogue
+    /// (`KindredMethods.all` in KindredKit).
+    public static var requestTypes: [any KindredRequest.Type] { routes.map { $0.request } }
 
     /// Whether `method` is a write (applied one at a time, in order) rather than a read.
     public func isWrite(method: String) -> Bool { Self.route(method)?.kind == .write }

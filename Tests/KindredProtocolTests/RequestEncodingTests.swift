@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import KindredProtocol
+import KindredKit
 
 /// Each request type encodes the keys of its catalogue entry: the required ones always, the others
 /// only when set, and nothing else.

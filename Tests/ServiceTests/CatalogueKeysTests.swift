@@ -1,125 +1,72 @@
+import Foundation
 import Testing
+import KindredCore
 import KindredProtocol
+import JSONRPC
 @testable import Service
 
-/// The catalogue's params keys are the request types' own: each type, decoded by a probe that
-/// answers every key, asks for exactly the spec's keys, in the spec's order, required where the
-/// spec says so. So the spec cannot drift from the type that `ParamsDecoder` decodes.
+/// Each method's catalogue entry is derived from its request type and its `Result`
+/// (`MethodSpec.init(_:for:)`). Held here to the entries as they were written by hand before
+/// (`Fixtures/method-specs.json`): the same methods in the same order (a method added since is in no
+/// fixture), the same params in the same order (the order an error lists them) with the same
+/// required flags, and the same result fields; and the service's refusal of an unknown key lists
+/// exactly those params.
 @Suite struct CatalogueKeysTests {
-    /// Keys that must be sent but may be null, so their type holds them as optional.
-    static let requiredButNullable = ["patterns/setLabel": ["label"]]
+    struct Entry: Codable, Equatable {
+        struct Param: Codable, Equatable { var name: String; var required: Bool }
+        var method: String
+        var params: [Param]
+        var result: [String]
+    }
 
-    @Test func everyRequestTypeAsksForItsSpecsKeys() throws {
-        for type in KindredMethods.all {
-            let probe = KeyProbe()
-            _ = try type.init(from: probe)
-            let method = type.spec.method
-            #expect(probe.asked.keys == type.spec.keys, "\(method)")
-            let nullable = Self.requiredButNullable[method] ?? []
-            #expect(probe.asked.required == type.spec.requiredKeys.filter { !nullable.contains($0) }, "\(method)")
-            #expect(nullable.allSatisfy { !probe.asked.required.contains($0) && type.spec.requiredKeys.contains($0) }, "\(method)")
+    static func fixture() throws -> [Entry] {
+        let url = try #require(Bundle.module.url(forResource: "method-specs", withExtension: "json", subdirectory: "Fixtures"))
+        return try JSONDecoder().decode([Entry].self, from: Data(contentsOf: url))
+    }
+
+    @Test func theDerivedEntriesAreTheHandWrittenOnes() throws {
+        let before = try Self.fixture()
+        // Methods added since are in no fixture: theirs is derived like every other.
+        let now = KindredService.requestTypes.map { $0.spec }.filter { spec in before.contains { $0.method == spec.method } }
+        #expect(now.map(\.method) == before.map(\.method))
+        for (spec, entry) in zip(now, before) {
+            #expect(spec.params.map { Entry.Param(name: $0.name, required: $0.required) } == entry.params, "\(spec.method)")
+            // The result's fields are in the order the answer writes them (the `Result` type's),
+            // which the hand-written lists did not always follow; which fields there are is what counts.
+            #expect(Set(spec.result) == Set(entry.result), "\(spec.method)")
+            #expect(spec.result.count == entry.result.count, "\(spec.method): a result field twice")
         }
     }
 
-    /// The top-level keys a type's `init(from:)` reads, and which of them it requires; nested values
-    /// are answered with empty ones.
-    final class KeyProbe: Decoder {
-        var asked: (keys: [String], required: [String]) = ([], [])
-        let depth: Int
-        var codingPath: [any CodingKey] = []
-        var userInfo: [CodingUserInfoKey: Any] { [:] }
-        init(depth: Int = 0) { self.depth = depth }
+    /// The nested objects' keys, derived from their types too, are those written by hand before, in
+    /// the same order (the order a refused key's error lists them).
+    @Test func nestedObjectsAcceptTheKeysTheyDidBefore() {
+        #expect(RecordInput.fields == ["id", "revision", "text", "kind", "date", "tags", "metadata", "permissions", "vector"])
+        #expect(RecordInput.Permissions.fields == ["search", "patterns"])
+        #expect(SearchFilters.fields == ["kinds", "tags", "tagsMode", "from", "to", "metadata"])
+        #expect(OccurrenceInput.fields == ["category", "description", "excerpt", "tags"])
+        #expect(OccurrencesPut.Item.fields == ["recordId", "revision", "occurrences"])
+    }
 
-        func note(_ key: String, required: Bool) {
-            guard depth == 0, !asked.keys.contains(key) else { return }
-            asked.keys.append(key)
-            if required { asked.required.append(key) }
-        }
+    /// A param that must be sent though it may be null is `@Nullable` in its type: optional to the
+    /// reader, required in its entry (`patterns/setLabel`'s `label`, where null clears the label).
+    @Test func aNullableParamIsRequiredInItsEntry() throws {
+        guard case .object(let fields, _) = try Shape.of(PatternsSetLabel.self).shape else { Issue.record("not an object"); return }
+        let label = try #require(fields.first { $0.name == "label" })
+        #expect(label.nullable && !label.required)
+        #expect(PatternsSetLabel.spec.params.first { $0.name == "label" }?.required == true)
+        #expect(fields.filter(\.nullable).map(\.name) == ["label"])
+    }
 
-        func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { KeyedDecodingContainer(Object<Key>(probe: self)) }
-        func unkeyedContainer() throws -> any UnkeyedDecodingContainer { Empty() }
-        func singleValueContainer() throws -> any SingleValueDecodingContainer { Single() }
-
-        struct Object<Key: CodingKey>: KeyedDecodingContainerProtocol {
-            let probe: KeyProbe
-            var codingPath: [any CodingKey] { [] }
-            var allKeys: [Key] { [] }
-            func contains(_ key: Key) -> Bool { probe.note(key.stringValue, required: false); return false }
-            func decodeNil(forKey key: Key) throws -> Bool { probe.note(key.stringValue, required: false); return true }
-            func decode<T: Decodable>(_: T.Type, forKey key: Key) throws -> T { try value(T.self, key) }
-            private func value<T: Decodable>(_: T.Type, _ key: Key) throws -> T {
-                probe.note(key.stringValue, required: true)
-                return try T(from: KeyProbe(depth: probe.depth + 1))
-            }
-            func decode(_: Bool.Type, forKey key: Key) throws -> Bool { try value(Bool.self, key) }
-            func decode(_: String.Type, forKey key: Key) throws -> String { try value(String.self, key) }
-            func decode(_: Double.Type, forKey key: Key) throws -> Double { try value(Double.self, key) }
-            func decode(_: Float.Type, forKey key: Key) throws -> Float { try value(Float.self, key) }
-            func decode(_: Int.Type, forKey key: Key) throws -> Int { try value(Int.self, key) }
-            func decode(_: Int8.Type, forKey key: Key) throws -> Int8 { try value(Int8.self, key) }
-            func decode(_: Int16.Type, forKey key: Key) throws -> Int16 { try value(Int16.self, key) }
-            func decode(_: Int32.Type, forKey key: Key) throws -> Int32 { try value(Int32.self, key) }
-            func decode(_: Int64.Type, forKey key: Key) throws -> Int64 { try value(Int64.self, key) }
-            func decode(_: UInt.Type, forKey key: Key) throws -> UInt { try value(UInt.self, key) }
-            func decode(_: UInt8.Type, forKey key: Key) throws -> UInt8 { try value(UInt8.self, key) }
-            func decode(_: UInt16.Type, forKey key: Key) throws -> UInt16 { try value(UInt16.self, key) }
-            func decode(_: UInt32.Type, forKey key: Key) throws -> UInt32 { try value(UInt32.self, key) }
-            func decode(_: UInt64.Type, forKey key: Key) throws -> UInt64 { try value(UInt64.self, key) }
-            func nestedContainer<N: CodingKey>(keyedBy type: N.Type, forKey key: Key) throws -> KeyedDecodingContainer<N> {
-                probe.note(key.stringValue, required: true)
-                return KeyedDecodingContainer(Object<N>(probe: KeyProbe(depth: probe.depth + 1)))
-            }
-            func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { probe.note(key.stringValue, required: true); return Empty() }
-            func superDecoder() throws -> any Decoder { probe }
-            func superDecoder(forKey key: Key) throws -> any Decoder { KeyProbe(depth: probe.depth + 1) }
-        }
-
-        struct Empty: UnkeyedDecodingContainer {
-            var codingPath: [any CodingKey] { [] }
-            var count: Int? { 0 }
-            var isAtEnd: Bool { true }
-            var currentIndex: Int { 0 }
-            mutating func decodeNil() throws -> Bool { true }
-            mutating func decode<T: Decodable>(_: T.Type) throws -> T { try T(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: Bool.Type) throws -> Bool { try Bool(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: String.Type) throws -> String { try String(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: Double.Type) throws -> Double { try Double(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: Float.Type) throws -> Float { try Float(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: Int.Type) throws -> Int { try Int(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: Int8.Type) throws -> Int8 { try Int8(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: Int16.Type) throws -> Int16 { try Int16(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: Int32.Type) throws -> Int32 { try Int32(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: Int64.Type) throws -> Int64 { try Int64(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: UInt.Type) throws -> UInt { try UInt(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: UInt8.Type) throws -> UInt8 { try UInt8(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: UInt16.Type) throws -> UInt16 { try UInt16(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: UInt32.Type) throws -> UInt32 { try UInt32(from: KeyProbe(depth: 1)) }
-            mutating func decode(_: UInt64.Type) throws -> UInt64 { try UInt64(from: KeyProbe(depth: 1)) }
-            mutating func nestedContainer<N: CodingKey>(keyedBy type: N.Type) throws -> KeyedDecodingContainer<N> {
-                KeyedDecodingContainer(Object<N>(probe: KeyProbe(depth: 1)))
-            }
-            mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { Empty() }
-            mutating func superDecoder() throws -> any Decoder { KeyProbe(depth: 1) }
-        }
-
-        struct Single: SingleValueDecodingContainer {
-            var codingPath: [any CodingKey] { [] }
-            func decodeNil() -> Bool { false }
-            func decode(_: Bool.Type) throws -> Bool { false }
-            func decode(_: String.Type) throws -> String { "" }
-            func decode(_: Double.Type) throws -> Double { 0 }
-            func decode(_: Float.Type) throws -> Float { 0 }
-            func decode(_: Int.Type) throws -> Int { 0 }
-            func decode(_: Int8.Type) throws -> Int8 { 0 }
-            func decode(_: Int16.Type) throws -> Int16 { 0 }
-            func decode(_: Int32.Type) throws -> Int32 { 0 }
-            func decode(_: Int64.Type) throws -> Int64 { 0 }
-            func decode(_: UInt.Type) throws -> UInt { 0 }
-            func decode(_: UInt8.Type) throws -> UInt8 { 0 }
-            func decode(_: UInt16.Type) throws -> UInt16 { 0 }
-            func decode(_: UInt32.Type) throws -> UInt32 { 0 }
-            func decode(_: UInt64.Type) throws -> UInt64 { 0 }
-            func decode<T: Decodable>(_: T.Type) throws -> T { try T(from: KeyProbe(depth: 1)) }
+    /// An unknown key is refused naming every param of the method, in the entry's order, and `workDoneToken`.
+    @Test func anUnknownKeyIsRefusedListingTheHandWrittenParams() throws {
+        let f = try ServiceFixture()
+        for entry in try Self.fixture() {
+            let e = try #require(f.callError(entry.method, ["unknownKey": 1]), "\(entry.method)")
+            let accepted = entry.params.map(\.name) + ["workDoneToken"]
+            #expect(e.data?["accepted"] == .from(accepted), "\(entry.method)")
+            #expect(e.message == "invalid params: unknownKey: is not a parameter of \(entry.method) (accepted: \(accepted.joined(separator: ", ")))",
+                    "\(entry.method): \(e.message)")
         }
     }
 }

@@ -51,7 +51,7 @@ import KindredProtocol
 
     @Test func everyMethodsDocumentedParamsAreItsCatalogueKeys() throws {
         let sections = try Self.allSections()
-        for spec in KindredMethods.all.map({ $0.spec }) {
+        for spec in KindredService.requestTypes.map({ $0.spec }) {
             let section = try #require(sections.first { $0.methods.contains(spec.method) }, "no section for \(spec.method)")
             let rows = try #require(Self.tableRows(section.body, header: "param"), "no params table for \(spec.method)")
                 .filter { $0.key != "workDoneToken" }

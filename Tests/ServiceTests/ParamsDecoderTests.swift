@@ -9,8 +9,7 @@ import KindredProtocol
 @Suite struct ParamsDecoderTests {
     /// A request with the shapes the decoder must handle: integers, a nested object, a list of them, names, a vector.
     struct Probe: ServedRequest {
-        static let spec = MethodSpec("test/probe", [.required("n"), .optional("inner"), .optional("list"), .optional("tags"), .optional("vector"),
-                                                    .optional("loose")], result: [])
+        static let spec = MethodSpec("test/probe", for: Self.self)
         struct Result: Codable, Sendable {}
         struct Inner: Codable, Sendable, ParamsObject {
             static let fields = ["flag"]
@@ -91,7 +90,7 @@ import KindredProtocol
 
     /// A request whose fields carry rules checked as each is read (`ReadRule`).
     struct Ruled: ServedRequest {
-        static let spec = MethodSpec("test/ruled", [.required("count"), .optional("later"), .optional("category"), .required("label")], result: [])
+        static let spec = MethodSpec("test/ruled", for: Self.self)
         static var readRules: [String: ReadRule] {
             ["count": .positive, "category": .category, "label": .present(absent: "is required (null clears it)")]
         }
@@ -99,7 +98,7 @@ import KindredProtocol
         var count: Int
         var later: Bool?
         var category: String?
-        var label: String?
+        @Nullable var label: String?
         func check(_ rules: ParamRules) throws(ResponseError) {}
     }
 

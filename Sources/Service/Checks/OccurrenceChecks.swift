@@ -43,7 +43,7 @@ extension OccurrencesPut: ServedRequest {
 
 extension OccurrencesPut.Item: ParamsObject {
     /// Its properties.
-    static let fields = Mirror(reflecting: OccurrencesPut.Item(recordId: "", revision: 0, occurrences: [])).children.compactMap(\.label)
+    static let fields = Shape.fieldNames(of: Self.self)
     static let role = "an item field"
     static var readRules: [String: ReadRule] { ["recordId": .name(), "revision": .positive] }
 }

@@ -35,7 +35,7 @@ struct MCPToolSpec: Sendable {
 
     /// A type's shape; `.any` (an empty schema, which tests catch) when the type cannot be read.
     private static func read<T: Decodable>(_ type: T.Type) -> (shape: Shape, strays: [String]) {
-        (try? ShapeDecoder.shape(of: type)) ?? (.any, ["\(T.self)"])
+        (try? Shape.of(type)) ?? (.any, ["\(T.self)"])
     }
 
     func params(_ arguments: JSONObject) -> JSONObject {

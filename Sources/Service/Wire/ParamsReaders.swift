@@ -25,12 +25,19 @@ struct ParamsObjectReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return s
     }
 
-    /// A key that must be sent though it may be null (`ReadRule.present`) fails when absent.
+    /// A key that must be sent though it may be null (`ReadRule.present`, a `@Nullable` param) fails when absent.
     func decodeIfPresent(_: String.Type, forKey key: Key) throws -> String? {
+        try refuseAbsent(key)
+        return contains(key) ? try decode(String.self, forKey: key) : nil
+    }
+    func decodeIfPresent<T: Decodable>(_: T.Type, forKey key: Key) throws -> T? {
+        try refuseAbsent(key)
+        return contains(key) ? try decode(T.self, forKey: key) : nil
+    }
+    private func refuseAbsent(_ key: Key) throws {
         if case .present(let absent)? = decoder.readRules[key.stringValue], object[key.stringValue] == nil {
             throw ResponseError.invalidParams(field: at(key).field, reason: absent)
         }
-        return contains(key) ? try decode(String.self, forKey: key) : nil
     }
     func decode(_: Double.Type, forKey key: Key) throws -> Double { try at(key).decode(Double.self) }
     func decode(_: Float.Type, forKey key: Key) throws -> Float { try at(key).decode(Float.self) }

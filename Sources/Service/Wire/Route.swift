@@ -24,6 +24,8 @@ extension ServedRequest {
 /// The one place a request is decoded and its result encoded.
 struct Route: Sendable {
     let method: String
+    /// The method's protocol type: the catalogue is the routes' types (`requestTypes`).
+    let request: any KindredRequest.Type
     let kind: MethodKind
     let keys: [String]
     let run: @Sendable (KindredService, JSONValue?, RequestContext) throws(ResponseError) -> JSONValue
@@ -39,6 +41,7 @@ struct Route: Sendable {
     init<R: ServedRequest>(_ type: R.Type, _ kind: MethodKind,
                            later handler: @escaping @Sendable (KindredService, R, RequestContext) throws(ResponseError) -> R.Result?) {
         method = R.method
+        request = R.self
         self.kind = kind
         keys = R.spec.keys
         run = { service, params, ctx throws(ResponseError) in

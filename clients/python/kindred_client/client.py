@@ -257,8 +257,8 @@ class Client:
             req._finish(error)
 
 
-# One method per RPC method: Python name → method. A test holds it to the protocol's catalogue
-# (KindredMethods.all in Sources/KindredProtocol): every method, each name the method's in snake case.
+# One method per RPC method: Python name → method. Tests hold it to the methods the server answers
+# (its routes, Sources/Service/Wire/Routes.swift): every method, each name the method's in snake case.
 METHODS = {
     "records_upsert": "records/upsert",
     "records_delete": "records/delete",

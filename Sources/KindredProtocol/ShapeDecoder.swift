@@ -1,9 +1,8 @@
-import KindredProtocol
-
 /// Reads the `Shape` of a `Decodable` type by running its `init(from:)` over no data: every key the
-/// type reads is a field, required when read with `decode` and optional with `decodeIfPresent`,
-/// and the type it reads there is the field's shape. An array reads one element; a dictionary (a
-/// type that asks for its keys) is an object of any keys. Notes come from `FieldNotes`.
+/// type reads is a field, required when read with `decode` and optional with `decodeIfPresent`
+/// (marked nullable when it is a `@Nullable`), and the type it reads there is the field's shape.
+/// An array reads one element; a dictionary (a type that asks for its keys) is an object of any
+/// keys. Notes come from `FieldNotes`. `MethodSpec` and the MCP tools' schemas both read types here.
 final class ShapeDecoder: Decoder {
     /// What a read found, shared by the decoders of nested types.
     final class Reading {
@@ -65,7 +64,7 @@ final class ShapeDecoder: Decoder {
     /// Reads the field `key` as `T`; nil when it is optional.
     func field<T: Decodable>(_ type: T.Type, _ key: any CodingKey, required: Bool) throws -> T? {
         let (shape, value) = try Self.read(type, reading)
-        fields.append(Shape.Field(name: key.stringValue, shape: shape, required: required))
+        fields.append(Shape.Field(name: key.stringValue, shape: shape, required: required, nullable: T.self is any NullableField.Type))
         return required ? value : nil
     }
 
